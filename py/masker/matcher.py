@@ -1,0 +1,181 @@
+"""Compiled grammars and matchers: the objects a decode loop talks to.
+
+``Grammar`` wraps one automaton (see ``automaton.py``) and is what every ``compile_*`` function
+returns. ``Grammar.matcher(vocab)`` gives a ``Matcher``, which tracks one prefix and computes
+token masks. Masks are cached per (vocabulary, automaton state key): for a DFA, after warm-up a
+mask is one dictionary look-up.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import GrammarSyntaxError, TokenNotAllowed
+from .trie import DEFAULT_MAX_TRIE_STEPS, TokenTrie, brute_force_mask, trie_mask
+
+MAX_CACHED_MASKS = 20_000  # per vocabulary; the cache is emptied when it is full
+
+
+class _VocabIndex:
+    """A vocabulary's trie plus the masks already computed for it (key -> read-only mask)."""
+
+    def __init__(self, vocab):
+        self.trie = TokenTrie(vocab)
+        self.masks: dict = {}
+
+
+class Grammar:
+    """A compiled grammar: ``kind`` ("choice", "regex", "cfg", "json_schema"), ``source`` (the
+    text or object it came from) and ``automaton`` (start / step / is_accepting / can_continue)."""
+
+    def __init__(self, automaton, kind: str, source):
+        self.automaton, self.kind, self.source = automaton, kind, source
+        self._indexes: dict[tuple, _VocabIndex] = {}
+
+    def __repr__(self) -> str:
+        text = repr(self.source)
+        return f"<Grammar {self.kind} {text[:60]}{'...' if len(text) > 60 else ''}>"
+
+    def matcher(self, vocab: list[bytes], *, max_trie_steps: int = DEFAULT_MAX_TRIE_STEPS):
+        """A new ``Matcher`` at the empty prefix. ``vocab``: list of bytes, token id = index.
+
+        The vocabulary's trie and mask cache are built once per grammar and shared by all its
+        matchers. Raises TypeError if a vocabulary entry is not bytes.
+        """
+        key = tuple(vocab)
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = _VocabIndex(key)
+        return Matcher(self, index, self.automaton.start(), b"", max_trie_steps)
+
+    def accepts(self, text: str | bytes) -> bool:
+        """True when ``text`` (str is UTF-8 encoded) is a complete text of the grammar."""
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        state = self.automaton.start()
+        for b in data:
+            state = self.automaton.step(state, b)
+            if state is None:
+                return False
+        return self.automaton.is_accepting(state)
+
+
+class Matcher:
+    """Tracks one prefix of a grammar's text and says which tokens may come next.
+
+    The decode loop (the model has no end token; the grammar decides when the text may end):
+
+    1. ``mask = matcher.mask()``: ``bool (V,)``, True where token id i keeps the text valid.
+    2. Set the logits of the masked-out tokens to -inf (``logits[~mask] = -np.inf``) and
+       renormalize; sample (or take the argmax of) a token id ``t`` from what is left.
+    3. ``matcher.consume(t)``: append the token's bytes to ``matcher.prefix_bytes``.
+    4. Repeat from 1 until ``matcher.is_finished()``.
+
+    End rule: accepting is not finished. ``is_accepting()`` says the prefix is a complete text;
+    ``can_continue()`` says some token may still follow (``1|12|123`` after ``1`` is both).
+    Generation stops when ``is_accepting() and not can_continue()`` (= ``is_finished()``). A caller
+    that wants shorter texts may also offer "stop" as an extra option whenever ``is_accepting()``
+    is True; the lesson pages do that explicitly, never silently.
+
+    Errors: ``consume`` and ``consume_bytes`` raise ``TokenNotAllowed`` (the matcher is left
+    unchanged); ``mask`` may raise ``LimitExceeded`` for grammars whose step has a work limit.
+    """
+
+    __slots__ = ("grammar", "_index", "state", "_prefix", "token_ids", "max_trie_steps")
+
+    def __init__(self, grammar, index, state, prefix: bytes, max_trie_steps: int):
+        self.grammar, self._index, self.state = grammar, index, state
+        self._prefix, self.max_trie_steps = prefix, max_trie_steps
+        self.token_ids: list[int] = []
+
+    @property
+    def vocab(self) -> list[bytes]:
+        return self._index.trie.vocab
+
+    @property
+    def prefix_bytes(self) -> bytes:
+        """Every byte consumed so far."""
+        return self._prefix
+
+    def mask(self) -> np.ndarray:
+        """Allowed next tokens: read-only ``bool (len(vocab),)``; copy it before changing it."""
+        automaton = self.grammar.automaton
+        key = automaton.cache_key(self.state)
+        masks = self._index.masks
+        if key is not None:
+            cached = masks.get(key)
+            if cached is not None:
+                return cached
+        mask = trie_mask(automaton, self.state, self._index.trie, self.max_trie_steps)
+        mask.flags.writeable = False
+        if key is not None:
+            if len(masks) >= MAX_CACHED_MASKS:
+                masks.clear()
+            masks[key] = mask
+        return mask
+
+    def brute_force_mask(self) -> np.ndarray:
+        """The reference mask (each token run on its own); equal to ``mask()``, only slower."""
+        return brute_force_mask(self.grammar.automaton, self.state, self.vocab)
+
+    def allowed_token_ids(self) -> list[int]:
+        return np.flatnonzero(self.mask()).tolist()
+
+    def is_accepting(self) -> bool:
+        """True when ``prefix_bytes`` is a complete text of the grammar (it may still continue)."""
+        return self.grammar.automaton.is_accepting(self.state)
+
+    def can_continue(self) -> bool:
+        """True when at least one token of the vocabulary may follow the prefix."""
+        return bool(self.mask().any())
+
+    def is_finished(self) -> bool:
+        """The stop condition of the decode loop: accepting and no token may follow."""
+        return self.is_accepting() and not self.can_continue()
+
+    def consume(self, token_id: int) -> None:
+        """Append token ``token_id``; raises TokenNotAllowed if its mask entry is False."""
+        token_id = int(token_id)
+        if not 0 <= token_id < len(self.vocab):
+            raise TokenNotAllowed(token_id, b"", self._prefix,
+                                  f"; token ids run from 0 to {len(self.vocab) - 1}")
+        self._advance(self.vocab[token_id], token_id)
+        self.token_ids.append(token_id)
+
+    def consume_bytes(self, data: bytes | str) -> None:
+        """Append raw bytes (str is UTF-8 encoded); raises TokenNotAllowed if any byte breaks
+        the grammar. The bytes need not align with tokens (used for prompts and tests)."""
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        self._advance(data, None)
+
+    def _advance(self, data: bytes, token_id: int | None) -> None:
+        if not data and token_id is not None:
+            raise TokenNotAllowed(token_id, data, self._prefix, "; empty tokens never are")
+        state, step = self.state, self.grammar.automaton.step
+        for b in data:
+            state = step(state, b)
+            if state is None:
+                raise TokenNotAllowed(token_id, data, self._prefix)
+        self.state = state
+        self._prefix += data
+
+    def copy(self) -> "Matcher":
+        """An independent matcher at the same prefix (for branching over token paths)."""
+        other = Matcher(self.grammar, self._index, self.state, self._prefix, self.max_trie_steps)
+        other.token_ids = list(self.token_ids)
+        return other
+
+    fork = copy
+
+    def __repr__(self) -> str:
+        return f"<Matcher {self.grammar.kind} prefix={self._prefix[-30:]!r}>"
+
+
+def check_nonempty(grammar: Grammar, source_text: str, what: str) -> Grammar:
+    """Refuse a grammar whose language is empty (every mask would be all False)."""
+    automaton = grammar.automaton
+    start = automaton.start()
+    if not automaton.is_accepting(start) and not automaton.can_continue(start):
+        raise GrammarSyntaxError(source_text, 0, f"the {what} matches no text at all "
+                                 "(expected at least one complete text, found none)",
+                                 "check empty character classes and unproductive rules")
+    return grammar

@@ -1,0 +1,288 @@
+"""Parser for the subset of Python ``re`` syntax that structured-output users write.
+
+Supported (full-match semantics: the whole text must match):
+- literals, including any non-ASCII character; escaped metacharacters (``\\.``, ``\\{``...);
+- escapes ``\\n \\t \\r \\f \\v \\a \\0``, octal ``\\ooo``, ``\\xHH``, ``\\uHHHH``, ``\\UHHHHHHHH``,
+  ``\\N{NAME}``;
+- ``\\d \\w \\s`` and ``\\D \\W \\S`` as ASCII (Python's ``re.ASCII``); ``.`` = any code point but ``\\n``;
+- classes ``[...]`` with ranges, ``^`` negation, escapes and ``\\d``-style classes inside;
+- groups ``(...)``, ``(?:...)``, ``(?P<name>...)``, ``(?<name>...)``; comments ``(?#...)``;
+- alternation ``|`` (empty alternatives allowed); quantifiers ``* + ? {m} {m,} {m,n} {,n}``;
+  lazy forms (``*?``...) describe the same language, so they are accepted as greedy;
+- ``^`` / ``\\A`` as the very first and ``$`` / ``\\Z`` as the very last item are accepted as no-ops.
+
+Refused with ``UnsupportedFeature``: backreferences, lookaround, atomic groups, possessive
+quantifiers, conditionals, inline flags, ``\\b \\B``, anchors anywhere else, ``\\p{...}``.
+A ``{`` that does not start a valid quantifier is a literal, as in Python.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .errors import GrammarSyntaxError, UnsupportedFeature
+from .grammar_ast import (ANY_BUT_NEWLINE, DIGIT, EMPTY, SPACE, WORD, Chars, Repeat,
+                          alt, char, seq)
+from .utf8 import negate, normalize
+
+SIMPLE_ESCAPES = {"n": 10, "t": 9, "r": 13, "f": 12, "v": 11, "a": 7}
+CLASS_ESCAPES = {"d": DIGIT, "w": WORD, "s": SPACE}
+HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+
+def parse_regex(pattern: str):
+    """Parse ``pattern`` into a ``grammar_ast`` tree. Raises GrammarSyntaxError/UnsupportedFeature."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be str, got {type(pattern).__name__}")
+    return _RegexParser(pattern).parse()
+
+
+class _RegexParser:
+    def __init__(self, src: str):
+        self.src, self.pos, self.end = src, 0, len(src)
+        self._was_class = False
+
+    def error(self, reason, hint="", pos=None, cls=GrammarSyntaxError):
+        raise cls(self.src, self.pos if pos is None else pos, reason, hint)
+
+    def unsupported(self, reason, hint, pos=None):
+        self.error(reason, hint, pos, UnsupportedFeature)
+
+    def peek(self, k: int = 0) -> str:
+        i = self.pos + k
+        return self.src[i] if i < self.end else ""
+
+    def parse(self):
+        node = self.parse_alt()
+        if self.pos < self.end:
+            self.error("unbalanced ')': no group is open here", "remove it or escape it as \\)")
+        return node
+
+    def parse_alt(self):
+        branches = [self.parse_seq()]
+        while self.peek() == "|":
+            self.pos += 1
+            branches.append(self.parse_seq())
+        return alt(branches)
+
+    def parse_seq(self):
+        items = []
+        while self.pos < self.end and self.peek() not in "|)":
+            atom = self.parse_atom()
+            if atom is not None:
+                items.append(self.parse_quantifiers(atom))
+        return seq(items) if items else EMPTY
+
+    def parse_atom(self):
+        c, at = self.peek(), self.pos
+        if c in "*+?":
+            self.error(f"nothing to repeat before '{c}'", f"escape it as \\{c} for a literal")
+        if c == "{" and self._quantifier_at(self.pos) is not None:
+            self.error("nothing to repeat before '{'", "escape it as \\{ for a literal")
+        if (c == "^" and at == 0) or (c == "$" and at == self.end - 1):
+            self.pos += 1
+            return None  # anchors at the very ends: full-match semantics already
+        if c in "^$":
+            self.unsupported(f"anchor '{c}' in the middle of the pattern",
+                             "anchors are accepted only at the very start (^) or end ($); "
+                             "matching is always full-match", at)
+        self.pos += 1
+        if c == "(":
+            return self.parse_group(at)
+        if c == "[":
+            return self.parse_class(at)
+        if c == ".":
+            return Chars(ANY_BUT_NEWLINE)
+        if c == "\\":
+            return self.parse_escape(in_class=False)
+        return char(ord(c))
+
+    def parse_group(self, at):
+        if self.peek() == "?":
+            self.pos += 1
+            if self.parse_group_flags(at) == "comment":
+                return None
+        node = self.parse_alt()
+        if self.peek() != ")":
+            self.error("missing ')': the group opened here is not closed",
+                       "add ')' or escape the '(' as \\(", at)
+        self.pos += 1
+        return node
+
+    def parse_group_flags(self, at):
+        rest = self.src[self.pos:self.end]
+        if rest.startswith(":"):
+            self.pos += 1
+        elif rest.startswith("P<") or (rest.startswith("<") and rest[1:2] not in ("=", "!")):
+            close = rest.find(">")
+            if close <= 1:
+                self.error("bad group name: expected (?P<name>...)", "close the name with '>'")
+            self.pos += close + 1
+        elif rest.startswith("#"):
+            close = self.src.find(")", self.pos)
+            if close == -1 or close >= self.end:
+                self.error("missing ')' after comment group (?#", "close the comment with ')'", at)
+            self.pos = close + 1
+            return "comment"
+        else:
+            self.unsupported(_group_feature(rest), "rewrite it without this construct "
+                             "(only (...), (?:...), (?P<name>...) and (?#...) are supported)", at)
+
+    def parse_quantifiers(self, atom):
+        quantified = False
+        while True:
+            c, at = self.peek(), self.pos
+            if c in ("*", "+", "?") and c:
+                self.pos += 1
+                lo, hi = {"*": (0, None), "+": (1, None), "?": (0, 1)}[c]
+            elif c == "{" and self._quantifier_at(self.pos) is not None:
+                lo, hi, self.pos = self._quantifier_at(self.pos)
+                if hi is not None and lo > hi:
+                    self.error(f"bad repeat interval {{{lo},{hi}}}: min is greater than max",
+                               f"write {{{hi},{lo}}}", at)
+            else:
+                return atom
+            if quantified:
+                self.error("multiple repeat: a quantifier follows another quantifier",
+                           "wrap the first in a group: (?:x*)+", at)
+            quantified = True
+            if self.peek() == "?":
+                self.pos += 1  # lazy: same language
+            elif self.peek() == "+":
+                self.unsupported("possessive quantifier", "drop the '+' after the quantifier")
+            atom = Repeat(atom, lo, hi)
+
+    def _quantifier_at(self, i):
+        """``(lo, hi, end)`` if a valid ``{m}``, ``{m,}``, ``{m,n}`` or ``{,n}`` starts at i."""
+        close = self.src.find("}", i, self.end)
+        if close == -1:
+            return None
+        body = self.src[i + 1:close]
+        lo_s, comma, hi_s = body.partition(",")
+        if not (lo_s.isdigit() or (comma and hi_s.isdigit() and not lo_s)):
+            return None
+        if not all(part == "" or (part.isascii() and part.isdigit()) for part in (lo_s, hi_s)):
+            return None
+        lo = int(lo_s) if lo_s else 0
+        hi = lo if not comma else (int(hi_s) if hi_s else None)
+        return lo, hi, close + 1
+
+    def parse_class(self, at):
+        negated = self.peek() == "^"
+        if negated:
+            self.pos += 1
+        ranges, first = [], True
+        while True:
+            c = self.peek()
+            if not c:
+                self.error("missing ']': the class opened here is not closed",
+                           "add ']' or escape the '[' as \\[", at)
+            if c == "]" and not first:
+                self.pos += 1
+                break
+            first = False
+            lo = self.class_item()
+            if isinstance(lo, tuple):
+                ranges.extend(lo)
+                continue
+            if self.peek() == "-" and self.peek(1) not in ("]", ""):
+                dash = self.pos
+                self.pos += 1
+                hi = self.class_item()
+                if isinstance(hi, tuple):
+                    self.error("bad character range: a class like \\d cannot end a range",
+                               "put '-' first or last to mean a literal dash", dash)
+                if hi < lo:
+                    self.error(f"bad character range {chr(lo)}-{chr(hi)}: start is after end",
+                               f"write {chr(hi)}-{chr(lo)}", dash)
+                ranges.append((lo, hi))
+            else:
+                ranges.append((lo, lo))
+        ranges = normalize(ranges)
+        return Chars(negate(ranges) if negated else ranges)
+
+    def class_item(self):
+        """One code point (int) or, for ``\\d``-style escapes, a tuple of ranges."""
+        c = self.peek()
+        self.pos += 1
+        if c != "\\":
+            return ord(c)
+        node = self.parse_escape(in_class=True)
+        r = node.ranges
+        return r[0][0] if len(r) == 1 and r[0][0] == r[0][1] and not self._was_class else r
+
+    def parse_escape(self, in_class: bool):
+        at, c = self.pos - 1, self.peek()
+        self._was_class = False
+        if not c:
+            self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash")
+        self.pos += 1
+        if c in SIMPLE_ESCAPES:
+            return char(SIMPLE_ESCAPES[c])
+        if c.lower() in CLASS_ESCAPES:
+            self._was_class = True
+            ranges = CLASS_ESCAPES[c.lower()]
+            return Chars(negate(ranges) if c.isupper() else ranges)
+        if c in HEX_ESCAPES:
+            return char(self.hex_escape(c, HEX_ESCAPES[c], at))
+        if c == "N":
+            return char(self.named_escape(at))
+        if c == "b" and in_class:
+            return char(8)
+        if c in "01234567":
+            return char(self.octal_escape(c, at))
+        if (c == "A" and at == 0) or (c in "Zz" and self.pos == self.end):
+            return None  # \A at the very start, \Z at the very end: no-ops
+        if c in "bBAZz":
+            self.unsupported(f"\\{c} (word boundary or anchor) is not a character",
+                             "remove it; matching is always full-match", at)
+        if c.isdigit():
+            self.unsupported(f"backreference \\{c}", "a backreference is not regular; "
+                             "repeat the group's text explicitly", at)
+        if c in "pP":
+            self.unsupported(f"Unicode property \\{c}{{...}}", "write the class as ranges", at)
+        if c.isascii() and c.isalpha():
+            self.error(f"bad escape \\{c}", f"write {c} without the backslash", at)
+        return char(ord(c))
+
+    def hex_escape(self, c, width, at):
+        digits = self.src[self.pos:self.pos + width]
+        if len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            self.error(f"bad escape \\{c}: expected {width} hex digits, found {digits!r}",
+                       f"write \\{c}{'0' * (width - 1)}41 style escapes", at)
+        self.pos += width
+        value = int(digits, 16)
+        if value > 0x10FFFF:
+            self.error(f"bad escape \\{c}{digits}: beyond U+10FFFF", "use a valid code point", at)
+        return value
+
+    def octal_escape(self, c, at):
+        digits = c
+        while len(digits) < 3 and self.peek() in tuple("01234567") and self.peek():
+            digits += self.peek()
+            self.pos += 1
+        if c != "0" and len(digits) < 3:
+            self.unsupported(f"backreference \\{digits}", "a backreference is not regular", at)
+        return int(digits, 8)
+
+    def named_escape(self, at):
+        if self.peek() != "{" or "}" not in self.src[self.pos:]:
+            self.error("bad escape \\N: expected \\N{NAME}", "write \\N{LATIN SMALL LETTER N WITH TILDE}", at)
+        close = self.src.index("}", self.pos)
+        name = self.src[self.pos + 1:close]
+        try:
+            value = ord(unicodedata.lookup(name))
+        except KeyError:
+            self.error(f"unknown Unicode character name {name!r}", "check the name", at)
+        self.pos = close + 1
+        return value
+
+
+def _group_feature(rest: str) -> str:
+    for prefix, name in (("=", "lookahead (?=...)"), ("!", "negative lookahead (?!...)"),
+                         ("<=", "lookbehind (?<=...)"), ("<!", "negative lookbehind (?<!...)"),
+                         ("P=", "named backreference (?P=name)"), (">", "atomic group (?>...)"),
+                         ("(", "conditional group (?(...)...)")):
+        if rest.startswith(prefix):
+            return name
+    return "inline flags (?...)"

@@ -1,0 +1,25 @@
+"""Hypothesis strategies for random regular expressions, choice sets and token walks."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+ATOMS = ["a", "b", "ñ", "é", "«", "—", "😀", r"\d", r"\w", r"\s", r"\W", "[a-c]", "[^ab]",
+         "[ñ-ó]", ".", r"\.", r"\x41", r"\u00e9", r"[\d_]", "[«»—]", "[^\\x00-\\x7f]", "1", "12"]
+QUANTIFIERS = ["*", "+", "?", "{2}", "{0,2}", "{1,}", "*?", "{1,3}"]
+
+
+def _extend(children):
+    return st.one_of(
+        st.tuples(children, children).map(lambda t: t[0] + t[1]),
+        st.tuples(children, children).map(lambda t: f"(?:{t[0]}|{t[1]})"),
+        st.tuples(children, st.sampled_from(QUANTIFIERS)).map(lambda t: f"(?:{t[0]}){t[1]}"),
+        children.map(lambda c: f"({c})"),
+    )
+
+
+REGEXES = st.recursive(st.sampled_from(ATOMS), _extend, max_leaves=8)
+TEXT_ALPHABET = "ab c\nñéó«»—😀A_.129"
+TEXTS = st.text(alphabet=TEXT_ALPHABET, max_size=6)
+CHOICE_SETS = st.lists(st.text(alphabet="ab1ñ«😀 ", min_size=0, max_size=5), min_size=1,
+                       max_size=6)
