@@ -1,0 +1,153 @@
+"""The NumPy GPT: equal to PyTorch (committed fixture, and live when torch is installed), KV cache,
+weights format, sampling."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from minigpt.bpe import load_tokenizer
+from minigpt.checkpoint import load_weights, save_weights
+from minigpt.config import GPTConfig, parameter_shapes
+from minigpt.gpt import GPT, load_model
+from minigpt.sample import generate, next_token_probs, top_tokens
+
+ROOT = Path(__file__).parents[1]
+FIXTURE = ROOT / "tests" / "fixtures" / "reference_logits.npz"
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+ATOL = 1e-4
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+def random_params(cfg: GPTConfig, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    return {n: (rng.standard_normal(s) * 0.2).astype(np.float32) for n, s in parameter_shapes(cfg).items()}
+
+
+def test_matches_committed_pytorch_logits(model):
+    ref = np.load(FIXTURE, allow_pickle=False)
+    n = len([k for k in ref.files if k.startswith("ids_")])
+    assert n >= 3
+    for i in range(n):
+        ids, expected = ref[f"ids_{i}"], ref[f"logits_{i}"]
+        got = model.forward(ids[None])[0]
+        assert got.shape == expected.shape == (len(ids), 512)
+        assert np.abs(got - expected).max() <= ATOL
+
+
+def test_fixture_prompts_tokenize_the_same():
+    """The fixture's ids are what the committed tokenizer gives for the reference prompts."""
+    pytest.importorskip("torch")
+    from minigpt.train import REFERENCE_PROMPTS
+    ref, tok = np.load(FIXTURE), load_tokenizer()
+    for i, prompt in enumerate(REFERENCE_PROMPTS):
+        assert ref[f"ids_{i}"].tolist() == tok.encode(prompt)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (requirements-train.txt)")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_matches_live_pytorch(seed):
+    import torch
+    from minigpt.train import TorchGPT
+    cfg = GPTConfig(n_layer=2, n_head=3, n_embd=48, n_ctx=40, dropout=0.0)
+    params = random_params(cfg, seed)
+    ids = np.random.default_rng(seed).integers(0, 512, size=(3, 40))
+    with torch.no_grad():
+        expected = TorchGPT.from_params(cfg, params)(torch.from_numpy(ids)).numpy()
+    assert np.abs(GPT(cfg, params).forward(ids) - expected).max() <= ATOL
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (requirements-train.txt)")
+def test_trained_weights_match_live_pytorch(model):
+    import torch
+    from minigpt.train import TorchGPT
+    cfg, params, _ = load_weights(ROOT / "weights")
+    ids = np.random.default_rng(5).integers(0, 512, size=(2, 256))
+    with torch.no_grad():
+        expected = TorchGPT.from_params(cfg, params)(torch.from_numpy(ids)).numpy()
+    assert np.abs(model.forward(ids) - expected).max() <= ATOL
+
+
+def test_kv_cache_equals_full_forward():
+    cfg = GPTConfig(n_layer=2, n_head=2, n_embd=32, n_ctx=24)
+    m = GPT(cfg, random_params(cfg, 3))
+    ids = np.random.default_rng(0).integers(0, 512, size=(4, 24))
+    full = m.forward(ids)
+    cache = m.new_cache(4)
+    parts = [m.step(ids[:, :5], cache)] + [m.step(ids[:, t:t + 1], cache) for t in range(5, 20)]
+    parts.append(m.step(ids[:, 20:], cache))
+    assert cache.length == 24
+    assert np.abs(np.concatenate(parts, axis=1) - full).max() <= 1e-5
+
+
+def test_cache_select_branches_rows():
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=16, n_ctx=10)
+    m = GPT(cfg, random_params(cfg, 4))
+    ids = np.array([[1, 2, 3], [4, 5, 6]])
+    cache = m.new_cache(2)
+    m.step(ids, cache)
+    branch = cache.select([1, 1, 0])
+    nxt = np.array([[7], [8], [9]])
+    got = m.step(nxt, branch)[:, 0]
+    want = m.forward(np.concatenate([ids[[1, 1, 0]], nxt], axis=1))[:, -1]
+    assert np.abs(got - want).max() <= 1e-5
+
+
+def test_context_and_input_errors():
+    cfg = GPTConfig(n_layer=1, n_head=1, n_embd=8, n_ctx=4)
+    m = GPT(cfg, random_params(cfg))
+    with pytest.raises(ValueError, match="context overflow"):
+        m.forward(np.zeros((1, 5), dtype=int))
+    with pytest.raises(ValueError, match="token ids"):
+        m.forward(np.array([[512]]))
+    cache = m.new_cache(2)
+    with pytest.raises(ValueError, match="batch"):
+        m.step(np.zeros((1, 1), dtype=int), cache)
+
+
+def test_weights_round_trip_and_damage(tmp_path):
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=8, n_ctx=6)
+    params = random_params(cfg, 7)
+    save_weights(tmp_path, cfg, params, training={"note": "test"})
+    cfg2, params2, manifest = load_weights(tmp_path)
+    assert cfg2 == cfg and manifest["training"] == {"note": "test"}
+    assert all(np.array_equal(params[n], params2[n]) for n in params)
+    data = bytearray((tmp_path / "model.bin").read_bytes())
+    data[10] ^= 1
+    (tmp_path / "model.bin").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="sha256"):
+        load_weights(tmp_path)
+    with pytest.raises(ValueError, match="shape"):
+        save_weights(tmp_path, cfg, {**params, "wte": params["wte"][:3]})
+
+
+def test_committed_weights_size_and_format():
+    _, params, manifest = load_weights(ROOT / "weights")
+    assert manifest["bin"]["nbytes"] <= 16 * 1024 * 1024
+    assert all(p.dtype == np.float32 for p in params.values())
+
+
+def test_generation_is_seeded_and_probabilities_are_a_distribution(model):
+    tok = load_tokenizer()
+    ids = tok.encode("Benina")
+    a = generate(model, ids, 20, seed=3)
+    assert a == generate(model, ids, 20, seed=3)
+    assert len(a) == 20 and all(0 <= i < 512 for i in a)
+    p = next_token_probs(model, ids)
+    assert p.shape == (512,) and abs(p.sum() - 1) < 1e-9 and (p >= 0).all()
+    top = top_tokens(tok, p, 5)
+    assert [t[2] for t in top] == sorted(p, reverse=True)[:5]
+
+
+def test_generation_slides_past_the_context():
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=8, n_ctx=8)
+    m = GPT(cfg, random_params(cfg, 9))
+    out = generate(m, [1, 2, 3], 30, seed=0)
+    assert len(out) == 30
