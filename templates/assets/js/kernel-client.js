@@ -1,0 +1,147 @@
+/* The page's side of the Python worker: start-up with a timeout, a FIFO queue of
+ * cells to run, and Stop (interrupt when cross-origin isolated, else restart). */
+
+const SIGINT = 2;
+
+function absolute(url) {
+  return new URL(url, document.baseURI).href;
+}
+
+export class KernelClient {
+  /* config: the page's runtime config (see build.py); ui: {state(name, detail),
+   * stage(message), notice(text)} callbacks. */
+  constructor(config, ui, { timeoutMs = 90000 } = {}) {
+    this.config = config;
+    this.ui = ui;
+    this.timeoutMs = timeoutMs;
+    this.queue = [];
+    this.current = null;
+    this.worker = null;
+    this.state = "loading";
+    this.interruptBuffer = null;
+  }
+
+  setState(state, detail) {
+    this.state = state;
+    this.ui.state(state, detail);
+    this.ui.activity(this.active);
+  }
+
+  start() {
+    if (location.protocol === "file:") {
+      this.setState("error", { reason: "file" });
+      return;
+    }
+    this.setState("loading");
+    const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer === "function";
+    this.interruptBuffer = isolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.worker = new Worker(absolute(this.config.worker));
+    this.worker.onmessage = (event) => this.onMessage(event.data);
+    this.worker.onerror = (event) => this.fail(event.message || "el worker falló");
+    this.startedAt = performance.now();
+    this.timer = setTimeout(() => this.fail("timeout"), this.timeoutMs);
+    const c = this.config;
+    this.worker.postMessage({
+      type: "init",
+      config: {
+        pyodideScript: absolute(c.pyodideScript),
+        pyodideIndex: absolute(c.pyodideIndex),
+        kernel: absolute(c.kernel),
+        pyArchive: absolute(c.pyArchive),
+        weights: c.weights.map((w) => ({ ...w, url: absolute(w.url) })),
+        interruptBuffer: this.interruptBuffer,
+      },
+    });
+  }
+
+  fail(reason) {
+    clearTimeout(this.timer);
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    if (this.current) this.current.finish(false, null, "Python no está disponible.");
+    this.current = null;
+    this.queue.splice(0).forEach((cell) => cell.cancel());
+    this.setState("error", { reason, timeoutS: Math.round(this.timeoutMs / 1000) });
+  }
+
+  onMessage(message) {
+    switch (message.type) {
+      case "stage":
+        this.ui.stage(message);
+        break;
+      case "ready":
+        clearTimeout(this.timer);
+        this.setState("ready", { seconds: (performance.now() - this.startedAt) / 1000 });
+        this.next();
+        break;
+      case "init-error":
+        this.fail(message.message);
+        break;
+      case "done":
+        if (this.current) this.current.finish(message.ok, message.count);
+        this.current = null;
+        clearTimeout(this.stopTimer);
+        this.next();
+        break;
+      default: // stream, display, error: output of the running cell
+        if (this.current) this.current.output(message);
+    }
+  }
+
+  enqueue(cell) {
+    if (this.queue.includes(cell) || this.current === cell) return;
+    if (this.state === "error") {
+      cell.finish(false, null, "Python no está disponible: recarga la página.");
+      return;
+    }
+    this.queue.push(cell);
+    cell.markQueued();
+    this.ui.activity(true);
+    this.next();
+  }
+
+  next() {
+    if (this.current || this.state === "loading" || this.state === "error") return;
+    const cell = this.queue.shift();
+    if (!cell) {
+      this.setState("ready");
+      return;
+    }
+    this.current = cell;
+    this.setState("busy");
+    cell.start();
+    if (this.interruptBuffer) this.interruptBuffer[0] = 0;
+    this.worker.postMessage({ type: "run", id: cell.id, code: cell.code() });
+  }
+
+  get active() {
+    return Boolean(this.current) || this.queue.length > 0;
+  }
+
+  /* Stop: drop queued cells; end the running one. */
+  stop() {
+    this.queue.splice(0).forEach((cell) => cell.cancel());
+    this.ui.activity(this.active);
+    if (!this.current) return;
+    if (this.interruptBuffer) {
+      this.interruptBuffer[0] = SIGINT;
+      // Python only checks for the interrupt between bytecodes; restart if it is stuck.
+      this.stopTimer = setTimeout(() => this.restart(), 3000);
+    } else {
+      this.restart();
+    }
+  }
+
+  restart() {
+    clearTimeout(this.timer);
+    this.worker.terminate();
+    const stopped = this.current;
+    this.current = null;
+    if (stopped) stopped.finish(false, null,
+      "Detenida: se reinició Python para pararla. Las variables de las celdas " +
+      "anteriores se perdieron; vuelve a ejecutarlas o usa «Ejecutar todo».");
+    this.ui.notice("Python se reinició para detener la celda. Vuelve a ejecutar " +
+      "las celdas que necesites (o «Ejecutar todo»).");
+    this.start();
+  }
+}

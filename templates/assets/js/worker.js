@@ -1,0 +1,124 @@
+/* Dedicated Web Worker: starts Pyodide, loads NumPy, the project's Python and the
+ * model weights, then runs cells with the lesson kernel (kernel.py).
+ * The message protocol is described in docs/design.md. */
+"use strict";
+
+const PY_DIR = "/home/pyodide/py";
+const WEIGHTS_DIR = "/home/pyodide/weights";
+const KERNEL_DIR = "/home/pyodide/kernel";
+
+let pyodide = null;
+let kernel = null;
+let currentRun = null;
+
+function post(type, fields = {}) {
+  self.postMessage({ type, ...fields });
+}
+
+function stage(name, state, extra = {}) {
+  post("stage", { stage: name, state, ...extra });
+}
+
+/* Fetch a list of {url, size} with byte progress reported for one stage. */
+async function fetchAll(name, files) {
+  const total = files.reduce((sum, f) => sum + (f.size || 0), 0);
+  let loaded = 0;
+  let lastReport = 0;
+  stage(name, "active", { loaded, total });
+  const buffers = [];
+  for (const file of files) {
+    const response = await fetch(file.url);
+    if (!response.ok) throw new Error(`${file.url}: HTTP ${response.status}`);
+    const reader = response.body.getReader();
+    const chunks = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      loaded += value.length;
+      if (loaded - lastReport > 65536) {
+        lastReport = loaded;
+        stage(name, "active", { loaded, total });
+      }
+    }
+    buffers.push(await new Blob(chunks).arrayBuffer());
+  }
+  stage(name, "fetched", { loaded, total });
+  return buffers;
+}
+
+async function startRuntime(config) {
+  stage("runtime", "active");
+  importScripts(config.pyodideScript);
+  const py = await loadPyodide({
+    indexURL: config.pyodideIndex,
+    enableRunUntilComplete: false, // reported to crash Safari; cells are synchronous
+    env: { HOME: "/home/pyodide", MINIGPT_WEIGHTS: WEIGHTS_DIR },
+  });
+  stage("runtime", "done");
+  stage("numpy", "active");
+  await py.loadPackage("numpy", { messageCallback: () => {} });
+  py.runPython("import numpy");
+  stage("numpy", "done");
+  return py;
+}
+
+async function init(config) {
+  // The project code and the weights download while the runtime boots.
+  const code = fetchAll("code", [{ url: config.pyArchive }, { url: config.kernel }]);
+  const weights = fetchAll("weights", config.weights);
+  code.catch(() => {});
+  weights.catch(() => {});
+  pyodide = await startRuntime(config);
+  if (config.interruptBuffer) pyodide.setInterruptBuffer(config.interruptBuffer);
+
+  const [archive, kernelSource] = await code;
+  pyodide.unpackArchive(archive, "zip", { extractDir: PY_DIR });
+  pyodide.FS.mkdirTree(KERNEL_DIR);
+  pyodide.FS.writeFile(`${KERNEL_DIR}/kernel.py`, new Uint8Array(kernelSource));
+  pyodide.runPython(`import sys; sys.path.insert(0, "${KERNEL_DIR}")`);
+  const kernelModule = pyodide.pyimport("kernel");
+  kernelModule.prepare(PY_DIR, WEIGHTS_DIR);
+  stage("code", "done");
+
+  const buffers = await weights;
+  pyodide.FS.mkdirTree(WEIGHTS_DIR);
+  config.weights.forEach((file, i) => {
+    pyodide.FS.writeFile(`${WEIGHTS_DIR}/${file.name}`, new Uint8Array(buffers[i]));
+  });
+  stage("weights", "done");
+
+  const emit = (kind, payloadJson) => {
+    post(kind, { id: currentRun, ...JSON.parse(payloadJson) });
+  };
+  pyodide.globals.set("_emit_json", emit);
+  kernel = pyodide.runPython(
+    "import json, kernel\n" +
+    "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)))");
+}
+
+function run({ id, code }) {
+  currentRun = id;
+  let ok = false;
+  try {
+    ok = kernel.run(code);
+  } catch (err) {
+    post("error", { id, traceback: String(err && err.message ? err.message : err) });
+  }
+  post("done", { id, ok, count: kernel.count });
+  currentRun = null;
+}
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  if (message.type === "init") {
+    try {
+      await init(message.config);
+      post("ready", { isolated: Boolean(message.config.interruptBuffer) });
+    } catch (err) {
+      post("init-error", { message: String(err && err.message ? err.message : err) });
+    }
+  } else if (message.type === "run") {
+    run(message);
+  }
+};

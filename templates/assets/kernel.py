@@ -1,0 +1,115 @@
+"""The lesson kernel: runs the page's cells in one shared namespace.
+
+It runs inside the page's Web Worker under Pyodide (Python 3.12), and in CPython
+for the tests. It knows nothing about JavaScript: every result goes through one
+callback, ``emit(kind, payload)``, with ``payload`` a JSON-ready dict:
+
+- ``("stream", {"name": "stdout" | "stderr", "text": str})``: printed text;
+- ``("display", {"html": str} | {"text": str})``: a rich or plain value;
+- ``("error", {"traceback": str})``: the cell raised; the text is a Python
+  traceback trimmed to the cell's own frames.
+
+The value of a cell's last expression is displayed, as in a notebook. Objects with
+``_repr_html_()`` are shown as HTML; anything else by ``repr()``.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import linecache
+import os
+import sys
+import traceback
+from typing import Any, Callable
+
+Emit = Callable[[str, dict], None]
+CELL_PREFIX = "<celda "
+
+
+class CellStream(io.TextIOBase):
+    """A text stream that sends every write to ``emit`` as a ``stream`` event."""
+
+    def __init__(self, emit: Emit, name: str):
+        self._emit = emit
+        self.name = name
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            self._emit("stream", {"name": self.name, "text": text})
+        return len(text)
+
+
+def rich_payload(value: Any) -> dict:
+    """``{"html": ...}`` for objects with ``_repr_html_``, else ``{"text": repr}``."""
+    to_html = getattr(value, "_repr_html_", None)
+    if callable(to_html) and not isinstance(value, type):
+        html = to_html()
+        if html is not None:
+            return {"html": str(html)}
+    return {"text": repr(value)}
+
+
+def format_cell_traceback(error: BaseException) -> str:
+    """The traceback of ``error`` without the kernel's own frames."""
+    tb = error.__traceback__
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(CELL_PREFIX):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(error), error, tb))
+
+
+class Kernel:
+    """Runs cells in one namespace; ``count`` is the number of cells run so far."""
+
+    def __init__(self, emit: Emit):
+        self._emit = emit
+        self.count = 0
+        self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display}
+
+    def display(self, *values: Any) -> None:
+        """Show each value in the running cell's output (HTML when it has one)."""
+        for value in values:
+            self._emit("display", rich_payload(value))
+
+    def run(self, code: str) -> bool:
+        """Run one cell's source; return True on success, False if it raised.
+
+        Exceptions never escape (KeyboardInterrupt from Stop included): they are
+        emitted as an ``error`` event, so the next cell runs as usual.
+        """
+        self.count += 1
+        filename = f"{CELL_PREFIX}{self.count}>"
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        out, err = CellStream(self._emit, "stdout"), CellStream(self._emit, "stderr")
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                value = self._execute(code, filename)
+                if value is not None:
+                    self.display(value)
+            except BaseException as error:  # the cell's error, reported, never raised
+                self._emit("error", {"traceback": format_cell_traceback(error)})
+                return False
+        return True
+
+    def _execute(self, code: str, filename: str) -> Any:
+        """Exec all statements; evaluate a trailing expression and return its value."""
+        tree = ast.parse(code, filename, "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, filename, "exec"), self.namespace)
+        if last is None:
+            return None
+        expression = ast.Expression(last.value)
+        return eval(compile(expression, filename, "eval"), self.namespace)
+
+
+def prepare(py_dir: str, weights_dir: str) -> None:
+    """Put the project's Python on ``sys.path`` and point the model at its weights.
+
+    ``minigpt`` reads ``MINIGPT_WEIGHTS`` to find the tokenizer and model files.
+    """
+    if py_dir not in sys.path:
+        sys.path.insert(0, py_dir)
+    os.environ["MINIGPT_WEIGHTS"] = weights_dir
