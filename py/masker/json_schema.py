@@ -1,0 +1,93 @@
+"""Compile a JSON Schema (2020-12 subset) into a grammar for token masks.
+
+    grammar = compile_json_schema({"type": "object", ...})
+    grammar.kind      # "regex" (no recursion) or "gbnf" (recursive rules)
+    grammar.source    # the regex or GBNF text that was compiled
+    m = grammar.matcher(vocab)   # mask() / consume() / is_accepting(), see masker docs
+
+Pipeline: schema -> intermediate rules (`json_schema_translate`) -> regex
+text (`compile_regex`) when no rule refers back to itself, otherwise GBNF
+text (`compile_cfg`). Supported and refused keywords, whitespace and
+property order are documented in docs/json-schema.md.
+
+Errors (all raised here, at compile time): UnsupportedKeyword names the
+keyword the compiler does not implement; InvalidSchema for malformed or
+unsatisfiable schemas; LimitExceeded when the regex text would pass
+`max_regex_chars` (default 2,000,000 characters).
+"""
+from __future__ import annotations
+
+import json
+
+from .json_schema_emit import to_gbnf, to_regex
+from .json_schema_errors import InvalidSchema, LimitExceeded, UnsupportedKeyword
+from .json_schema_ir import NOTHING, is_recursive
+from .json_schema_translate import Translator
+
+__all__ = ["compile_json_schema", "schema_to_source", "JsonSchemaGrammar",
+           "UnsupportedKeyword", "InvalidSchema"]
+
+
+def schema_to_source(schema, *, whitespace="compact", max_regex_chars=2_000_000):
+    """Translate `schema` to text: returns (kind, source, ignored_keywords).
+
+    kind is "regex" (Python `re` syntax, to be matched in full against the
+    whole output) or "gbnf" (start rule `root`). `schema` may be a dict, a
+    bool, or a JSON string. whitespace: "compact" (no whitespace at all) or
+    "flexible" (any run of space, tab, CR, LF between tokens inside the
+    value, never before or after it).
+    """
+    if isinstance(schema, (str, bytes)):
+        try:
+            schema = json.loads(schema)
+        except ValueError as exc:
+            raise InvalidSchema("not valid JSON: %s" % exc, "#")
+    tr = Translator(schema, whitespace)
+    rules = tr.translate()
+    if rules["root"] == NOTHING:
+        raise InvalidSchema("no JSON value satisfies this schema", "#")
+    ignored = sorted(set(tr.ignored))
+    if not is_recursive(rules):
+        try:
+            return "regex", to_regex(rules, max_chars=max_regex_chars), ignored
+        except LimitExceeded:
+            pass  # shared rules keep the GBNF form small
+    return "gbnf", to_gbnf(rules), ignored
+
+
+class JsonSchemaGrammar:
+    """A compiled JSON Schema.
+
+    Attributes: kind ("regex" | "gbnf"), source (str, the text compiled),
+    whitespace, ignored_keywords (list of JSON pointers of keywords unknown
+    to every JSON Schema draft, which validators ignore too), grammar (the
+    compiled regex or CFG grammar object).
+    """
+
+    def __init__(self, kind, source, whitespace, ignored_keywords, grammar):
+        self.kind, self.source, self.whitespace = kind, source, whitespace
+        self.ignored_keywords, self.grammar = ignored_keywords, grammar
+
+    def matcher(self, vocab):
+        """A fresh matcher over `vocab` (list of bytes, id = index)."""
+        return self.grammar.matcher(vocab)
+
+    def __repr__(self):
+        return "JsonSchemaGrammar(kind=%r, %d chars of source)" % (self.kind, len(self.source))
+
+
+def compile_json_schema(schema, *, whitespace="compact", max_regex_chars=2_000_000):
+    """Compile `schema` (dict, bool or JSON text) into a JsonSchemaGrammar.
+
+    Raises UnsupportedKeyword, InvalidSchema, LimitExceeded (see module
+    docstring), and whatever compile_regex/compile_cfg raise for limits.
+    """
+    kind, source, ignored = schema_to_source(schema, whitespace=whitespace,
+                                             max_regex_chars=max_regex_chars)
+    if kind == "regex":
+        from .regex_fsm import compile_regex
+        grammar = compile_regex(source)
+    else:
+        from .cfg import compile_cfg
+        grammar = compile_cfg(source)
+    return JsonSchemaGrammar(kind, source, whitespace, ignored, grammar)

@@ -1,0 +1,52 @@
+"""The `format` keyword: each supported format is an anchored regex on the
+decoded value, translated like `pattern`. Characters are produced in raw
+form only (no escapes). Any other format is refused by name.
+
+Sources: RFC 3339 section 5.6 (date, time, date-time; upper-case `T` and
+`Z` only, seconds 00..59, years 0001..9999 with real month lengths and
+leap years), RFC 4122 (uuid), RFC 5321 dot-atom local part and host names
+(email, a common subset), RFC 3986 section 3 (uri, without percent
+escapes), RFC 2673 dotted quad without leading zeros (ipv4).
+"""
+from __future__ import annotations
+
+from .json_schema_errors import UnsupportedKeyword
+from .json_schema_pattern import pattern_units
+
+_YEAR = "(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
+_LEAP = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+              "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+              "|02-(?:0[1-9]|1[0-9]|2[0-8]))")
+_DATE = "(?:%s-%s|%s-02-29)" % (_YEAR, _MONTH_DAY, _LEAP)
+_HM = "(?:[01][0-9]|2[0-3]):[0-5][0-9]"
+_TIME = "%s:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+\\-]%s)" % (_HM, _HM)
+_ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+"
+_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?"
+_H = "[0-9a-fA-F]"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_PCHAR = "[A-Za-z0-9\\-._~!$&'()*+,;=:@]"
+_URI = ("[A-Za-z][A-Za-z0-9+.\\-]*:"
+        "(?://(?:[A-Za-z0-9\\-._~!$&'()*+,;=:]*@)?[A-Za-z0-9\\-._~!$&'()*+,;=]*(?::[0-9]*)?)?"
+        "(?:/%s*)*(?:\\?(?:%s|[/?])*)?(?:#(?:%s|[/?])*)?" % (_PCHAR, _PCHAR, _PCHAR))
+
+FORMATS = {
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": "%sT%s" % (_DATE, _TIME),
+    "email": "%s(?:\\.%s)*@%s(?:\\.%s)+" % (_ATOM, _ATOM, _LABEL, _LABEL),
+    "uuid": "%s{8}-%s{4}-%s{4}-%s{4}-%s{12}" % ((_H,) * 5),
+    "ipv4": "%s(?:\\.%s){3}" % (_OCTET, _OCTET),
+    "uri": _URI,
+}
+
+
+def format_units(name, path):
+    """IR for the string content of values of format `name`.
+
+    Raises UnsupportedKeyword("format") for any format not in FORMATS.
+    """
+    if name not in FORMATS:
+        raise UnsupportedKeyword("format", path, "value %r is not supported (supported: %s)"
+                                 % (name, ", ".join(sorted(FORMATS))))
+    return pattern_units("^%s$" % FORMATS[name], path)

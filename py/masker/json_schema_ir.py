@@ -1,0 +1,181 @@
+"""Intermediate form of a compiled JSON Schema, and its two text emitters.
+
+A schema is first translated into a small grammar over Unicode characters
+(nodes `Lit`, `Chars`, `Seq`, `Alt`, `Repeat`, `Ref`), kept as named rules.
+If no rule refers to itself (directly or through others), the rules are
+inlined into one regular expression (Python `re` syntax, the subset that
+`masker.compile_regex` reads). Otherwise they are written as GBNF rules
+(llama.cpp `grammars/README.md` syntax, read by `masker.compile_cfg`).
+
+Code points are ints; a character set is a tuple of closed ranges
+`((lo, hi), ...)`, sorted and disjoint. Surrogates (U+D800..U+DFFF) never
+appear in a set: they cannot be encoded in UTF-8.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_CP = 0x10FFFF
+SURROGATES = (0xD800, 0xDFFF)
+
+
+@dataclass(frozen=True)
+class Lit:
+    text: str
+
+
+@dataclass(frozen=True)
+class Chars:
+    ranges: tuple
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Alt:
+    items: tuple
+
+
+@dataclass(frozen=True)
+class Repeat:
+    item: object
+    lo: int
+    hi: int | None  # None: unbounded
+
+
+@dataclass(frozen=True)
+class Ref:
+    name: str
+
+
+EMPTY = Lit("")
+NOTHING = Alt(())  # matches no string at all
+
+
+def seq(*items):
+    """Concatenation, flattening nested Seq and merging adjacent literals."""
+    out = []
+    for it in items:
+        parts = it.items if isinstance(it, Seq) else (it,)
+        for p in parts:
+            if p == NOTHING:
+                return NOTHING
+            if isinstance(p, Lit) and out and isinstance(out[-1], Lit):
+                out[-1] = Lit(out[-1].text + p.text)
+            elif p != EMPTY:
+                out.append(p)
+    if not out:
+        return EMPTY
+    return out[0] if len(out) == 1 else Seq(tuple(out))
+
+
+def alt(*items):
+    """Alternation, flattening nested Alt and dropping duplicates."""
+    out = []
+    for it in items:
+        for p in (it.items if isinstance(it, Alt) else (it,)):
+            if p not in out:
+                out.append(p)
+    return out[0] if len(out) == 1 else Alt(tuple(out))
+
+
+def opt(item):
+    return alt(item, EMPTY) if item != NOTHING else EMPTY
+
+
+def repeat(item, lo, hi=None):
+    if hi is not None and hi < lo:
+        return NOTHING
+    if hi == 0 or item == EMPTY:
+        return EMPTY
+    if lo == hi == 1:
+        return item
+    if item == NOTHING:
+        return EMPTY if lo == 0 else NOTHING
+    return Repeat(item, lo, hi)
+
+
+# ---- character sets -------------------------------------------------------
+
+def char_set(ranges):
+    """Normalise ranges: sort, merge, clip to Unicode, remove surrogates."""
+    rs = sorted((max(0, lo), min(MAX_CP, hi)) for lo, hi in ranges if lo <= hi)
+    out = []
+    for lo, hi in rs:
+        for a, b in _minus_surrogates(lo, hi):
+            if out and a <= out[-1][1] + 1:
+                out[-1] = (out[-1][0], max(out[-1][1], b))
+            else:
+                out.append((a, b))
+    return tuple(out)
+
+
+def _minus_surrogates(lo, hi):
+    s0, s1 = SURROGATES
+    if hi < s0 or lo > s1:
+        return [(lo, hi)]
+    return [(a, b) for a, b in ((lo, s0 - 1), (s1 + 1, hi)) if a <= b]
+
+
+def set_complement(ranges):
+    out, nxt = [], 0
+    for lo, hi in ranges:
+        if lo > nxt:
+            out.append((nxt, lo - 1))
+        nxt = hi + 1
+    if nxt <= MAX_CP:
+        out.append((nxt, MAX_CP))
+    return char_set(out)
+
+
+def set_intersect(a, b):
+    return set_complement(char_set(set_complement(a) + set_complement(b)))
+
+
+def set_minus(a, b):
+    return set_intersect(a, set_complement(b))
+
+
+def chars(ranges):
+    rs = char_set(ranges)
+    if not rs:
+        return NOTHING
+    if len(rs) == 1 and rs[0][0] == rs[0][1]:
+        return Lit(chr(rs[0][0]))
+    return Chars(rs)
+
+
+# ---- rule graph -----------------------------------------------------------
+
+def refs_in(node, acc=None):
+    """Names referenced by `node` (a set)."""
+    acc = set() if acc is None else acc
+    if isinstance(node, Ref):
+        acc.add(node.name)
+    elif isinstance(node, (Seq, Alt)):
+        for it in node.items:
+            refs_in(it, acc)
+    elif isinstance(node, Repeat):
+        refs_in(node.item, acc)
+    return acc
+
+
+def is_recursive(rules, start="root"):
+    """True if some rule reachable from `start` can reach itself."""
+    state = {}  # name -> 1 visiting, 2 done
+
+    def visit(name):
+        if state.get(name) == 1:
+            return True
+        if state.get(name) == 2:
+            return False
+        state[name] = 1
+        if any(visit(n) for n in refs_in(rules[name])):
+            return True
+        state[name] = 2
+        return False
+
+    return visit(start)

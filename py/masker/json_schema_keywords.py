@@ -1,0 +1,170 @@
+"""Keyword tables, normalisation and `allOf` merging for JSON Schema.
+
+Policy for every keyword of a schema object:
+- IMPLEMENTED keywords constrain the output as the spec says;
+- ANNOTATIONS (title, description, ...) do not constrain and are ignored;
+- REFUSED keywords (spec keywords that would constrain and are not
+  implemented) raise UnsupportedKeyword naming the keyword;
+- any other keyword is unknown to every JSON Schema draft; a validator
+  ignores it (2020-12 core, section 6.5), so it is ignored here too and
+  listed in `JsonSchemaGrammar.ignored_keywords`.
+"""
+from __future__ import annotations
+
+from .json_schema_errors import InvalidSchema, UnsupportedKeyword
+
+ANNOTATIONS = frozenset("""title description default examples $schema $id id
+    $comment deprecated readOnly writeOnly contentMediaType contentEncoding
+    contentSchema $anchor $dynamicAnchor $recursiveAnchor $vocabulary $defs
+    definitions""".split())
+IMPLEMENTED = frozenset("""type enum const properties required
+    additionalProperties items prefixItems additionalItems minItems maxItems
+    minLength maxLength pattern format minimum maximum exclusiveMinimum
+    exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
+    minProperties maxProperties""".split())
+REFUSED = frozenset("""not if then else contains minContains maxContains
+    patternProperties propertyNames dependencies dependentRequired
+    dependentSchemas unevaluatedProperties unevaluatedItems $dynamicRef
+    $recursiveRef extends disallow divisibleBy""".split())
+KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
+KIND_KEYWORDS = {
+    "object": ("properties", "required", "additionalProperties", "minProperties",
+               "maxProperties"),
+    "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems",
+              "uniqueItems"),
+    "string": ("minLength", "maxLength", "pattern", "format"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+}
+
+
+def check_keywords(schema, path, ignored):
+    """Refuse REFUSED keywords; record unknown ones in `ignored` (a list)."""
+    for key in schema:
+        if key in REFUSED:
+            raise UnsupportedKeyword(key, path)
+        if key not in IMPLEMENTED and key not in ANNOTATIONS:
+            ignored.append("%s/%s" % (path or "#", key))
+
+
+def normalise(schema, path):
+    """A copy with draft-4 forms rewritten in 2020-12 terms:
+    boolean exclusiveMinimum/Maximum, `items` as a list (tuple validation,
+    with `additionalItems`), `const` as a one-value `enum`, `type` as a list."""
+    s = dict(schema)
+    for ex, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(s.get(ex), bool):
+            if s.pop(ex) and bound in s:
+                s[ex] = s.pop(bound)
+    if isinstance(s.get("items"), list):
+        s["prefixItems"] = s.pop("items")
+        if "additionalItems" in s:
+            s["items"] = s.pop("additionalItems")
+    else:
+        s.pop("additionalItems", None)  # ignored by the spec without tuple items
+    if "const" in s:
+        values = [s.pop("const")]
+        if "enum" in s:
+            values = [v for v in values if any(same_value(v, e) for e in s["enum"])]
+        s["enum"] = values
+    if "type" in s:
+        types = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        for t in types:
+            if t not in KINDS:
+                raise InvalidSchema("unknown type %r (expected one of %s)" % (t, ", ".join(KINDS)), path)
+        s["type"] = types
+    if "enum" in s and not isinstance(s["enum"], list):
+        raise InvalidSchema("enum must be a list", path)
+    return s
+
+
+def same_value(a, b):
+    """JSON equality as JSON Schema defines it (1 == 1.0, True != 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _types_meet(a, b):
+    out = [t for t in a if t in b]
+    if "integer" in a and "number" in b and "integer" not in out:
+        out.append("integer")
+    if "number" in a and "integer" in b and "integer" not in out:
+        out.append("integer")
+    return out
+
+
+def _sub_all(a, b):
+    if a is True or a == {}:
+        return b
+    if b is True or b == {}:
+        return a
+    if a is False or b is False:
+        return False
+    return {"allOf": [a, b]}
+
+
+def _merge_properties(a, b, out):
+    pa, pb = a.get("properties", {}), b.get("properties", {})
+    props = {}
+    for name in list(pa) + [n for n in pb if n not in pa]:
+        sa = pa.get(name, a.get("additionalProperties", True))
+        sb = pb.get(name, b.get("additionalProperties", True))
+        props[name] = _sub_all(sa, sb)
+    if props:
+        out["properties"] = props
+    if "additionalProperties" in a or "additionalProperties" in b:
+        out["additionalProperties"] = _sub_all(a.get("additionalProperties", True),
+                                               b.get("additionalProperties", True))
+
+
+def _fold_items(a, b):
+    """If only `a` has prefixItems, apply `b`'s items to them as well."""
+    if "prefixItems" in a and "prefixItems" not in b and "items" in b:
+        a = dict(a, prefixItems=[_sub_all(p, b["items"]) for p in a["prefixItems"]])
+    return a
+
+
+BOUND_MERGE = {"minLength": max, "maxLength": min, "minItems": max, "maxItems": min,
+               "minimum": max, "maximum": min, "exclusiveMinimum": max,
+               "exclusiveMaximum": min, "minProperties": max, "maxProperties": min}
+
+
+def merge(a, b, path):
+    """The schema of instances valid under both normalised schemas `a`, `b`
+    (neither containing `$ref` or `allOf` at the top). Sub-schemas that
+    must both hold are combined lazily as {"allOf": [x, y]}."""
+    a, b = _fold_items(a, b), _fold_items(b, a)
+    out = {k: v for k, v in a.items() if k not in b}
+    out.update({k: v for k, v in b.items() if k not in a})
+    for key in a.keys() & b.keys():
+        x, y = a[key], b[key]
+        if key in BOUND_MERGE:
+            out[key] = BOUND_MERGE[key](x, y)
+        elif key == "type":
+            out[key] = _types_meet(x, y)
+        elif key == "required":
+            out[key] = list(x) + [n for n in y if n not in x]
+        elif key == "enum":
+            out[key] = [v for v in x if any(same_value(v, w) for w in y)]
+        elif key in ("items", "additionalProperties"):
+            out[key] = _sub_all(x, y)
+        elif key in ("anyOf", "oneOf"):
+            if len(x) * len(y) > 64:
+                raise UnsupportedKeyword(key, path, "in both parts of an allOf is too large")
+            out[key] = [{"allOf": [p, q]} for p in x for q in y]
+        elif key == "uniqueItems":
+            out[key] = x or y
+        elif key in ANNOTATIONS or key == "properties":
+            pass
+        elif x != y and key in IMPLEMENTED:
+            raise UnsupportedKeyword(key, path, "with two different values in an allOf "
+                                     "is not supported")
+    if "properties" in a or "properties" in b:
+        _merge_properties(a, b, out)
+    return out

@@ -1,0 +1,119 @@
+"""JSON numbers (RFC 8259 section 6) and integer/number bounds.
+
+Unbounded: `-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?` for `number`,
+`-?(0|[1-9][0-9]*)` for `integer` (so `1.0` and `1e2` are not produced for
+integers, and `-0` is). Bounds are written as digit regexes:
+- `integer`: any integer `minimum`/`maximum`/`exclusiveMinimum`/
+  `exclusiveMaximum` (a fractional bound is rounded inward, exactly);
+- `number`: integral bounds only, and then no exponent form. The value is
+  split as sign, integer part I and fraction F: the bound limits I, and
+  at I equal to a bound F must be all zeros (inclusive upper bound) or
+  contain a non-zero digit (exclusive lower bound).
+"""
+from __future__ import annotations
+
+import math
+
+from .json_schema_ir import EMPTY, NOTHING, Lit, alt, chars, opt, repeat, seq
+
+DIGIT = chars([(48, 57)])
+NONZERO = chars([(49, 57)])
+FRACTION = seq(Lit("."), repeat(DIGIT, 1))
+EXPONENT = seq(chars([(69, 69), (101, 101)]), opt(chars([(43, 43), (45, 45)])),
+               repeat(DIGIT, 1))
+NATURAL = alt(Lit("0"), seq(NONZERO, repeat(DIGIT, 0)))
+INTEGER = seq(opt(Lit("-")), NATURAL)
+NUMBER = seq(INTEGER, opt(FRACTION), opt(EXPONENT))
+F_ANY, F_ZERO, F_NONZERO = (opt(FRACTION), opt(seq(Lit("."), repeat(Lit("0"), 1))),
+                            seq(Lit("."), repeat(DIGIT, 0), NONZERO, repeat(DIGIT, 0)))
+
+
+def _same_length(lo, hi):
+    """Digit strings of equal length with lo <= hi: every string between."""
+    if not lo:
+        return EMPTY
+    if lo[0] == hi[0]:
+        return seq(Lit(lo[0]), _same_length(lo[1:], hi[1:]))
+    n = len(lo) - 1
+    if lo[1:] == "0" * n and hi[1:] == "9" * n:
+        return seq(chars([(ord(lo[0]), ord(hi[0]))]), repeat(DIGIT, n, n))
+    parts = [seq(Lit(lo[0]), _same_length(lo[1:], "9" * n))]
+    if ord(hi[0]) - ord(lo[0]) > 1:
+        parts.append(seq(chars([(ord(lo[0]) + 1, ord(hi[0]) - 1)]), repeat(DIGIT, n, n)))
+    parts.append(seq(Lit(hi[0]), _same_length("0" * n, hi[1:])))
+    return alt(*parts)
+
+
+def naturals(lo, hi):
+    """Decimal naturals (no leading zeros) in [lo, hi]; hi None = unbounded."""
+    lo = max(lo, 0)
+    if hi is not None and hi < lo:
+        return NOTHING
+    parts = []
+    if lo == 0:
+        parts.append(Lit("0"))
+        lo = 1
+    if hi is not None and hi < lo:
+        return alt(*parts)
+    length = len(str(lo))
+    while hi is None or length <= len(str(hi)):
+        top = 10 ** length - 1
+        if hi is None and lo == 10 ** (length - 1):
+            parts.append(seq(NONZERO, repeat(DIGIT, length - 1)))
+            break
+        end = top if hi is None else min(top, hi)
+        parts.append(_same_length(str(lo), str(end)))
+        lo, length = end + 1, length + 1
+    return alt(*parts)
+
+
+def integer_range(lo, hi):
+    """Integers in [lo, hi] (either may be None). `-0` is written when 0 is in range."""
+    parts = []
+    if lo is None or lo < 0:
+        neg_hi = None if lo is None else -lo
+        neg_lo = 1 if hi is None or hi >= 0 else -hi
+        parts.append(seq(Lit("-"), naturals(neg_lo, neg_hi)))
+    if (lo is None or lo <= 0) and (hi is None or hi >= 0):
+        parts.append(Lit("-0"))
+    if hi is None or hi >= 0:
+        parts.append(naturals(0 if lo is None else lo, hi))
+    return alt(*parts)
+
+
+def integer_bounds(lo, lo_excl, hi, hi_excl):
+    """Integer bounds from possibly fractional, possibly exclusive limits."""
+    ilo = None if lo is None else (math.floor(lo) + 1 if lo_excl else math.ceil(lo))
+    ihi = None if hi is None else (math.ceil(hi) - 1 if hi_excl else math.floor(hi))
+    return integer_range(ilo, ihi)
+
+
+def _magnitudes(lo, lo_excl, hi, hi_excl):
+    """Non-negative decimals m = I.F (no exponent) with lo (<) m (<) hi."""
+    if lo is not None and lo < 0:
+        lo, lo_excl = None, False
+    if hi is not None and (hi < 0 or (hi == 0 and hi_excl)):
+        return NOTHING
+    start = 0 if lo is None else lo
+    if hi is not None and hi < start:
+        return NOTHING
+    parts = []
+    for i in {start, hi} - {None}:
+        if hi is not None and i == hi and hi_excl:
+            continue
+        f = F_ANY if hi is None or i < hi else F_ZERO
+        if lo is not None and i == lo and lo_excl:
+            f = F_NONZERO if f == F_ANY else NOTHING
+        parts.append(seq(naturals(i, i), f))
+    inner_lo = start + 1
+    inner_hi = None if hi is None else hi - 1
+    parts.append(seq(naturals(inner_lo, inner_hi), F_ANY))
+    return alt(*parts)
+
+
+def number_bounds(lo, lo_excl, hi, hi_excl):
+    """Numbers within integral bounds (None = unbounded), without exponent."""
+    pos = _magnitudes(lo, lo_excl, hi, hi_excl)
+    neg = _magnitudes(None if hi is None else -hi, hi_excl,
+                      None if lo is None else -lo, lo_excl)
+    return alt(pos, seq(Lit("-"), neg))

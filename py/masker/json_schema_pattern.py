@@ -1,0 +1,144 @@
+"""The `pattern` keyword: a regex searched in the decoded string value.
+
+The pattern is parsed with the standard library's own `re` parser (the
+dialect the `jsonschema` validator applies), then rebuilt in the
+intermediate form, where every character matcher becomes the set of JSON
+encodings of the characters it matches (`encoded_chars`). Anchors:
+a leading `^` and a trailing `$` (or `\\A`, `\\Z`) pin the match; a side
+without an anchor gets any units there (`.*(?:pat).*` on the value).
+
+Soundness choices (never accept a value the `re` search would reject):
+- `\\d \\w \\s` are read as their ASCII subsets; `\\D \\W \\S` and negated
+  classes use the exact Unicode complement that `re` uses;
+- `$` is read as end of string (Python's `$` also matches before a final
+  newline; such values are not produced);
+- flags (`(?i)` ...), lookarounds, backreferences, `\\b`, possessive and
+  anchors in other positions raise UnsupportedKeyword("pattern").
+Escaped forms `\\uXXXX` are not produced for pattern characters.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+try:
+    from re import _constants as C
+    from re import _parser as sre_parse
+except ImportError:  # pragma: no cover - Python < 3.11
+    import sre_constants as C
+    import sre_parse
+
+from .json_schema_errors import UnsupportedKeyword
+from .json_schema_ir import (MAX_CP, SURROGATES, alt, char_set, repeat, seq,
+                             set_complement)
+from .json_schema_strings import UNIT, encoded_chars
+
+ASCII_CATEGORY = {
+    C.CATEGORY_DIGIT: ((48, 57),),
+    C.CATEGORY_WORD: ((48, 57), (65, 90), (95, 95), (97, 122)),
+    C.CATEGORY_SPACE: ((9, 13), (32, 32)),
+}
+NEGATED_CATEGORY = {C.CATEGORY_NOT_DIGIT: r"\d", C.CATEGORY_NOT_WORD: r"\w",
+                    C.CATEGORY_NOT_SPACE: r"\s"}
+POSITIVE_OF = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_WORD: r"\w",
+               C.CATEGORY_SPACE: r"\s"}
+
+
+@lru_cache(maxsize=None)
+def unicode_category(rx):
+    """Exact ranges of `re`'s Unicode class `rx` (e.g. r"\\d")."""
+    s0, s1 = SURROGATES
+    text = "".join(map(chr, range(0, s0))) + "".join(map(chr, range(s1 + 1, MAX_CP + 1)))
+    ranges = []
+    for m in re.finditer(rx + "+", text):
+        ranges.append((ord(text[m.start()]), ord(text[m.end() - 1])))
+    return char_set(ranges)
+
+
+class _PatternReader:
+    def __init__(self, pattern, path):
+        self.pattern, self.path = pattern, path
+
+    def refuse(self, what):
+        raise UnsupportedKeyword("pattern", self.path,
+                                 "with %s is not supported (pattern %r)" % (what, self.pattern))
+
+    def set_of(self, items):
+        negate = bool(items) and items[0][0] == C.NEGATE
+        ranges = []
+        for op, av in items[1:] if negate else items:
+            if op == C.LITERAL:
+                ranges.append((av, av))
+            elif op == C.RANGE:
+                ranges.append(av)
+            elif op == C.CATEGORY:
+                ranges.extend(self.category(av, exact=negate))
+            else:
+                self.refuse("class item %s" % op)
+        rs = char_set(ranges)
+        return set_complement(rs) if negate else rs
+
+    def category(self, cat, exact):
+        if cat in NEGATED_CATEGORY:
+            return set_complement(unicode_category(NEGATED_CATEGORY[cat]))
+        if cat in ASCII_CATEGORY:
+            return unicode_category(POSITIVE_OF[cat]) if exact else ASCII_CATEGORY[cat]
+        return self.refuse("category %s" % cat)
+
+    def node(self, items):
+        return seq(*[self.item(op, av) for op, av in items])
+
+    def item(self, op, av):
+        if op == C.LITERAL:
+            return encoded_chars(((av, av),))
+        if op == C.NOT_LITERAL:
+            return encoded_chars(set_complement(((av, av),)))
+        if op == C.ANY:
+            return encoded_chars(set_complement(((10, 10),)))
+        if op == C.IN:
+            return encoded_chars(self.set_of(av))
+        if op == C.BRANCH:
+            return alt(*[self.node(b) for b in av[1]])
+        if op == C.SUBPATTERN:
+            if av[1] or av[2]:
+                self.refuse("inline flags")
+            return self.node(av[3])
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, sub = av
+            return repeat(self.node(sub), lo, None if hi == C.MAXREPEAT else hi)
+        if op == C.AT:
+            self.refuse("an anchor or \\b inside the pattern")
+        return self.refuse("the construct %s" % op)
+
+
+def pattern_units(pattern, path):
+    """IR for the string content (between the quotes) of values in which
+    `re.search(pattern, value)` succeeds. Raises UnsupportedKeyword."""
+    if not isinstance(pattern, str):
+        raise UnsupportedKeyword("pattern", path, "must be a string")
+    try:
+        tree = sre_parse.parse(pattern)
+    except re.error as exc:
+        raise UnsupportedKeyword("pattern", path, "is not a valid regex (%s)" % exc)
+    if tree.state.flags & ~C.SRE_FLAG_UNICODE:
+        raise UnsupportedKeyword("pattern", path, "with inline flags is not supported")
+    return _anchored(list(tree), _PatternReader(pattern, path))
+
+
+def _anchored(parsed, reader):
+    """A top-level sequence: strip ^/$ at its ends, pad unanchored sides.
+    A top-level alternation is handled branch by branch (`^a|b$`)."""
+    if len(parsed) == 1 and parsed[0][0] == C.BRANCH:
+        return alt(*[_anchored(list(b), reader) for b in parsed[0][1][1]])
+    starts = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
+    ends = (C.AT_END, C.AT_END_STRING)
+    anchored_start = bool(parsed) and parsed[0][0] == C.AT and parsed[0][1] in starts
+    if anchored_start:
+        parsed = parsed[1:]
+    anchored_end = bool(parsed) and parsed[-1][0] == C.AT and parsed[-1][1] in ends
+    if anchored_end:
+        parsed = parsed[:-1]
+    body = reader.node(parsed)
+    free = repeat(UNIT, 0, None)
+    return seq(*([] if anchored_start else [free]), body,
+               *([] if anchored_end else [free]))

@@ -1,0 +1,149 @@
+"""Per-type translation (number, string, array, object) for `Translator`.
+
+Objects: the properties listed in `properties` come first, in schema order;
+a property not in `required` may be skipped. Extra keys (when
+`additionalProperties` is absent, true or a schema) come after the listed
+ones; they are written with raw characters only and never equal a listed
+name, so each key is checked by exactly one schema. A name in `required`
+that `properties` does not list is emitted after the listed ones, with the
+`additionalProperties` schema.
+"""
+from __future__ import annotations
+
+from .json_schema_errors import InvalidSchema, UnsupportedKeyword
+from .json_schema_formats import format_units
+from .json_schema_ir import EMPTY, NOTHING, Lit, alt, opt, repeat, seq
+from .json_schema_numbers import INTEGER, NUMBER, integer_bounds, number_bounds
+from .json_schema_pattern import pattern_units
+from .json_schema_strings import QUOTE, json_string, key_not_in, literal_string
+
+BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+
+
+def _int_or_none(x):
+    return x if x is None or isinstance(x, int) else (int(x) if float(x).is_integer() else x)
+
+
+class TypeBuilder:
+    def sep(self, text):
+        return seq(self.ws, Lit(text), self.ws)
+
+    # ---- numbers ----------------------------------------------------------
+    def number(self, t, s, path):
+        step = s.get("multipleOf")
+        if step is not None:
+            if step != 1:
+                raise UnsupportedKeyword("multipleOf", path, "is supported only with value 1")
+            t = "integer"
+        lo, hi = s.get("minimum"), s.get("maximum")
+        xlo, xhi = s.get("exclusiveMinimum"), s.get("exclusiveMaximum")
+        if xlo is not None and (lo is None or xlo >= lo):
+            lo, lo_x = xlo, True
+        else:
+            lo_x = False
+        if xhi is not None and (hi is None or xhi <= hi):
+            hi, hi_x = xhi, True
+        else:
+            hi_x = False
+        if t == "integer":
+            return INTEGER if lo is None and hi is None else integer_bounds(lo, lo_x, hi, hi_x)
+        if lo is None and hi is None:
+            return NUMBER
+        lo, hi = _int_or_none(lo), _int_or_none(hi)
+        for v, key in ((lo, "minimum"), (hi, "maximum")):
+            if v is not None and not isinstance(v, int):
+                raise UnsupportedKeyword(key, path, "with a fractional value (%r) on a number "
+                                         "is not supported" % v)
+        return number_bounds(lo, lo_x, hi, hi_x)
+
+    # ---- strings ----------------------------------------------------------
+    def string(self, s, path):
+        lo, hi = s.get("minLength", 0), s.get("maxLength")
+        lengths = lo > 0 or hi is not None
+        if "format" in s:
+            if lengths or "pattern" in s:
+                raise UnsupportedKeyword("format", path, "together with minLength, maxLength "
+                                         "or pattern is not supported")
+            return seq(QUOTE, format_units(s["format"], path), QUOTE)
+        if "pattern" in s:
+            if lengths:
+                raise UnsupportedKeyword("pattern", path, "together with minLength/maxLength "
+                                         "is not supported")
+            return seq(QUOTE, pattern_units(s["pattern"], path), QUOTE)
+        return json_string(lo, hi)
+
+    # ---- arrays -----------------------------------------------------------
+    def array(self, s, path):
+        lo, hi = s.get("minItems", 0), s.get("maxItems")
+        if s.get("uniqueItems") and (hi is None or hi > 1):
+            raise UnsupportedKeyword("uniqueItems", path)
+        prefix = [self.value(p, "%s/prefixItems/%d" % (path, i))
+                  for i, p in enumerate(s.get("prefixItems", []))]
+        rest = s.get("items", True)
+        item = self.any_value() if rest is True else self.value(rest, path + "/items")
+        return seq(Lit("["), self.ws, self._elements(0, prefix, item, lo, hi), self.ws, Lit("]"))
+
+    def _elements(self, i, prefix, item, lo, hi):
+        """Elements from position i on, i of them already written."""
+        comma = self.sep(",")
+        if i >= len(prefix):
+            more = seq(comma, item)
+            if i > 0:
+                return repeat(more, max(0, lo - i), None if hi is None else hi - i)
+            if hi == 0:
+                return EMPTY
+            rest = repeat(more, max(0, lo - 1), None if hi is None else hi - 1)
+            return alt(seq(item, rest), EMPTY if lo == 0 else NOTHING)
+        if hi is not None and i >= hi:
+            return EMPTY if i >= lo else NOTHING
+        piece = seq(comma if i else EMPTY, prefix[i],
+                    self._elements(i + 1, prefix, item, lo, hi))
+        return alt(piece, EMPTY) if i >= lo else piece
+
+    # ---- objects ----------------------------------------------------------
+    def object(self, s, path):
+        props = dict(s.get("properties", {}))
+        required = list(s.get("required", []))
+        extra = s.get("additionalProperties", True)
+        for name in required:
+            if name not in props:
+                if extra is False:
+                    raise InvalidSchema("required property %r is not allowed by "
+                                        "additionalProperties: false" % name, path)
+                props[name] = extra
+        members = []
+        for name, sub in props.items():
+            if sub is False:
+                if name in required:
+                    raise InvalidSchema("required property %r has schema false" % name, path)
+                continue
+            value = self.value(sub, "%s/properties/%s" % (path, name))
+            members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
+                            name in required))
+        extra_member = NOTHING
+        if extra is not False:
+            value = self.any_value() if extra is True else self.value(
+                extra, path + "/additionalProperties")
+            extra_member = seq(key_not_in(list(props)), self.sep(":"), value)
+        self._check_counts(s, members, extra_member, path)
+        return seq(Lit("{"), self.ws, self._members(members, extra_member), self.ws, Lit("}"))
+
+    def _members(self, members, extra):
+        comma = self.sep(",")
+        after = repeat(seq(comma, extra), 0, None) if extra != NOTHING else EMPTY
+        first = opt(seq(extra, after)) if extra != NOTHING else EMPTY
+        for member, needed in reversed(members):
+            with_it = seq(member, after)
+            first = with_it if needed else alt(with_it, first)
+            after = seq(comma, with_it) if needed else seq(opt(seq(comma, member)), after)
+        return first
+
+    def _check_counts(self, s, members, extra, path):
+        least = sum(1 for _, needed in members if needed)
+        most = None if extra != NOTHING else len(members)
+        if s.get("minProperties", 0) > least:
+            raise UnsupportedKeyword("minProperties", path, "above the number of required "
+                                     "properties is not supported")
+        if "maxProperties" in s and (most is None or s["maxProperties"] < most):
+            raise UnsupportedKeyword("maxProperties", path, "below the number of allowed "
+                                     "properties is not supported")
