@@ -23,3 +23,34 @@ TEXT_ALPHABET = "ab c\nñéó«»—😀A_.129"
 TEXTS = st.text(alphabet=TEXT_ALPHABET, max_size=6)
 CHOICE_SETS = st.lists(st.text(alphabet="ab1ñ«😀 ", min_size=0, max_size=5), min_size=1,
                        max_size=6)
+
+GBNF_ATOMS = ['"a"', '"b"', '"ñ"', '"("', '")"', '"ab"', "[a-c]", "[^a-z]", '"😀"', '""', '","']
+RULE_NAMES = ["root", "r1", "r2", "r3"]
+
+
+def _gbnf_extend(children):
+    return st.one_of(
+        st.tuples(children, children).map(lambda t: f"{t[0]} {t[1]}"),
+        st.tuples(children, children).map(lambda t: f"({t[0]} | {t[1]})"),
+        st.tuples(children, st.sampled_from(["*", "+", "?", "{1,2}", "{2}"])).map(
+            lambda t: f"({t[0]}){t[1]}"),
+    )
+
+
+GBNF_BODIES = st.recursive(st.one_of(st.sampled_from(GBNF_ATOMS), st.sampled_from(RULE_NAMES)),
+                           _gbnf_extend, max_leaves=6)
+
+
+@st.composite
+def gbnf_grammars(draw):
+    """2 to 4 rules that may refer to each other (recursion included); each rule also has a
+    terminal-only alternative so most grammars are productive."""
+    n = draw(st.integers(2, 4))
+    lines = []
+    for name in RULE_NAMES[:n]:
+        body = draw(GBNF_BODIES)
+        for other in RULE_NAMES[n:]:
+            body = body.replace(other, "root")
+        base = draw(st.sampled_from(GBNF_ATOMS))
+        lines.append(f"{name} ::= {body} | {base}")
+    return "\n".join(lines)

@@ -1,0 +1,148 @@
+"""compile_cfg: GBNF syntax and errors, accept/reject tables token by token, the DFA and Earley
+routes as twins, trie mask vs brute force on random grammars, and the work limits."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from masker import GrammarSyntaxError, LimitExceeded, UnsupportedFeature, compile_cfg
+from masker.dfa import Dfa
+from masker.earley import EarleyAutomaton
+from tests.masker.cfg_corpus import GRAMMARS
+from tests.masker.strategies import gbnf_grammars
+from tests.masker.test_matcher_tables import walk
+from tests.masker.test_trie_mask import VOCABS, walk_and_compare
+from tests.masker.vocabs import TINY_VOCAB, vocab_params
+
+
+@pytest.mark.parametrize("vocab", vocab_params() + [pytest.param(TINY_VOCAB, id="tiny")])
+@pytest.mark.parametrize("name, gbnf, yes, no", GRAMMARS, ids=[g[0] for g in GRAMMARS])
+def test_tables_token_by_token(name, gbnf, yes, no, vocab):
+    grammar = compile_cfg(gbnf)
+    for text in yes:
+        assert grammar.accepts(text), (name, text)
+        try:
+            ok, matcher = walk(grammar, vocab, text)
+        except ValueError:
+            continue  # the tiny vocabulary cannot spell this text
+        assert ok and matcher.is_accepting(), (name, text)
+    for text in no:
+        assert not grammar.accepts(text), (name, text)
+
+
+@pytest.mark.parametrize("name, gbnf, yes, no", GRAMMARS, ids=[g[0] for g in GRAMMARS])
+def test_earley_route_accepts_the_same_texts(name, gbnf, yes, no):
+    grammar = compile_cfg(gbnf, engine="earley")
+    assert isinstance(grammar.automaton, EarleyAutomaton)
+    assert all(grammar.accepts(t) for t in yes) and not any(grammar.accepts(t) for t in no)
+
+
+def test_regular_grammars_become_dfas_and_recursive_ones_earley():
+    assert isinstance(compile_cfg('root ::= "a" b\nb ::= [0-9]+').automaton, Dfa)
+    assert isinstance(compile_cfg('root ::= "(" root ")" | ""').automaton, EarleyAutomaton)
+    with pytest.raises(GrammarSyntaxError, match="recursive"):
+        compile_cfg('root ::= "(" root ")" | ""', engine="dfa")
+
+
+def test_left_recursion_and_end_rule():
+    matcher = compile_cfg('root ::= root "+" "1" | "1"').matcher([b"1", b"+", b"+1"])
+    assert matcher.allowed_token_ids() == [0]
+    matcher.consume(0)
+    assert matcher.is_accepting() and matcher.can_continue() and not matcher.is_finished()
+    assert matcher.allowed_token_ids() == [1, 2]
+    matcher.consume(2)
+    assert matcher.prefix_bytes == b"1+1" and matcher.is_accepting()
+
+
+def test_balanced_parentheses_depth_and_cache():
+    grammar = compile_cfg('root ::= "(" root ")" | ""')
+    matcher = grammar.matcher([b"(", b")", b"()"])
+    for depth in range(30):
+        assert matcher.allowed_token_ids() == ([0, 2] if depth == 0 else [0, 1, 2])
+        matcher.consume(0)
+    for depth in range(30):
+        matcher.consume(1)
+    assert matcher.is_finished()
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(gbnf=gbnf_grammars(), seed=st.integers(0, 2**16), which=st.integers(0, len(VOCABS) - 1))
+def test_trie_equals_brute_force_on_random_grammars(gbnf, seed, which):
+    try:
+        grammar = compile_cfg(gbnf, engine="earley")
+    except GrammarSyntaxError:
+        assume(False)  # empty language
+    walk_and_compare(grammar, VOCABS[which], random.Random(seed), steps=10)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(gbnf=gbnf_grammars(), seed=st.integers(0, 2**16))
+def test_dfa_and_earley_routes_give_equal_masks(gbnf, seed):
+    try:
+        dfa_grammar = compile_cfg(gbnf, engine="dfa")
+    except GrammarSyntaxError:
+        assume(False)  # recursive or empty
+    earley = compile_cfg(gbnf, engine="earley")
+    rng, vocab = random.Random(seed), VOCABS[0]
+    a, b = dfa_grammar.matcher(vocab), earley.matcher(vocab)
+    for _ in range(10):
+        np.testing.assert_array_equal(a.mask(), b.mask(), err_msg=f"{gbnf!r} {a.prefix_bytes!r}")
+        assert a.is_accepting() == b.is_accepting()
+        allowed = np.flatnonzero(a.mask()).tolist()
+        if not allowed:
+            break
+        token_id = rng.choice(allowed)
+        a.consume(token_id)
+        b.consume(token_id)
+
+
+@pytest.mark.parametrize("gbnf, error, pos, words", [
+    ('root ::= "a" b', GrammarSyntaxError, 13, "'b' is used but never defined"),
+    ('start ::= "a"', GrammarSyntaxError, 0, "no rule named 'root'"),
+    ('root ::= "abc', GrammarSyntaxError, 9, "string opened here is not closed"),
+    ('root ::= [a-', GrammarSyntaxError, 9, "class opened here is not closed"),
+    ('root ::= ("a" | "b"', GrammarSyntaxError, 9, "group opened here is not closed"),
+    ('root ::= "a"\nroot ::= "b"', GrammarSyntaxError, 13, "defined twice"),
+    ('root ::= "\\q"', GrammarSyntaxError, 10, "unknown escape"),
+    ('root ::= "\\xZ1"', GrammarSyntaxError, 10, "hex digits"),
+    ('root ::= [z-a]', GrammarSyntaxError, 11, "start is after end"),
+    ('root ::= "a"{3,1}', GrammarSyntaxError, 12, "min is greater"),
+    ('root ::= <[123]>', UnsupportedFeature, 9, "token references"),
+    ('root = "a"', GrammarSyntaxError, 5, "expected '::='"),
+    ('root ::= "a" root', GrammarSyntaxError, 0, "matches no text"),
+    ('root ::= *"a"', GrammarSyntaxError, 9, "nothing to repeat"),
+])
+def test_errors_name_position_and_reason(gbnf, error, pos, words):
+    with pytest.raises(error) as info:
+        compile_cfg(gbnf)
+    assert info.value.pos == pos and words in str(info.value)
+    assert "^" in str(info.value) and "fix:" in str(info.value)
+
+
+def test_multiline_rules_and_comments():
+    gbnf = """
+    # a comment line
+    root ::=
+        "a"      # first
+      | "b" c
+    c ::= "c"
+          "d"
+    """
+    grammar = compile_cfg(gbnf)
+    assert grammar.accepts("a") and grammar.accepts("bcd") and not grammar.accepts("bc")
+
+
+def test_earley_item_limit_raises_instead_of_freezing():
+    ambiguous = 'root ::= x\nx ::= x x | x x x | "a" | ""'
+    grammar = compile_cfg(ambiguous, max_items=300)
+    matcher = grammar.matcher([b"a"])
+    with pytest.raises(LimitExceeded, match="max_items=300"):
+        for _ in range(200):
+            matcher.consume(0)
