@@ -24,13 +24,14 @@ class EarleySet:
     """Items after some prefix. ``scans``: (byte mask, prod, dot, origin) for items before a
     terminal; ``waiting[n]``: items before nonterminal n; ``accepting``: the start rule is done."""
 
-    __slots__ = ("scans", "waiting", "accepting", "items", "key")
+    __slots__ = ("scans", "bytes_ok", "waiting", "accepting", "items", "key")
 
     def __init__(self):
         self.scans: list = []
+        self.bytes_ok = 0           # union of the scan masks: a quick test for dead bytes
         self.waiting: dict[int, list] = {}
         self.accepting = False
-        self.items: tuple = ()      # every (prod, dot, origin) item, for the cache key
+        self.items: tuple = ()      # the items not yet complete, for the cache key
         self.key: int | None = None  # interned cache key, computed on demand
 
 
@@ -49,13 +50,15 @@ class EarleyAutomaton:
         for i, (lhs, _) in enumerate(prods):
             self.by_lhs.setdefault(lhs, []).append(i)
         self.start_lhs = prods[0][0]
-        self._interned: dict[frozenset, int] = {}
+        self._interned: dict[tuple, int] = {}
         self._start = self._build([(0, 0, None)])
 
     def start(self) -> EarleySet:
         return self._start
 
     def step(self, state: EarleySet, byte: int) -> EarleySet | None:
+        if not state.bytes_ok >> byte & 1:
+            return None
         kernel = [(prod, dot + 1, origin) for mask, prod, dot, origin in state.scans
                   if mask >> byte & 1]
         return self._build(kernel) if kernel else None
@@ -92,7 +95,9 @@ class EarleyAutomaton:
                 continue
             sym = rhs[dot]
             if sym < 0:
-                new.scans.append((terminals[~sym], prod, dot, origin))
+                mask = terminals[~sym]
+                new.scans.append((mask, prod, dot, origin))
+                new.bytes_ok |= mask
                 continue
             new.waiting.setdefault(sym, []).append(item)
             if sym not in predicted:  # prediction
@@ -100,13 +105,17 @@ class EarleyAutomaton:
                 agenda.extend((p, 0, new) for p in by_lhs[sym])
             if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
                 agenda.append((prod, dot + 1, origin))
-        new.items = tuple(seen)
+        # complete items have no future (their completions are already in the set): leaving
+        # them out of the key lets e.g. every position inside a JSON string share one key
+        new.items = tuple(item for item in seen if item[1] < len(prods[item[0]][1]))
         return new
 
     # --- cache keys: equal keys imply equal futures -------------------------------------------
     def cache_key(self, state: EarleySet) -> int:
-        """Interned id of the items, each with its origin's key (computed on demand, without
-        recursion, for the chain of earlier sets)."""
+        """Interned id of the incomplete items, each with its origin's key (computed on demand,
+        without recursion, for the chain of earlier sets). Equal keys -> equal futures: the
+        future of a set depends only on its incomplete items and, through completion, on the
+        sets their origins point to."""
         todo = [state]
         while todo:
             top = todo[-1]
@@ -118,6 +127,7 @@ class EarleyAutomaton:
                 todo.extend(pending)
                 continue
             items = frozenset((p, d, -1 if o is top else o.key) for p, d, o in top.items)
+            items = (top.accepting, items)
             top.key = self._interned.setdefault(items, len(self._interned))
             todo.pop()
         return state.key

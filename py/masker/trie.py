@@ -61,6 +61,9 @@ def trie_mask(automaton, state, trie: TokenTrie,
     (only reachable with an automaton whose step is itself limited, e.g. Earley).
     """
     mask = np.zeros(len(trie.vocab), dtype=bool)
+    if hasattr(automaton, "table"):  # a DFA: the same walk with the table inlined (faster)
+        mask[_dfa_walk(automaton, state, trie)] = True
+        return mask
     allowed: list[int] = []
     step, children, tokens = automaton.step, trie.children, trie.tokens
     stack = [(0, state)]
@@ -82,6 +85,25 @@ def trie_mask(automaton, state, trie: TokenTrie,
                 stack.append((child, nxt))
     mask[allowed] = True
     return mask
+
+
+def _dfa_walk(dfa, state: int, trie: TokenTrie) -> list[int]:
+    """``trie_mask`` for a ``Dfa``: table look-ups instead of ``step`` calls (bounded by the
+    trie size, so no step limit is needed)."""
+    table, byte_class, children, tokens = dfa.table, dfa.byte_class, trie.children, trie.tokens
+    allowed: list[int] = []
+    stack = [(0, state)]
+    while stack:
+        node, st = stack.pop()
+        row = table[st]
+        for byte, child in children[node]:
+            nxt = row[byte_class[byte]]
+            if nxt < 0:
+                continue
+            allowed.extend(tokens[child])
+            if children[child]:
+                stack.append((child, nxt))
+    return allowed
 
 
 def brute_force_mask(automaton, state, vocab: list[bytes]) -> np.ndarray:
