@@ -1,7 +1,7 @@
 """Compile a JSON Schema (2020-12 subset) into a grammar for token masks.
 
     grammar = compile_json_schema({"type": "object", ...})
-    grammar.kind      # "regex" (no recursion) or "gbnf" (recursive rules)
+    grammar.syntax    # "regex" (no recursion) or "gbnf" (recursive rules)
     grammar.source    # the regex or GBNF text that was compiled
     m = grammar.matcher(vocab)   # mask() / consume() / is_accepting(), see masker docs
 
@@ -23,6 +23,8 @@ from .json_schema_emit import to_gbnf, to_regex
 from .json_schema_errors import InvalidSchema, LimitExceeded, UnsupportedKeyword
 from .json_schema_ir import NOTHING, is_recursive
 from .json_schema_translate import Translator
+from .matcher import Grammar
+from .regex_fsm import compile_regex
 
 __all__ = ["compile_json_schema", "schema_to_source", "JsonSchemaGrammar",
            "UnsupportedKeyword", "InvalidSchema"]
@@ -55,39 +57,34 @@ def schema_to_source(schema, *, whitespace="compact", max_regex_chars=2_000_000)
     return "gbnf", to_gbnf(rules), ignored
 
 
-class JsonSchemaGrammar:
-    """A compiled JSON Schema.
+class JsonSchemaGrammar(Grammar):
+    """A compiled JSON Schema: a `Grammar` of kind "json_schema".
 
-    Attributes: kind ("regex" | "gbnf"), source (str, the text compiled),
-    whitespace, ignored_keywords (list of JSON pointers of keywords unknown
-    to every JSON Schema draft, which validators ignore too), grammar (the
-    compiled regex or CFG grammar object).
+    Extra attributes: syntax ("regex" | "gbnf", the form of `source`),
+    source (str, the regex or GBNF text that was compiled), schema (the
+    input), whitespace, ignored_keywords (JSON pointers of keywords unknown
+    to every JSON Schema draft, which validators ignore too).
     """
 
-    def __init__(self, kind, source, whitespace, ignored_keywords, grammar):
-        self.kind, self.source, self.whitespace = kind, source, whitespace
-        self.ignored_keywords, self.grammar = ignored_keywords, grammar
-
-    def matcher(self, vocab):
-        """A fresh matcher over `vocab` (list of bytes, id = index)."""
-        return self.grammar.matcher(vocab)
-
-    def __repr__(self):
-        return "JsonSchemaGrammar(kind=%r, %d chars of source)" % (self.kind, len(self.source))
+    def __init__(self, automaton, syntax, source, schema, whitespace, ignored_keywords):
+        super().__init__(automaton, "json_schema", source)
+        self.syntax, self.schema, self.whitespace = syntax, schema, whitespace
+        self.ignored_keywords = ignored_keywords
 
 
-def compile_json_schema(schema, *, whitespace="compact", max_regex_chars=2_000_000):
+def compile_json_schema(schema, *, whitespace="compact", max_regex_chars=2_000_000,
+                        **limits):
     """Compile `schema` (dict, bool or JSON text) into a JsonSchemaGrammar.
 
-    Raises UnsupportedKeyword, InvalidSchema, LimitExceeded (see module
-    docstring), and whatever compile_regex/compile_cfg raise for limits.
+    `limits` go to compile_regex / compile_cfg (e.g. max_states). Raises
+    UnsupportedKeyword, InvalidSchema, LimitExceeded (see module docstring),
+    and what compile_regex/compile_cfg raise for their own limits.
     """
-    kind, source, ignored = schema_to_source(schema, whitespace=whitespace,
-                                             max_regex_chars=max_regex_chars)
-    if kind == "regex":
-        from .regex_fsm import compile_regex
-        grammar = compile_regex(source)
+    syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
+                                               max_regex_chars=max_regex_chars)
+    if syntax == "regex":
+        inner = compile_regex(source, **limits)
     else:
         from .cfg import compile_cfg
-        grammar = compile_cfg(source)
-    return JsonSchemaGrammar(kind, source, whitespace, ignored, grammar)
+        inner = compile_cfg(source, **limits)
+    return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
