@@ -5,8 +5,9 @@ import { EditorState } from "@codemirror/state";
 import {
   defaultKeymap, history, historyKeymap, indentWithTab, temporarilySetTabFocusMode,
 } from "@codemirror/commands";
-import { syntaxHighlighting, defaultHighlightStyle, bracketMatching, indentOnInput } from "@codemirror/language";
+import { syntaxHighlighting, bracketMatching, indentOnInput } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
+import { lessonHighlight } from "./highlight.js";
 
 export class Cell {
   constructor(root, index, kernel) {
@@ -39,7 +40,7 @@ export class Cell {
         extensions: [
           lineNumbers(), history(), drawSelection(),
           indentOnInput(), bracketMatching(), python(),
-          syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+          syntaxHighlighting(lessonHighlight), EditorView.lineWrapping,
           keymap.of([
             { key: "Shift-Enter", run },
             { key: "Mod-Enter", run },

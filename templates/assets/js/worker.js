@@ -47,8 +47,21 @@ async function fetchAll(name, files) {
   return buffers;
 }
 
+/* loadPyodide() waits forever when the .wasm cannot be compiled (missing file,
+ * wrong MIME type), so check those two things first and say which one failed. */
+async function checkWasm(indexURL) {
+  const url = new URL("pyodide.asm.wasm", indexURL).href;
+  const response = await fetch(url, { method: "HEAD" });
+  if (!response.ok) throw new Error(`${url} respondió HTTP ${response.status}`);
+  const type = response.headers.get("Content-Type") || "";
+  if (!type.startsWith("application/wasm")) {
+    throw new Error(`${url} se sirve como «${type}» y debe ser «application/wasm»`);
+  }
+}
+
 async function startRuntime(config) {
   stage("runtime", "active");
+  await checkWasm(config.pyodideIndex);
   importScripts(config.pyodideScript);
   const py = await loadPyodide({
     indexURL: config.pyodideIndex,

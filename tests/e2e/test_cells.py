@@ -1,0 +1,165 @@
+"""Cells in a real browser: start-up, NumPy output, tracebacks, shared namespace,
+keyboard use, and Stop on both kinds of host."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from tests.e2e.helpers import open_lesson, set_code, wait_cell
+
+pytestmark = pytest.mark.e2e
+
+
+def load_kernel_module():
+    import importlib.util
+    import build
+    spec = importlib.util.spec_from_file_location(
+        "site_kernel", build.TEMPLATES / "assets" / "kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", text)]
+
+
+def test_page_reaches_ready_with_every_stage_done(lesson):
+    stages = lesson.locator("#startup [data-stage]")
+    assert stages.count() == 4
+    for i in range(4):
+        assert stages.nth(i).get_attribute("data-state") == "done"
+    assert "listo" in lesson.locator("[data-testid=kernel-status]").inner_text()
+    assert lesson.locator("#startup").is_hidden()
+
+
+def test_numpy_cell_output_matches_cpython(lesson):
+    """The first cell's printed numbers equal the same source run in CPython."""
+    cell = lesson.locator("[data-testid=cell]").first
+    source = cell.locator(".cm-content").inner_text()
+    assert "np.random.default_rng" in source
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    browser_text = cell.locator("[data-testid=cell-output]").inner_text()
+
+    kernel = load_kernel_module()
+    events = []
+    assert kernel.Kernel(lambda kind, payload: events.append(payload)).run(source)
+    cpython_text = "".join(e.get("text", "") for e in events)
+    assert len(numbers(cpython_text)) >= 17  # 8 logits, 8 probabilities, the sum
+    assert numbers(browser_text) == pytest.approx(numbers(cpython_text), abs=1e-3)
+    assert cell.locator(".cell-prompt").inner_text() == "[1]"
+
+
+def test_exception_shows_traceback_and_next_cell_runs(lesson):
+    cells = lesson.locator("[data-testid=cell]")
+    first, second = cells.nth(0), cells.nth(1)
+    set_code(lesson, first, "def f(x):\n    return x / 0\n\nf(1)\n")
+    first.locator("[data-testid=cell-run]").click()
+    assert wait_cell(first) == "error"
+    traceback = first.locator("[data-testid=cell-output]").inner_text()
+    assert "Traceback (most recent call last)" in traceback
+    assert "ZeroDivisionError: division by zero" in traceback
+    assert "return x / 0" in traceback  # the failing source line is quoted
+    assert "kernel.py" not in traceback  # only the cell's own frames
+
+    set_code(lesson, second, "print('sigue', 6 * 7)")
+    second.locator("[data-testid=cell-run]").click()
+    assert wait_cell(second) == "done"
+    assert second.locator("[data-testid=cell-output]").inner_text().strip() == "sigue 42"
+    assert lesson.locator("[data-testid=kernel-status]").get_attribute("data-state") == "ready"
+
+
+def test_shift_enter_runs_cells_in_one_namespace_with_run_order(lesson):
+    cells = lesson.locator("[data-testid=cell]")
+    set_code(lesson, cells.nth(1), "respuesta = 41")
+    lesson.keyboard.press("Shift+Enter")
+    assert wait_cell(cells.nth(1)) == "done"
+    set_code(lesson, cells.nth(0), "respuesta + 1")
+    lesson.keyboard.press("Shift+Enter")
+    assert wait_cell(cells.nth(0)) == "done"
+    assert cells.nth(0).locator("[data-testid=cell-output]").inner_text().strip() == "42"
+    assert cells.nth(1).locator(".cell-prompt").inner_text() == "[1]"
+    assert cells.nth(0).locator(".cell-prompt").inner_text() == "[2]"
+
+
+def test_display_helper_and_rich_html(lesson):
+    cell = lesson.locator("[data-testid=cell]").first
+    set_code(lesson, cell,
+             "class T:\n    def _repr_html_(self):\n        return '<b class=\"rich\">hola</b>'\n"
+             "display(T(), [1, 2])\nprint('fin')\nT()")
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    output = cell.locator("[data-testid=cell-output]")
+    assert output.locator("b.rich").count() == 2
+    assert output.inner_text().split() == ["hola", "[1,", "2]", "fin", "hola"]
+
+
+def test_run_all_runs_every_cell_in_order(lesson):
+    lesson.locator("[data-testid=run-all]").click()
+    cells = lesson.locator("[data-testid=cell]")
+    states = [wait_cell(cells.nth(i), timeout=60_000) for i in range(cells.count())]
+    expected_errors = [i for i in range(cells.count())
+                       if "probs[len(probs)]" in cells.nth(i).inner_text()]
+    assert [i for i, s in enumerate(states) if s == "error"] == expected_errors
+    prompts = [cells.nth(i).locator(".cell-prompt").inner_text() for i in range(cells.count())]
+    assert prompts == [f"[{i + 1}]" for i in range(cells.count())]
+
+
+def test_escape_then_tab_leaves_the_editor(lesson):
+    cell = lesson.locator("[data-testid=cell]").first
+    cell.locator(".cm-content").click()
+    lesson.keyboard.press("Tab")  # Tab inside the editor indents ...
+    assert "cm-content" in lesson.evaluate("document.activeElement.className")
+    lesson.keyboard.press("Escape")
+    lesson.keyboard.press("Tab")  # ... Escape then Tab moves focus on
+    focused = lesson.evaluate("document.activeElement.outerHTML")
+    assert "cm-content" not in focused
+    assert 'data-testid="cell-run"' in focused
+    outline = lesson.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"  # focus is visible
+
+
+def stop_runaway(page, cell, code_before: str | None = None) -> float:
+    set_code(page, cell, "while True:\n    pass\n")
+    cell.locator("[data-testid=cell-run]").click()
+    wait_cell(cell, states=("running",))
+    status = page.locator("[data-testid=kernel-status]")
+    assert status.get_attribute("data-state") == "busy"
+    time.sleep(0.5)
+    start = time.monotonic()
+    page.locator("[data-testid=stop]").click()
+    assert wait_cell(cell, states=("error",), timeout=5_000) == "error"
+    elapsed = time.monotonic() - start
+    status.and_(page.locator("[data-state=ready]")).wait_for(timeout=90_000)
+    return elapsed
+
+
+def test_stop_on_plain_host_restarts_python_and_says_so(lesson):
+    cells = lesson.locator("[data-testid=cell]")
+    assert lesson.evaluate("crossOriginIsolated") is False
+    assert stop_runaway(lesson, cells.nth(0)) < 5
+    assert "reinició" in lesson.locator("#kernel-notice").inner_text()
+    assert "reinició" in cells.nth(0).locator("[data-testid=cell-output]").inner_text()
+    set_code(lesson, cells.nth(1), "print(sum(range(10)))")
+    cells.nth(1).locator("[data-testid=cell-run]").click()
+    assert wait_cell(cells.nth(1)) == "done"
+    assert cells.nth(1).locator("[data-testid=cell-output]").inner_text().strip() == "45"
+
+
+def test_stop_on_isolated_host_interrupts_and_keeps_variables(context, servers):
+    page = open_lesson(context, servers["isolated"])
+    assert page.evaluate("crossOriginIsolated") is True
+    cells = page.locator("[data-testid=cell]")
+    set_code(page, cells.nth(1), "guardado = 'sí'")
+    cells.nth(1).locator("[data-testid=cell-run]").click()
+    assert wait_cell(cells.nth(1)) == "done"
+    assert stop_runaway(page, cells.nth(0)) < 5
+    assert "KeyboardInterrupt" in cells.nth(0).locator("[data-testid=cell-output]").inner_text()
+    assert page.locator("#kernel-notice").is_hidden()
+    set_code(page, cells.nth(1), "print(guardado)")
+    cells.nth(1).locator("[data-testid=cell-run]").click()
+    assert wait_cell(cells.nth(1)) == "done"
+    assert cells.nth(1).locator("[data-testid=cell-output]").inner_text().strip() == "sí"

@@ -1,0 +1,101 @@
+"""The page works offline: every request stays on 127.0.0.1, including the worker's;
+start-up failures show an error with what to do; no serious accessibility issues."""
+from __future__ import annotations
+
+import pytest
+
+from build import NODE_MODULES, PYODIDE_VERSION
+from tests.e2e.helpers import LESSON, open_lesson, set_code, wait_cell
+
+pytestmark = pytest.mark.e2e
+
+CANARY = "http://canary.invalid/from-the-worker"
+WORKER_FILES = ("pyodide.asm.wasm", "python_stdlib.zip", "numpy-2.0.2-cp312", "/assets/py.")
+
+
+def test_every_request_stays_local_and_worker_requests_are_seen(lesson, guard):
+    local = [url for url in guard.seen if url.startswith(guard.allowed)]
+    assert local == guard.seen and not guard.foreign
+    for name in WORKER_FILES:  # fetched by the worker, so the router sees the worker
+        assert any(name in url for url in guard.seen), f"no request for {name} seen"
+
+    cell = lesson.locator("[data-testid=cell]").first
+    set_code(lesson, cell,
+             "from js import XMLHttpRequest\n"
+             "request = XMLHttpRequest.new()\n"
+             f"request.open('GET', '{CANARY}', False)\n"
+             "try:\n    request.send()\nexcept Exception as error:\n"
+             "    print('bloqueado')\n")
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    assert "bloqueado" in cell.locator("[data-testid=cell-output]").inner_text()
+    assert guard.foreign == [CANARY]  # seen and aborted by the router
+    guard.foreign.clear()
+
+
+def run_axe(page) -> list[dict]:
+    page.add_script_tag(path=str(NODE_MODULES / "axe-core" / "axe.min.js"))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def describe(violations: list[dict]) -> str:
+    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} at "
+                     f"{[n['target'] for n in v['nodes']][:3]}" for v in violations)
+
+
+def test_lesson_page_has_no_serious_accessibility_violations(lesson):
+    lesson.locator("[data-testid=run-all]").click()
+    cells = lesson.locator("[data-testid=cell]")
+    for i in range(cells.count()):
+        wait_cell(cells.nth(i), timeout=60_000)
+    violations = run_axe(lesson)
+    assert not violations, describe(violations)
+
+
+def test_index_lists_lessons_and_has_no_serious_accessibility_violations(context, base_url):
+    page = context.new_page()
+    page.goto(base_url + "index.html")
+    links = page.locator(".lesson-list a")
+    assert links.count() >= 1
+    assert links.first.get_attribute("href") == LESSON
+    violations = run_axe(page)
+    assert not violations, describe(violations)
+
+
+@pytest.mark.parametrize("status, content_type, reason", [
+    (404, "text/plain", "HTTP 404"),
+    (200, "text/plain", "application/wasm"),  # a host with the wrong MIME type
+])
+def test_failed_runtime_download_shows_error_with_what_to_do(
+        context, base_url, status, content_type, reason):
+    wasm = f"**/vendor/pyodide-{PYODIDE_VERSION}/pyodide.asm.wasm"
+    context.route(wasm, lambda route: route.fulfill(
+        status=status, content_type=content_type, body="not wasm"))
+    page = context.new_page()
+    page.goto(base_url + LESSON)
+    status = page.locator("[data-testid=kernel-status]")
+    status.and_(page.locator("[data-state=error]")).wait_for(timeout=60_000)
+    alert = page.locator("#startup-error")
+    assert alert.is_visible()
+    assert "Qué hacer" in alert.inner_text()
+    assert reason in alert.inner_text()
+    assert alert.get_by_role("button", name="Reintentar").is_visible()
+
+    context.unroute(wasm)  # the file is back: Reintentar starts Python
+    alert.get_by_role("button", name="Reintentar").click()
+    status.and_(page.locator("[data-state=ready]")).wait_for(timeout=90_000)
+    assert alert.is_hidden()
+
+
+def test_start_up_that_hangs_times_out_into_error(context, base_url):
+    context.route("**/*.wasm", lambda route: None)  # never answered: start-up hangs
+    page = context.new_page()
+    page.goto(base_url + LESSON + "?timeout=3")
+    status = page.locator("[data-testid=kernel-status]")
+    status.and_(page.locator("[data-state=error]")).wait_for(timeout=20_000)
+    assert "no terminó de arrancar en 3 s" in page.locator("#startup-error").inner_text()
+    cell = page.locator("[data-testid=cell]").first
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "error"
+    assert "no está disponible" in cell.locator("[data-testid=cell-output]").inner_text()
