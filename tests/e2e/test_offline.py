@@ -63,15 +63,15 @@ def test_index_lists_lessons_and_has_no_serious_accessibility_violations(context
     assert not violations, describe(violations)
 
 
-@pytest.mark.parametrize("status, content_type, reason", [
+@pytest.mark.parametrize("http_status, content_type, reason", [
     (404, "text/plain", "HTTP 404"),
     (200, "text/plain", "application/wasm"),  # a host with the wrong MIME type
 ])
 def test_failed_runtime_download_shows_error_with_what_to_do(
-        context, base_url, status, content_type, reason):
+        context, base_url, http_status, content_type, reason):
     wasm = f"**/vendor/pyodide-{PYODIDE_VERSION}/pyodide.asm.wasm"
     context.route(wasm, lambda route: route.fulfill(
-        status=status, content_type=content_type, body="not wasm"))
+        status=http_status, content_type=content_type, body="not wasm"))
     page = context.new_page()
     page.goto(base_url + LESSON)
     status = page.locator("[data-testid=kernel-status]")

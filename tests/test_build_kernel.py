@@ -1,0 +1,111 @@
+"""The cell kernel (templates/assets/kernel.py), run in CPython as in the worker."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import build
+
+
+def load_kernel():
+    spec = importlib.util.spec_from_file_location(
+        "site_kernel", build.TEMPLATES / "assets" / "kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+kernel_module = load_kernel()
+
+
+@pytest.fixture
+def run():
+    events: list[tuple[str, dict]] = []
+    kernel = kernel_module.Kernel(lambda kind, payload: events.append((kind, payload)))
+
+    def run_cell(code):
+        events.clear()
+        ok = kernel.run(code)
+        return ok, list(events)
+    run_cell.kernel = kernel
+    return run_cell
+
+
+def test_stdout_stderr_and_last_expression(run):
+    ok, events = run("import sys\nprint('a')\nprint('b', file=sys.stderr)\n1 + 1")
+    assert ok
+    assert events == [("stream", {"name": "stdout", "text": "a"}),
+                      ("stream", {"name": "stdout", "text": "\n"}),
+                      ("stream", {"name": "stderr", "text": "b"}),
+                      ("stream", {"name": "stderr", "text": "\n"}),
+                      ("display", {"text": "2"})]
+
+
+def test_cells_share_one_namespace_and_count_runs(run):
+    assert run("x = 40")[0]
+    ok, events = run("x + 2")
+    assert ok and events == [("display", {"text": "42"})]
+    assert run.kernel.count == 2
+    ok, events = run("x = 1\nNone")
+    assert ok and events == []  # None is not displayed
+
+
+def test_rich_display_and_display_helper(run):
+    ok, events = run("class H:\n    def _repr_html_(self):\n        return '<b>h</b>'\n"
+                     "display(H(), 'txt')\nH")
+    assert ok
+    assert events[:2] == [("display", {"html": "<b>h</b>"}), ("display", {"text": "'txt'"})]
+    assert events[2][1]["text"].startswith("<class")  # a class is not rendered as HTML
+
+
+def test_exception_gives_cell_traceback_and_kernel_goes_on(run):
+    ok, events = run("def f():\n    return 1 / 0\nf()")
+    assert not ok
+    [(kind, payload)] = events
+    text = payload["traceback"]
+    assert kind == "error"
+    assert text.startswith("Traceback (most recent call last):")
+    assert 'File "<celda 1>", line 3, in <module>' in text
+    assert "return 1 / 0" in text and text.rstrip().endswith("ZeroDivisionError: division by zero")
+    assert "kernel.py" not in text
+    assert run("print('ok')")[0]
+
+
+def test_syntax_error_points_at_the_line(run):
+    ok, [(kind, payload)] = run("x = (1,\ny = 2 +")
+    assert not ok and kind == "error"
+    assert "SyntaxError" in payload["traceback"]
+    assert "<celda 1>" in payload["traceback"]
+
+
+def test_keyboard_interrupt_is_reported_not_raised(run):
+    ok, [(kind, payload)] = run("raise KeyboardInterrupt")
+    assert not ok and kind == "error"
+    assert payload["traceback"].rstrip().endswith("KeyboardInterrupt")
+
+
+def test_streams_are_restored_after_a_cell(run):
+    before = sys.stdout, sys.stderr
+    run("print('x')\n1/0")
+    assert (sys.stdout, sys.stderr) == before
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_printed_text_round_trips(text):
+    events = []
+    kernel = kernel_module.Kernel(lambda kind, payload: events.append(payload))
+    assert kernel.run(f"print({text!r}, end='')")
+    assert "".join(e["text"] for e in events) == text
+
+
+def test_prepare_sets_path_and_weights_env(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delenv("MINIGPT_WEIGHTS", raising=False)
+    kernel_module.prepare(str(tmp_path / "py"), str(tmp_path / "w"))
+    assert sys.path[0] == str(tmp_path / "py")
+    assert os.environ["MINIGPT_WEIGHTS"] == str(tmp_path / "w")
