@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .dfa import DEFAULT_MAX_DFA_STATES
 from .earley import DEFAULT_MAX_ITEMS, EarleyAutomaton
-from .errors import GrammarSyntaxError, LimitExceeded
+from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
 from .gbnf_parse import parse_gbnf
 from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
 from .matcher import Grammar, check_nonempty
@@ -20,6 +20,7 @@ from .utf8 import utf8_sequences
 
 DEFAULT_MAX_PRODUCTIONS = 100_000
 MAX_INLINE_SIZE = 50_000  # code-point sets after inlining; larger regular grammars use Earley
+MAX_INLINE_DEPTH = 120    # syntax-tree depth after inlining (the NFA builder recurses on it)
 
 
 def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MAX_DFA_STATES,
@@ -35,26 +36,34 @@ def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MA
     """
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
+    with nesting_guard("grammar"):
+        automaton = _compile(text, engine, max_states, max_items, max_productions)
+    return check_nonempty(Grammar(automaton, "cfg", text), text, "grammar")
+
+
+def _compile(text, engine, max_states, max_items, max_productions):
     rules, positions = parse_gbnf(text)
     if "root" not in rules:
         raise GrammarSyntaxError(text, 0, "no rule named 'root' (the start rule)",
                                  "add `root ::= ...`")
-    reachable = _check_references(text, rules)
-    recursive = _is_recursive(rules, reachable)
+    _check_references(text, rules)
+    order, recursive = _rule_order(rules)
     if engine == "dfa" and recursive:
         raise GrammarSyntaxError(text, positions[recursive], f"rule {recursive!r} is recursive, "
                                  "so the grammar has no DFA", "use engine='auto' or 'earley'")
     automaton = None
-    if engine != "earley" and not recursive and _inlined_size(rules) <= MAX_INLINE_SIZE:
-        try:
-            automaton = ast_to_dfa(_inline(rules), max_states=max_states)
-        except LimitExceeded:
-            if engine == "dfa":
-                raise
+    if engine != "earley" and not recursive:
+        size, depth = _inline_stats(rules, order)
+        if engine == "dfa" or (size <= MAX_INLINE_SIZE and depth <= MAX_INLINE_DEPTH):
+            try:
+                automaton = ast_to_dfa(_inline(rules, order), max_states=max_states)
+            except LimitExceeded:
+                if engine == "dfa":
+                    raise
     if automaton is None:
         prods, terminals, nullable = _Lowering(rules, max_productions, text).run()
         automaton = EarleyAutomaton(prods, terminals, nullable, max_items)
-    return check_nonempty(Grammar(automaton, "cfg", text), text, "grammar")
+    return automaton
 
 
 def _refs(node):
@@ -67,68 +76,64 @@ def _refs(node):
         yield from _refs(node.item)
 
 
-def _check_references(text: str, rules: dict) -> set[str]:
-    """Names reachable from root; raises GrammarSyntaxError on an undefined rule."""
-    reachable, todo = {"root"}, ["root"]
-    for name, node in rules.items():
+def _check_references(text: str, rules: dict) -> None:
+    """Raises GrammarSyntaxError on a reference to an undefined rule."""
+    for node in rules.values():
         for ref in _refs(node):
             if ref.name not in rules:
                 raise GrammarSyntaxError(text, ref.pos, f"rule {ref.name!r} is used but never "
                                          "defined", f"add `{ref.name} ::= ...` or fix the name")
-    while todo:
-        for ref in _refs(rules[todo.pop()]):
-            if ref.name not in reachable:
-                reachable.add(ref.name)
-                todo.append(ref.name)
-    return reachable
 
 
-def _is_recursive(rules: dict, reachable: set[str]) -> str | None:
-    """The name of a reachable rule on a reference cycle, or None (iterative DFS colouring)."""
-    colour: dict[str, int] = {}
-    for root in sorted(reachable):
-        if colour.get(root):
-            continue
-        stack = [(root, iter({r.name for r in _refs(rules[root])}))]
-        colour[root] = 1
-        while stack:
-            name, children = stack[-1]
-            child = next(children, None)
-            if child is None:
-                colour[name] = 2
-                stack.pop()
-            elif colour.get(child) == 1:
-                return child
-            elif not colour.get(child):
-                colour[child] = 1
-                stack.append((child, iter({r.name for r in _refs(rules[child])})))
-    return None
+def _rule_order(rules: dict) -> tuple[list[str], str | None]:
+    """Rules reachable from root, each after the rules it uses (iterative depth-first post-order),
+    and the name of a rule on a reference cycle (None when the grammar is not recursive)."""
+    colour: dict[str, int] = {"root": 1}
+    order, cycle = [], None
+    stack = [("root", iter(dict.fromkeys(r.name for r in _refs(rules["root"]))))]
+    while stack:
+        name, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            colour[name] = 2
+            order.append(name)
+            stack.pop()
+        elif colour.get(child) == 1:
+            cycle = cycle or child
+        elif not colour.get(child):
+            colour[child] = 1
+            stack.append((child, iter(dict.fromkeys(r.name for r in _refs(rules[child])))))
+    return order, cycle
 
 
-def _inlined_size(rules: dict) -> int:
-    memo: dict[str, int] = {}
+def _inline_stats(rules: dict, order: list[str]) -> tuple[int, int]:
+    """(size, depth) of root once every rule is inlined: code-point sets after expanding
+    repetitions, and syntax-tree depth. Rules are measured in ``order``, so no Python recursion
+    follows rule references."""
+    size: dict[str, int] = {}
+    depth: dict[str, int] = {}
 
-    def size(node) -> int:
+    def measure(node) -> tuple[int, int]:
         if isinstance(node, Chars):
-            return 1
+            return 1, 1
         if isinstance(node, Ref):
-            if node.name not in memo:
-                memo[node.name] = size(rules[node.name])
-            return memo[node.name]
+            return size[node.name], depth[node.name]
         if isinstance(node, Repeat):
-            return size(node.item) * (node.hi if node.hi is not None else max(node.lo, 1))
-        return sum(size(item) for item in node.items)
+            n, d = measure(node.item)
+            return n * (node.hi if node.hi is not None else max(node.lo, 1)), d + 1
+        parts = [measure(item) for item in node.items]
+        return sum(n for n, _ in parts), 1 + max((d for _, d in parts), default=0)
 
-    return size(Ref("root", 0))
+    for name in order:
+        size[name], depth[name] = measure(rules[name])
+    return size["root"], depth["root"]
 
 
-def _inline(rules: dict):
+def _inline(rules: dict, order: list[str]):
     memo: dict[str, object] = {}
 
     def expand(node):
         if isinstance(node, Ref):
-            if node.name not in memo:
-                memo[node.name] = expand(rules[node.name])
             return memo[node.name]
         if isinstance(node, Seq):
             return Seq(tuple(expand(i) for i in node.items))
@@ -138,7 +143,9 @@ def _inline(rules: dict):
             return Repeat(expand(node.item), node.lo, node.hi)
         return node
 
-    return expand(Ref("root", 0))
+    for name in order:
+        memo[name] = expand(rules[name])
+    return memo["root"]
 
 
 class _Lowering:

@@ -14,6 +14,9 @@ Every message says what was expected, what was found, where, and how to fix it.
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
+
 
 class MaskerError(Exception):
     """Root of every error the masker raises on purpose."""
@@ -84,3 +87,15 @@ class TokenNotAllowed(MaskerError):
                    f"(expected a token whose mask entry is True{allowed_hint}). "
                    "fix: sample only from mask(), or copy() the matcher before trying a token")
         super().__init__(message)
+
+
+@contextmanager
+def nesting_guard(what: str):
+    """Turn Python's RecursionError (a pattern or grammar nested hundreds of levels deep) into
+    LimitExceeded. The parsers and builders recurse once per nesting level of the syntax tree."""
+    try:
+        yield
+    except RecursionError:
+        raise LimitExceeded(f"the {what} nests too deeply", "nesting depth",
+                            sys.getrecursionlimit(), "flatten deeply nested groups, e.g. use "
+                            "repetition instead of nesting") from None

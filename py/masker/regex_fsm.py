@@ -8,7 +8,7 @@ Pipeline: text -> syntax tree (``regex_parse.py``) -> byte-level NFA (``nfa.py``
 from __future__ import annotations
 
 from .dfa import DEFAULT_MAX_DFA_STATES, Dfa, determinize
-from .errors import GrammarSyntaxError
+from .errors import GrammarSyntaxError, nesting_guard
 from .grammar_ast import alt, literal
 from .matcher import Grammar, check_nonempty
 from .nfa import DEFAULT_MAX_NFA_STATES, build_nfa
@@ -31,7 +31,9 @@ def compile_regex(pattern: str, *, max_states: int = DEFAULT_MAX_DFA_STATES,
     DFA states (default 20,000). Raises GrammarSyntaxError (bad syntax or empty language),
     UnsupportedFeature (backreferences, lookaround...) and LimitExceeded, all at compile time.
     """
-    dfa = ast_to_dfa(parse_regex(pattern), max_states=max_states, max_nfa_states=max_nfa_states)
+    with nesting_guard("regular expression"):
+        dfa = ast_to_dfa(parse_regex(pattern), max_states=max_states,
+                         max_nfa_states=max_nfa_states)
     return check_nonempty(Grammar(dfa, "regex", pattern), pattern, "regular expression")
 
 
