@@ -31,7 +31,7 @@ class EarleySet:
         self.bytes_ok = 0           # union of the scan masks: a quick test for dead bytes
         self.waiting: dict[int, list] = {}
         self.accepting = False
-        self.items: tuple = ()      # the items not yet complete, for the cache key
+        self.items: tuple = ()      # (predicted nonterminals, incomplete older items): the key
         self.key: int | None = None  # interned cache key, computed on demand
 
 
@@ -46,12 +46,44 @@ class EarleyAutomaton:
     def __init__(self, prods, terminals, nullable, max_items: int = DEFAULT_MAX_ITEMS):
         self.prods, self.terminals, self.nullable = prods, terminals, nullable
         self.max_items = max_items
-        self.by_lhs: dict[int, list[int]] = {}
-        for i, (lhs, _) in enumerate(prods):
-            self.by_lhs.setdefault(lhs, []).append(i)
         self.start_lhs = prods[0][0]
+        # next_sym[prod][dot]: the symbol after the dot, or None when the item is complete
+        self.next_sym = [tuple(rhs) + (None,) for _, rhs in prods]
+        self._precompute_predictions()
         self._interned: dict[tuple, int] = {}
-        self._start = self._build([(0, 0, None)])
+        self._start = EarleySet()
+        predicted: set[int] = set()
+        self._predict(self._start, self.start_lhs, predicted)
+        self._start.accepting = self.start_lhs in nullable
+        self._start.items = (frozenset(predicted), ())
+
+    def _precompute_predictions(self) -> None:
+        """For each nonterminal n, the items that predicting n adds directly, with the dot also
+        moved past leading nullable symbols (Aycock-Horspool): ``scans[n]`` (mask, prod, dot),
+        ``waits[n]`` (symbol, prod, dot), ``bytes_ok[n]``; and ``closure[n]``, every nonterminal
+        that predicting n predicts in turn (n included). Items predicted in a set never need a
+        completion step: whatever waits for a nullable symbol has already moved past it."""
+        self.scans, self.waits, self.bytes_ok = {}, {}, {}
+        for prod, (lhs, rhs) in enumerate(self.prods):
+            scans, waits = self.scans.setdefault(lhs, []), self.waits.setdefault(lhs, [])
+            self.bytes_ok.setdefault(lhs, 0)
+            for dot, sym in enumerate(rhs):
+                if sym < 0:
+                    scans.append((self.terminals[~sym], prod, dot))
+                    self.bytes_ok[lhs] |= self.terminals[~sym]
+                    break
+                waits.append((sym, prod, dot))
+                if sym not in self.nullable:
+                    break
+        self.closure = {}
+        for n in self.scans:
+            seen, todo = {n}, [n]
+            while todo:
+                for sym, _, _ in self.waits[todo.pop()]:
+                    if sym not in seen:
+                        seen.add(sym)
+                        todo.append(sym)
+            self.closure[n] = tuple(seen)
 
     def start(self) -> EarleySet:
         return self._start
@@ -69,12 +101,25 @@ class EarleyAutomaton:
     def can_continue(self, state: EarleySet) -> bool:
         return bool(state.scans)
 
+    def _predict(self, new: EarleySet, n: int, predicted: set) -> None:
+        """Add the items predicted by nonterminal ``n`` (and transitively) to ``new``."""
+        for m in self.closure[n]:
+            if m in predicted:
+                continue
+            predicted.add(m)
+            new.scans.extend((mask, prod, dot, new) for mask, prod, dot in self.scans[m])
+            new.bytes_ok |= self.bytes_ok[m]
+            waiting = new.waiting
+            for sym, prod, dot in self.waits[m]:
+                waiting.setdefault(sym, []).append((prod, dot, new))
+
     def _build(self, kernel) -> EarleySet:
-        """Closure of ``kernel`` under prediction and completion: a new set."""
+        """Closure of ``kernel`` (items that started in earlier sets) under completion and
+        prediction: a new set."""
         new = EarleySet()
-        prods, terminals, nullable, by_lhs = self.prods, self.terminals, self.nullable, self.by_lhs
+        next_sym, terminals, nullable = self.next_sym, self.terminals, self.nullable
         seen, predicted = set(), set()
-        agenda = [(p, d, new if o is None else o) for p, d, o in kernel]
+        agenda = list(kernel)
         while agenda:
             item = agenda.pop()
             if item in seen:
@@ -86,28 +131,27 @@ class EarleyAutomaton:
                                     "ambiguous (e.g. avoid x* x* or nested optional repeats) "
                                     "or raise max_items")
             prod, dot, origin = item
-            lhs, rhs = prods[prod]
-            if dot == len(rhs):  # completion: advance the items that waited for lhs
+            sym = next_sym[prod][dot]
+            if sym is None:  # completion: advance the items that waited for lhs in origin
+                lhs = self.prods[prod][0]
                 if lhs == self.start_lhs:  # START appears in no right-hand side
                     new.accepting = True
                 for p2, d2, o2 in origin.waiting.get(lhs, ()):
                     agenda.append((p2, d2 + 1, o2))
-                continue
-            sym = rhs[dot]
-            if sym < 0:
+            elif sym < 0:
                 mask = terminals[~sym]
                 new.scans.append((mask, prod, dot, origin))
                 new.bytes_ok |= mask
-                continue
-            new.waiting.setdefault(sym, []).append(item)
-            if sym not in predicted:  # prediction
-                predicted.add(sym)
-                agenda.extend((p, 0, new) for p in by_lhs[sym])
-            if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
-                agenda.append((prod, dot + 1, origin))
-        # complete items have no future (their completions are already in the set): leaving
-        # them out of the key lets e.g. every position inside a JSON string share one key
-        new.items = tuple(item for item in seen if item[1] < len(prods[item[0]][1]))
+            else:
+                new.waiting.setdefault(sym, []).append(item)
+                if sym not in predicted:
+                    self._predict(new, sym, predicted)
+                if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
+                    agenda.append((prod, dot + 1, origin))
+        # complete items have no future; predicted items follow from the predicted
+        # nonterminals. So the key needs only these two parts.
+        new.items = (frozenset(predicted),
+                     tuple(item for item in seen if next_sym[item[0]][item[1]] is not None))
         return new
 
     # --- cache keys: equal keys imply equal futures -------------------------------------------
@@ -122,12 +166,13 @@ class EarleyAutomaton:
             if top.key is not None:
                 todo.pop()
                 continue
-            pending = [o for _, _, o in top.items if o is not top and o.key is None]
+            predicted, old_items = top.items
+            pending = [o for _, _, o in old_items if o.key is None]
             if pending:
                 todo.extend(pending)
                 continue
-            items = frozenset((p, d, -1 if o is top else o.key) for p, d, o in top.items)
-            items = (top.accepting, items)
+            items = (top.accepting, predicted,
+                     frozenset((p, d, o.key) for p, d, o in old_items))
             top.key = self._interned.setdefault(items, len(self._interned))
             todo.pop()
         return state.key
