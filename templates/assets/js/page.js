@@ -89,6 +89,7 @@ function main() {
         view.reset();
         errorBox.hidden = true;
       } else if (state === "ready" && detail.seconds !== undefined) {
+        status.dataset.readyMs = String(Math.round(performance.now())); // since navigation
         statusText.textContent = `Python: listo (arrancó en ${detail.seconds.toFixed(1)} s)`;
         panel.hidden = true;
       } else if (state === "error") {
