@@ -9,6 +9,12 @@ so ``step`` never changes a state: the token-trie walk can branch, and a matcher
 Every production is productive (``cfg.py`` removes the others), so a non-empty set means the
 bytes so far extend to a complete text: a set with no item is never returned (``step`` -> None).
 
+States are hash-consed: a new set whose key (accepting flag, predicted nonterminals, and its
+incomplete older items with their origins' keys) equals an existing set's key *is* that set, so
+equal futures share one object, its memoized transitions (``EarleySet.next``) and its cached
+mask. Inside a JSON string, for example, every character leads back to the same state: after
+warm-up the recognizer behaves like a lazily built DFA.
+
 Work limit: ``max_items`` items per set (one byte of input). Past it ``step`` raises
 LimitExceeded rather than freezing the page; highly ambiguous grammars are the usual cause.
 """
@@ -18,21 +24,22 @@ from __future__ import annotations
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
+MAX_CANONICAL_STATES = 100_000  # hash-consing table size; it restarts empty when full
 
 
 class EarleySet:
     """Items after some prefix. ``scans``: (byte mask, prod, dot, origin) for items before a
     terminal; ``waiting[n]``: items before nonterminal n; ``accepting``: the start rule is done."""
 
-    __slots__ = ("scans", "bytes_ok", "waiting", "accepting", "items", "key")
+    __slots__ = ("scans", "bytes_ok", "waiting", "accepting", "key", "next")
 
     def __init__(self):
         self.scans: list = []
         self.bytes_ok = 0           # union of the scan masks: a quick test for dead bytes
         self.waiting: dict[int, list] = {}
         self.accepting = False
-        self.items: tuple = ()      # (predicted nonterminals, incomplete older items): the key
-        self.key: int | None = None  # interned cache key, computed on demand
+        self.key = -1                # interned id; equal ids -> equal futures
+        self.next: dict[int, object] = {}  # memoized step(byte) results
 
 
 class EarleyAutomaton:
@@ -50,12 +57,13 @@ class EarleyAutomaton:
         # next_sym[prod][dot]: the symbol after the dot, or None when the item is complete
         self.next_sym = [tuple(rhs) + (None,) for _, rhs in prods]
         self._precompute_predictions()
-        self._interned: dict[tuple, int] = {}
+        self._canonical: dict[tuple, EarleySet] = {}
+        self._next_key = 0
         self._start = EarleySet()
         predicted: set[int] = set()
         self._predict(self._start, self.start_lhs, predicted)
         self._start.accepting = self.start_lhs in nullable
-        self._start.items = (frozenset(predicted), ())
+        self._start = self._intern(self._start, predicted, ())
 
     def _precompute_predictions(self) -> None:
         """For each nonterminal n, the items that predicting n adds directly, with the dot also
@@ -91,9 +99,12 @@ class EarleyAutomaton:
     def step(self, state: EarleySet, byte: int) -> EarleySet | None:
         if not state.bytes_ok >> byte & 1:
             return None
-        kernel = [(prod, dot + 1, origin) for mask, prod, dot, origin in state.scans
-                  if mask >> byte & 1]
-        return self._build(kernel) if kernel else None
+        nxt = state.next.get(byte)
+        if nxt is None:
+            kernel = [(prod, dot + 1, origin) for mask, prod, dot, origin in state.scans
+                      if mask >> byte & 1]
+            nxt = state.next[byte] = self._build(kernel)
+        return nxt
 
     def is_accepting(self, state: EarleySet) -> bool:
         return state.accepting
@@ -148,31 +159,24 @@ class EarleyAutomaton:
                     self._predict(new, sym, predicted)
                 if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
                     agenda.append((prod, dot + 1, origin))
-        # complete items have no future; predicted items follow from the predicted
-        # nonterminals. So the key needs only these two parts.
-        new.items = (frozenset(predicted),
-                     tuple(item for item in seen if next_sym[item[0]][item[1]] is not None))
-        return new
+        # complete items have no future, and predicted items follow from the predicted
+        # nonterminals: the key needs only the predicted set and the older incomplete items
+        return self._intern(new, predicted,
+                            [item for item in seen if next_sym[item[0]][item[1]] is not None])
 
-    # --- cache keys: equal keys imply equal futures -------------------------------------------
+    def _intern(self, new: EarleySet, predicted, old_items) -> EarleySet:
+        """The canonical set with ``new``'s key (``new`` itself the first time)."""
+        key = (new.accepting, frozenset(predicted),
+               frozenset((p, d, o.key) for p, d, o in old_items))
+        canonical = self._canonical.get(key)
+        if canonical is None:
+            if len(self._canonical) >= MAX_CANONICAL_STATES:
+                self._canonical.clear()  # live states stay valid; only sharing restarts
+            new.key = self._next_key
+            self._next_key += 1
+            canonical = self._canonical[key] = new
+        return canonical
+
     def cache_key(self, state: EarleySet) -> int:
-        """Interned id of the incomplete items, each with its origin's key (computed on demand,
-        without recursion, for the chain of earlier sets). Equal keys -> equal futures: the
-        future of a set depends only on its incomplete items and, through completion, on the
-        sets their origins point to."""
-        todo = [state]
-        while todo:
-            top = todo[-1]
-            if top.key is not None:
-                todo.pop()
-                continue
-            predicted, old_items = top.items
-            pending = [o for _, _, o in old_items if o.key is None]
-            if pending:
-                todo.extend(pending)
-                continue
-            items = (top.accepting, predicted,
-                     frozenset((p, d, o.key) for p, d, o in old_items))
-            top.key = self._interned.setdefault(items, len(self._interned))
-            todo.pop()
+        """The interned id of the state: equal ids imply equal futures."""
         return state.key
