@@ -4,8 +4,8 @@ Only NFA states that can still reach the accepting state are kept, so every DFA 
 some byte string leads from it to acceptance. A transition into the empty set is "dead" and
 ``Dfa.step`` returns ``None`` for it. Bytes are grouped into classes (intervals of byte values the
 NFA never tells apart), so the construction loops over classes, not over 256 bytes.
-The result is minimized by partition refinement (Moore's algorithm), so two prefixes with the
-same set of continuations share a state and therefore a cached mask.
+The result is minimized (Hopcroft's partition refinement), so two prefixes with the same set
+of continuations share a state and therefore a cached mask.
 """
 
 from __future__ import annotations
@@ -113,39 +113,57 @@ def determinize(nfa: Nfa, start: int, accept: int,
     return minimize(Dfa(table, [accept in s for s in sets], byte_class))
 
 
-MINIMIZE_WORK = 3_000_000
+def minimize(dfa: Dfa) -> Dfa:
+    """Merge equivalent states (Hopcroft 1971, O(k n log n)); state 0 stays the start.
 
-
-def minimize(dfa: Dfa, work_limit: int = MINIMIZE_WORK) -> Dfa:
-    """Merge equivalent states (Moore's partition refinement); state 0 stays the start.
-
-    Moore's algorithm may need as many rounds as states (long chains like ``x{0,5000}``); past
-    ``work_limit`` row visits it gives up and returns ``dfa`` unchanged, which is still correct,
-    only not minimal.
+    A sink state n stands for "dead"; since every state is alive, no state joins the sink.
     """
-    block = [int(a) for a in dfa.accepting]
-    n_blocks = len(set(block))
-    work = 0
-    while True:
-        work += dfa.n_states * len(dfa.table[0])
-        if work > work_limit:
-            return dfa
-        signatures: dict[tuple, int] = {}
-        new_block = []
-        for s, row in enumerate(dfa.table):
-            sig = (block[s], tuple(block[t] if t >= 0 else -1 for t in row))
-            new_block.append(signatures.setdefault(sig, len(signatures)))
-        if len(signatures) == n_blocks:
-            break
-        block, n_blocks = new_block, len(signatures)
-    order = {}
-    for s in range(dfa.n_states):  # renumber so the start state's block is 0
-        order.setdefault(block[s], len(order))
-    table = [None] * len(order)
+    n, k = dfa.n_states, len(dfa.table[0])
+    sink = n
+    inverse: list[dict[int, list[int]]] = [{} for _ in range(k)]
+    for s, row in enumerate(dfa.table):
+        for c, t in enumerate(row):
+            inverse[c].setdefault(t if t >= 0 else sink, []).append(s)
+    for c in range(k):
+        inverse[c].setdefault(sink, []).append(sink)
+    accepting = {s for s in range(n) if dfa.accepting[s]}
+    blocks = [b for b in (accepting, set(range(n + 1)) - accepting) if b]
+    block_of = [0] * (n + 1)
+    for b, members in enumerate(blocks):
+        for s in members:
+            block_of[s] = b
+    work = {(b, c) for b in range(len(blocks)) for c in range(k)}
+    while work:
+        b, c = work.pop()
+        inv = inverse[c]
+        touched: dict[int, set[int]] = {}
+        for t in blocks[b]:
+            for s in inv.get(t, ()):
+                touched.setdefault(block_of[s], set()).add(s)
+        for bid, inside in touched.items():
+            if len(inside) == len(blocks[bid]):
+                continue
+            rest = blocks[bid] - inside
+            small, large = (inside, rest) if len(inside) <= len(rest) else (rest, inside)
+            blocks[bid] = large
+            blocks.append(small)
+            new_id = len(blocks) - 1
+            for s in small:
+                block_of[s] = new_id
+            work.update((new_id, cc) for cc in range(k))  # Hopcroft: the smaller half
+    return _quotient(dfa, block_of)
+
+
+def _quotient(dfa: Dfa, block_of: list[int]) -> Dfa:
+    """The DFA over blocks, numbered in order of first appearance (start first)."""
+    order: dict[int, int] = {}
+    for s in range(dfa.n_states):
+        order.setdefault(block_of[s], len(order))
+    table: list = [None] * len(order)
     accepting = [False] * len(order)
     for s, row in enumerate(dfa.table):
-        b = order[block[s]]
+        b = order[block_of[s]]
         if table[b] is None:
-            table[b] = [order[block[t]] if t >= 0 else -1 for t in row]
+            table[b] = [order[block_of[t]] if t >= 0 else -1 for t in row]
             accepting[b] = dfa.accepting[s]
     return Dfa(table, accepting, dfa.byte_class)

@@ -110,3 +110,12 @@ def test_errors_name_position_and_reason(pattern, error, pos, words):
     lines = str(info.value).splitlines()
     assert lines[1].strip() == pattern and lines[2].index("^") == lines[1].index(pattern) + pos
     assert "fix:" in str(info.value)
+
+
+@pytest.mark.parametrize("pattern, n_states", [
+    ("(a|b)*c", 2), ("(ab|a)(bc|c)?", 5), ("a*|b*", 3), ("(x|xy|xyz)", 4),
+    ("[a-z]{0,3000}", 3001),
+])
+def test_dfa_is_minimal(pattern, n_states):
+    """Equivalent prefixes share one state (and so one cached mask)."""
+    assert compile_regex(pattern).automaton.n_states == n_states
