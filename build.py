@@ -78,11 +78,13 @@ class SitePlan:
     """Everything the build writes, gathered before ``site/`` is touched."""
     assets: list[Asset] = field(default_factory=list)
     urls: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
     weights: list[dict] = field(default_factory=list)
 
     def add(self, key: str, path: str, data: bytes) -> str:
         self.assets.append(Asset(path, data))
         self.urls[key] = path
+        self.sizes[key] = len(data)
         return path
 
 
@@ -273,8 +275,9 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
     names = [w["name"] for w in plan.weights]
     runtime_config = {
         "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
-        "pyodideScript": plan.urls["pyodide.js"], "kernel": plan.urls["kernel_py"],
-        "pyArchive": plan.urls["py_zip"], "weights": plan.weights,
+        "pyodideScript": plan.urls["pyodide.js"], "weights": plan.weights,
+        "code": [{"name": name, "url": plan.urls[key], "size": plan.sizes.get(key, 0)}
+                 for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
     }
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,

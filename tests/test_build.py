@@ -135,7 +135,8 @@ def test_runtime_config_lists_the_weights():
     raw = re.search(r'id="runtime-config">(.*?)</script>', html, re.S).group(1)
     config = json.loads(raw)
     assert [w["name"] for w in config["weights"]] == ["merges.txt", "vocab.txt"]
-    assert config["worker"] == "u/worker_js" and config["pyArchive"] == "u/py_zip"
+    assert config["worker"] == "u/worker_js"
+    assert [f["url"] for f in config["code"]] == ["u/py_zip", "u/kernel_py"]
 
 
 def test_write_site_replaces_the_folder(tmp_path):
@@ -162,8 +163,10 @@ def test_full_build_references_only_files_it_wrote(built):
     raw = re.search(r'id="runtime-config">(.*?)</script>',
                     (built / "marco.html").read_text(), re.S).group(1)
     config = json.loads(raw)
-    for key in ("worker", "pyodideScript", "kernel", "pyArchive"):
+    for key in ("worker", "pyodideScript"):
         assert (built / config[key]).is_file()
+    for file in config["code"]:
+        assert (built / file["url"]).stat().st_size == file["size"] > 0
     assert (built / config["pyodideIndex"] / build.NUMPY_WHEEL).is_file()
     for weight in config["weights"]:
         assert (built / weight["url"]).stat().st_size == weight["size"]

@@ -80,6 +80,8 @@ def test_failed_runtime_download_shows_error_with_what_to_do(
     assert alert.is_visible()
     assert "Qué hacer" in alert.inner_text()
     assert reason in alert.inner_text()
+    runtime_stage = page.locator("#startup [data-stage=runtime]")
+    assert runtime_stage.get_attribute("data-state") == "failed"  # no endless spinner
     assert alert.get_by_role("button", name="Reintentar").is_visible()
 
     context.unroute(wasm)  # the file is back: Reintentar starts Python

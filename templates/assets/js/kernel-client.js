@@ -46,9 +46,8 @@ export class KernelClient {
       config: {
         pyodideScript: absolute(c.pyodideScript),
         pyodideIndex: absolute(c.pyodideIndex),
-        kernel: absolute(c.kernel),
-        pyArchive: absolute(c.pyArchive),
-        weights: c.weights.map((w) => ({ ...w, url: absolute(w.url) })),
+        code: c.code.map((f) => ({ ...f, url: absolute(f.url) })),
+        weights: c.weights.map((f) => ({ ...f, url: absolute(f.url) })),
         interruptBuffer: this.interruptBuffer,
       },
     });

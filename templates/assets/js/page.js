@@ -31,6 +31,16 @@ function startupView(panel) {
         r.bar.removeAttribute("value");
         r.detail.textContent = "en espera";
         r.started = null;
+        r.bytes = 0;
+      }
+    },
+    fail() {
+      for (const r of Object.values(rows)) {
+        if (r.row.dataset.state === "done") continue;
+        r.row.dataset.state = "failed";
+        r.bar.max = 1;
+        r.bar.value = 0;
+        r.detail.textContent = "no se completó";
       }
     },
     stage({ stage, state, loaded, total }) {
@@ -41,8 +51,12 @@ function startupView(panel) {
       if (state === "done") {
         r.bar.max = 1;
         r.bar.value = 1;
-        r.detail.textContent = `listo (${((performance.now() - r.started) / 1000).toFixed(1)} s)`;
+        // Downloads overlap the runtime's start, so they show their size, not a time.
+        r.detail.textContent = r.bytes
+          ? `listo (${formatBytes(r.bytes)})`
+          : `listo (${((performance.now() - r.started) / 1000).toFixed(1)} s)`;
       } else if (total) {
+        r.bytes = total;
         r.bar.max = total;
         r.bar.value = loaded;
         r.detail.textContent = `${formatBytes(loaded)} de ${formatBytes(total)}`;
@@ -93,6 +107,7 @@ function main() {
         statusText.textContent = `Python: listo (arrancó en ${detail.seconds.toFixed(1)} s)`;
         panel.hidden = true;
       } else if (state === "error") {
+        view.fail();
         errorBox.hidden = false;
         errorBox.querySelector(".error-text").textContent = errorText(detail);
       }

@@ -78,7 +78,7 @@ async function startRuntime(config) {
 
 async function init(config) {
   // The project code and the weights download while the runtime boots.
-  const code = fetchAll("code", [{ url: config.pyArchive }, { url: config.kernel }]);
+  const code = fetchAll("code", config.code); // [py.zip, kernel.py]
   const weights = fetchAll("weights", config.weights);
   code.catch(() => {});
   weights.catch(() => {});
