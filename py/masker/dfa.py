@@ -121,18 +121,17 @@ def minimize(dfa: Dfa) -> Dfa:
     n, k = dfa.n_states, len(dfa.table[0])
     sink = n
     inverse: list[dict[int, list[int]]] = [{} for _ in range(k)]
-    for s, row in enumerate(dfa.table):
+    for s, row in enumerate(dfa.table + [[sink] * k]):
         for c, t in enumerate(row):
             inverse[c].setdefault(t if t >= 0 else sink, []).append(s)
-    for c in range(k):
-        inverse[c].setdefault(sink, []).append(sink)
     accepting = {s for s in range(n) if dfa.accepting[s]}
     blocks = [b for b in (accepting, set(range(n + 1)) - accepting) if b]
     block_of = [0] * (n + 1)
     for b, members in enumerate(blocks):
         for s in members:
             block_of[s] = b
-    work = {(b, c) for b in range(len(blocks)) for c in range(k)}
+    smaller = min(range(len(blocks)), key=lambda b: len(blocks[b]))
+    work = {(smaller, c) for c in range(k)}  # Hopcroft: one half of a split is enough
     while work:
         b, c = work.pop()
         inv = inverse[c]
