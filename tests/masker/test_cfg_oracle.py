@@ -33,3 +33,28 @@ def test_dot_differs_by_design():
     assert report.mismatches[0][0] == b"x"
     only_ours, only_oracle = report.mismatches[0][1], report.mismatches[0][2]
     assert {MIXED_VOCAB[i] for i in only_ours} == {b"\n"} and only_oracle == []
+
+
+def test_greedy_lexemes_differ_by_design():
+    """llguidance's converter turns `a ::= [a]+` into a greedy lexeme, so `root ::= a "a"`
+    accepts nothing there, while as a context-free grammar (ours, llama.cpp, XGrammar) it
+    accepts "aa", "aaa"... The allowed sets still agree; only the may-end bit differs."""
+    gbnf = 'root ::= a "a"\na ::= [a]+'
+    ours = compile_cfg(gbnf)
+    assert ours.accepts("aa") and ours.accepts("aaa") and not ours.accepts("a")
+    report = compare_walks(ours, gbnf_lark(gbnf), MIXED_VOCAB, n_walks=3, max_mismatches=50)
+    assert report.mismatches
+    for prefix, only_ours, only_oracle, (our_end, oracle_end) in report.mismatches:
+        assert only_ours == only_oracle == [] and our_end and not oracle_end
+        assert len(prefix) >= 2
+
+
+def test_byte_ff_is_special_there_and_invalid_utf8_here():
+    """llguidance treats token b"\\xff" (id 255) as a special token; 0xFF never occurs in UTF-8,
+    so our masks never allow it either and the two agree on it."""
+    from tests.masker.oracle import Oracle, tokenizer
+    from tests.masker.vocabs import BYTE_VOCAB
+    assert tokenizer(BYTE_VOCAB).is_special_token(255)
+    gbnf = 'root ::= [^"]*'
+    assert not compile_cfg(gbnf).matcher(BYTE_VOCAB).mask()[255]
+    assert 255 not in Oracle(gbnf_lark(gbnf), BYTE_VOCAB).allowed()[0]
