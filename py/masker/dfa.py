@@ -73,20 +73,7 @@ def determinize(nfa: Nfa, start: int, accept: int,
     byte_class, n_classes = _byte_classes(nfa, useful)
     moves = [[(byte_class[lo], byte_class[hi], t) for lo, hi, t in nfa.moves[s] if t in useful]
              if s in useful else [] for s in range(len(nfa.eps))]
-    closures: dict[frozenset, frozenset] = {}
-
-    def closure(states) -> frozenset:
-        key = frozenset(states)
-        if key not in closures:
-            seen, todo = set(key), list(key)
-            while todo:
-                for t in nfa.eps[todo.pop()]:
-                    if t in useful and t not in seen:
-                        seen.add(t)
-                        todo.append(t)
-            closures[key] = frozenset(seen)
-        return closures[key]
-
+    closure = _EpsilonClosure(nfa, useful)
     first = closure([start])
     ids, sets, table = {first: 0}, [first], []
     while len(table) < len(sets):
@@ -97,20 +84,38 @@ def determinize(nfa: Nfa, start: int, accept: int,
                     targets[c].add(t)
         row = []
         for tset in targets:
-            if not tset:
-                row.append(-1)
-                continue
-            nxt = closure(tset)
-            if nxt not in ids:
+            nxt = closure(tset) if tset else None
+            if nxt is not None and nxt not in ids:
                 if len(sets) >= max_states:
                     raise LimitExceeded("the automaton needs too many DFA states", "max_states",
                                         max_states, "simplify the pattern (bounded repetitions "
                                         "of alternatives multiply states) or raise max_states")
                 ids[nxt] = len(sets)
                 sets.append(nxt)
-            row.append(ids[nxt])
+            row.append(-1 if nxt is None else ids[nxt])
         table.append(row)
     return minimize(Dfa(table, [accept in s for s in sets], byte_class))
+
+
+class _EpsilonClosure:
+    """Memoized epsilon closure of a set of NFA states, restricted to ``useful`` states."""
+
+    def __init__(self, nfa: Nfa, useful: set[int]):
+        self.eps, self.useful = nfa.eps, useful
+        self.memo: dict[frozenset, frozenset] = {}
+
+    def __call__(self, states) -> frozenset:
+        key = frozenset(states)
+        found = self.memo.get(key)
+        if found is None:
+            seen, todo = set(key), list(key)
+            while todo:
+                for t in self.eps[todo.pop()]:
+                    if t in self.useful and t not in seen:
+                        seen.add(t)
+                        todo.append(t)
+            found = self.memo[key] = frozenset(seen)
+        return found
 
 
 def minimize(dfa: Dfa) -> Dfa:

@@ -40,7 +40,6 @@ def parse_regex(pattern: str):
 class _RegexParser:
     def __init__(self, src: str):
         self.src, self.pos, self.end = src, 0, len(src)
-        self._was_class = False
 
     def error(self, reason, hint="", pos=None, cls=GrammarSyntaxError):
         raise cls(self.src, self.pos if pos is None else pos, reason, hint)
@@ -207,20 +206,18 @@ class _RegexParser:
         self.pos += 1
         if c != "\\":
             return ord(c)
-        node = self.parse_escape(in_class=True)
-        r = node.ranges
-        return r[0][0] if len(r) == 1 and r[0][0] == r[0][1] and not self._was_class else r
+        if self.peek().lower() in CLASS_ESCAPES and self.peek():
+            return self.parse_escape(in_class=True).ranges  # \d, \W...: a set, not a point
+        return self.parse_escape(in_class=True).ranges[0][0]
 
     def parse_escape(self, in_class: bool):
         at, c = self.pos - 1, self.peek()
-        self._was_class = False
         if not c:
             self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash")
         self.pos += 1
         if c in SIMPLE_ESCAPES:
             return char(SIMPLE_ESCAPES[c])
         if c.lower() in CLASS_ESCAPES:
-            self._was_class = True
             ranges = CLASS_ESCAPES[c.lower()]
             return Chars(negate(ranges) if c.isupper() else ranges)
         if c in HEX_ESCAPES:

@@ -146,3 +146,10 @@ def test_earley_item_limit_raises_instead_of_freezing():
     with pytest.raises(LimitExceeded, match="max_items=300"):
         for _ in range(200):
             matcher.consume(0)
+
+
+def test_trie_step_limit_raises():
+    grammar = compile_cfg('root ::= "(" root ")" root | [a-z]*')
+    matcher = grammar.matcher([bytes([i]) for i in range(256)], max_trie_steps=100)
+    with pytest.raises(LimitExceeded, match="max_trie_steps=100"):
+        matcher.mask()
