@@ -105,7 +105,7 @@ def test_printed_text_round_trips(text):
 
 def test_prepare_sets_path_and_weights_env(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.delenv("MINIGPT_WEIGHTS", raising=False)
+    monkeypatch.setenv("MINIGPT_WEIGHTS", "before")  # restored (or removed) after the test
     kernel_module.prepare(str(tmp_path / "py"), str(tmp_path / "w"))
     assert sys.path[0] == str(tmp_path / "py")
     assert os.environ["MINIGPT_WEIGHTS"] == str(tmp_path / "w")

@@ -1,6 +1,13 @@
 """Helpers for the end-to-end tests: open a lesson, edit and wait for cells."""
 from __future__ import annotations
 
+import importlib.util
+import os
+import re
+from pathlib import Path
+
+import pytest
+
 READY_TIMEOUT_MS = 90_000
 LESSON = "marco.html"
 
@@ -27,3 +34,54 @@ def wait_cell(cell, states=("done", "error"), timeout: int = 30_000) -> str:
     selector = ",".join(f"[data-state={s}]" for s in states)
     cell.and_(cell.page.locator(selector)).wait_for(timeout=timeout)
     return cell.get_attribute("data-state")
+
+
+def load_kernel_module():
+    """The page's cell kernel (templates/assets/kernel.py), loaded into CPython."""
+    import build
+    spec = importlib.util.spec_from_file_location(
+        "site_kernel", build.TEMPLATES / "assets" / "kernel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NUMBER = r"-?\d+\.\d+(?:e-?\d+)?"
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x) for x in re.findall(NUMBER, text)]
+
+
+def assert_cells_match_cpython(page, weights: Path) -> None:
+    """Run all cells in the page, then the same sources in order in CPython; the
+    outputs must agree: same words, numbers within 2e-3, errors on the same cells."""
+    page.locator("[data-testid=run-all]").click()
+    cells = page.locator("[data-testid=cell]")
+    kernel = load_kernel_module()
+    events: list[dict] = []
+    cpython = kernel.Kernel(lambda kind, payload: events.append(payload))
+    previous = os.environ.get("MINIGPT_WEIGHTS")
+    os.environ["MINIGPT_WEIGHTS"] = str(weights)
+    try:
+        for i in range(cells.count()):
+            cell = cells.nth(i)
+            state = wait_cell(cell, timeout=60_000)
+            events.clear()
+            ok = cpython.run(cell.locator(".cm-content").inner_text())
+            assert state == ("done" if ok else "error"), f"cell {i + 1}"
+            shown = cell.locator("[data-testid=cell-output]").inner_text().strip()
+            if not ok:  # tracebacks differ between 3.11 and 3.12 except the last line
+                last = events[-1]["traceback"].strip().splitlines()[-1]
+                assert shown.splitlines()[-1] == last, f"cell {i + 1}"
+                continue
+            expected = " ".join(re.sub(r"<[^>]*>", " ", p["html"]) if "html" in p
+                                else p["text"] for p in events)
+            assert re.sub(NUMBER, "#", shown).split() == re.sub(NUMBER, "#", expected).split(), \
+                f"cell {i + 1}"
+            assert numbers(shown) == pytest.approx(numbers(expected), abs=2e-3), f"cell {i + 1}"
+    finally:
+        if previous is None:
+            os.environ.pop("MINIGPT_WEIGHTS", None)
+        else:
+            os.environ["MINIGPT_WEIGHTS"] = previous

@@ -2,28 +2,14 @@
 keyboard use, and Stop on both kinds of host."""
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
 
-from tests.e2e.helpers import open_lesson, set_code, wait_cell
+from tests.e2e.helpers import (assert_cells_match_cpython, load_kernel_module, numbers,
+                               open_lesson, set_code, wait_cell)
 
 pytestmark = pytest.mark.e2e
-
-
-def load_kernel_module():
-    import importlib.util
-    import build
-    spec = importlib.util.spec_from_file_location(
-        "site_kernel", build.TEMPLATES / "assets" / "kernel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def numbers(text: str) -> list[float]:
-    return [float(x) for x in re.findall(r"-?\d+\.\d+(?:e-?\d+)?", text)]
 
 
 def test_page_reaches_ready_with_every_stage_done(lesson):
@@ -165,33 +151,8 @@ def test_stop_on_isolated_host_interrupts_and_keeps_variables(context, servers):
     assert cells.nth(1).locator("[data-testid=cell-output]").inner_text().strip() == "sí"
 
 
-def comparable(text: str) -> tuple[str, list[float]]:
-    """Text with numbers taken out, and the numbers (compared with a tolerance)."""
-    return re.sub(r"-?\d+\.\d+(?:e-?\d+)?", "#", text).split(), numbers(text)
 
-
-def test_every_cell_of_the_lesson_matches_cpython(lesson, monkeypatch):
+def test_every_cell_of_the_lesson_matches_cpython(lesson):
     """Run all in the browser, then the same sources in order in CPython."""
     import build
-    lesson.locator("[data-testid=run-all]").click()
-    cells = lesson.locator("[data-testid=cell]")
-    monkeypatch.setenv("MINIGPT_WEIGHTS", str(build.ROOT / "weights"))
-    kernel = load_kernel_module()
-    events: list[tuple[str, dict]] = []
-    cpython = kernel.Kernel(lambda kind, payload: events.append((kind, payload)))
-    for i in range(cells.count()):
-        cell = cells.nth(i)
-        state = wait_cell(cell, timeout=60_000)
-        events.clear()
-        ok = cpython.run(cell.locator(".cm-content").inner_text())
-        assert state == ("done" if ok else "error"), f"cell {i + 1}"
-        shown = cell.locator("[data-testid=cell-output]").inner_text().strip()
-        if not ok:  # tracebacks differ between 3.11 and 3.12 except the last line
-            assert shown.splitlines()[-1] == events[-1][1]["traceback"].strip().splitlines()[-1]
-            continue
-        expected = " ".join(re.sub(r"<[^>]*>", " ", p["html"]) if "html" in p else p["text"]
-                            for _, p in events)
-        words, values = comparable(shown)
-        expected_words, expected_values = comparable(expected)
-        assert words == expected_words, f"cell {i + 1}"
-        assert values == pytest.approx(expected_values, abs=2e-3), f"cell {i + 1}"
+    assert_cells_match_cpython(lesson, build.ROOT / "weights")
