@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from masker import GrammarSyntaxError, LimitExceeded, UnsupportedFeature, compile_cfg
 from masker.dfa import Dfa
 from masker.earley import EarleyAutomaton
+from masker.gbnf_parse import parse_gbnf
 from tests.masker.cfg_corpus import GRAMMARS
+from tests.masker.naive_cfg import naive_accepts, sample_texts
 from tests.masker.strategies import gbnf_grammars
 from tests.masker.test_matcher_tables import walk
 from tests.masker.test_trie_mask import VOCABS, walk_and_compare
@@ -153,3 +155,37 @@ def test_trie_step_limit_raises():
     matcher = grammar.matcher([bytes([i]) for i in range(256)], max_trie_steps=100)
     with pytest.raises(LimitExceeded, match="max_trie_steps=100"):
         matcher.mask()
+
+
+TEXT_CHARS = "ab(),ñ😀cz"
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(gbnf=gbnf_grammars(), texts=st.lists(st.text(TEXT_CHARS, max_size=5), max_size=6),
+       seed=st.integers(0, 2**16))
+def test_earley_agrees_with_a_naive_recognizer(gbnf, texts, seed):
+    """Acceptance equals a naive fixpoint recognizer's on random texts; texts derived at random
+    from the grammar are accepted; texts produced by random walks through our own masks are in
+    the language."""
+    try:
+        grammar = compile_cfg(gbnf, engine="earley")
+    except GrammarSyntaxError:
+        assume(False)  # empty language
+    rules, _ = parse_gbnf(gbnf)
+    rng = random.Random(seed)
+    for text in texts:
+        assert grammar.accepts(text) == naive_accepts(rules, text), (gbnf, text)
+    for text in sample_texts(rules, rng, 4):  # texts derived from the grammar itself
+        assert grammar.accepts(text), (gbnf, text)
+    for _ in range(3):
+        matcher = grammar.matcher(VOCABS[0])
+        for _ in range(6):
+            if matcher.is_accepting() and rng.random() < 0.4:
+                break
+            allowed = np.flatnonzero(matcher.mask()).tolist()
+            if not allowed:
+                break
+            matcher.consume(rng.choice(allowed))
+        if matcher.is_accepting():
+            assert naive_accepts(rules, matcher.prefix_bytes.decode("utf-8")), gbnf
