@@ -11,7 +11,8 @@ a reference and the trie walk can branch freely.
 
 from __future__ import annotations
 
-from typing import Hashable, Protocol
+from collections.abc import Hashable
+from typing import Protocol
 
 
 class Automaton(Protocol):
