@@ -68,8 +68,13 @@ class LimitExceeded(MaskerError):
     """
 
     def __init__(self, what: str, limit: str, value: int, hint: str):
-        self.limit, self.value = limit, value
+        self.what, self.limit, self.value, self.hint = what, limit, value, hint
         super().__init__(f"{what} (limit {limit}={value}). fix: {hint}")
+
+    def at_prefix(self, prefix: bytes) -> "LimitExceeded":
+        """The same error, saying after which prefix it happened (run-time limits)."""
+        where = f"{self.what}, after {len(prefix)} bytes of text (...{prefix[-30:]!r})"
+        return LimitExceeded(where, self.limit, self.value, self.hint)
 
 
 class TokenNotAllowed(MaskerError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import GrammarSyntaxError, TokenNotAllowed
+from .errors import GrammarSyntaxError, LimitExceeded, TokenNotAllowed
 from .trie import DEFAULT_MAX_TRIE_STEPS, TokenTrie, brute_force_mask, trie_mask
 
 MAX_CACHED_MASKS = 20_000  # per vocabulary; the cache is emptied when it is full
@@ -105,7 +105,10 @@ class Matcher:
             cached = masks.get(key)
             if cached is not None:
                 return cached
-        mask = trie_mask(automaton, self.state, self._index.trie, self.max_trie_steps)
+        try:
+            mask = trie_mask(automaton, self.state, self._index.trie, self.max_trie_steps)
+        except LimitExceeded as exc:
+            raise exc.at_prefix(self._prefix) from None
         mask.flags.writeable = False
         if key is not None:
             if len(masks) >= MAX_CACHED_MASKS:
@@ -151,8 +154,11 @@ class Matcher:
         if not data and token_id is not None:
             raise TokenNotAllowed(token_id, data, self._prefix, "; empty tokens never are")
         state, step = self.state, self.grammar.automaton.step
-        for b in data:
-            state = step(state, b)
+        for i, b in enumerate(data):
+            try:
+                state = step(state, b)
+            except LimitExceeded as exc:
+                raise exc.at_prefix(self._prefix + data[:i]) from None
             if state is None:
                 raise TokenNotAllowed(token_id, data, self._prefix)
         self.state = state
