@@ -11,7 +11,7 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 .PHONY: serve test build setup setup-dev chromium clean
 
 serve: setup
-	$(PY) build.py serve --port $(PORT)
+	$(PY) build.py serve --isolated --port $(PORT)
 
 test: setup-dev chromium
 	$(PY) build.py

@@ -20,6 +20,7 @@ import io
 import linecache
 import os
 import sys
+import time
 import traceback
 from typing import Any, Callable
 
@@ -27,11 +28,51 @@ Emit = Callable[[str, dict], None]
 CELL_PREFIX = "<celda "
 
 
-class CellStream(io.TextIOBase):
-    """A text stream that sends every write to ``emit`` as a ``stream`` event."""
+class Output:
+    """Printed text on its way to ``emit``, in batches.
 
-    def __init__(self, emit: Emit, name: str):
+    Text is sent when the stream changes (stdout/stderr keep their order), when
+    ``BATCH_CHARS`` characters are waiting, ``BATCH_SECONDS`` after the last send,
+    and before any other event. A loop that prints a million lines thus sends
+    hundreds of messages, not millions, and a slow loop still shows its progress.
+    """
+    BATCH_CHARS = 8192
+    BATCH_SECONDS = 0.05
+
+    def __init__(self, emit: Emit):
         self._emit = emit
+        self._name: str | None = None
+        self._parts: list[str] = []
+        self._size = 0
+        self._sent_at = 0.0
+
+    def write(self, name: str, text: str) -> None:
+        if name != self._name:
+            self.flush()
+            self._name = name
+        self._parts.append(text)
+        self._size += len(text)
+        if (self._size >= self.BATCH_CHARS
+                or time.monotonic() - self._sent_at >= self.BATCH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if self._parts:
+            self._emit("stream", {"name": self._name, "text": "".join(self._parts)})
+            self._parts, self._size = [], 0
+        self._sent_at = time.monotonic()
+
+    def event(self, kind: str, payload: dict) -> None:
+        """Send any waiting text, then a ``display`` or ``error`` event."""
+        self.flush()
+        self._emit(kind, payload)
+
+
+class CellStream(io.TextIOBase):
+    """``sys.stdout`` or ``sys.stderr`` while a cell runs."""
+
+    def __init__(self, output: Output, name: str):
+        self._output = output
         self.name = name
 
     def writable(self) -> bool:
@@ -39,7 +80,7 @@ class CellStream(io.TextIOBase):
 
     def write(self, text: str) -> int:
         if text:
-            self._emit("stream", {"name": self.name, "text": text})
+            self._output.write(self.name, text)
         return len(text)
 
 
@@ -65,14 +106,14 @@ class Kernel:
     """Runs cells in one namespace; ``count`` is the number of cells run so far."""
 
     def __init__(self, emit: Emit):
-        self._emit = emit
+        self._output = Output(emit)
         self.count = 0
         self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display}
 
     def display(self, *values: Any) -> None:
         """Show each value in the running cell's output (HTML when it has one)."""
         for value in values:
-            self._emit("display", rich_payload(value))
+            self._output.event("display", rich_payload(value))
 
     def run(self, code: str) -> bool:
         """Run one cell's source; return True on success, False if it raised.
@@ -83,15 +124,17 @@ class Kernel:
         self.count += 1
         filename = f"{CELL_PREFIX}{self.count}>"
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-        out, err = CellStream(self._emit, "stdout"), CellStream(self._emit, "stderr")
+        out, err = CellStream(self._output, "stdout"), CellStream(self._output, "stderr")
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 value = self._execute(code, filename)
                 if value is not None:
                     self.display(value)
             except BaseException as error:  # the cell's error, reported, never raised
-                self._emit("error", {"traceback": format_cell_traceback(error)})
+                self._output.event("error", {"traceback": format_cell_traceback(error)})
                 return False
+            finally:
+                self._output.flush()
         return True
 
     def _execute(self, code: str, filename: str) -> Any:

@@ -22,10 +22,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 @pytest.fixture(scope="session")
-def site_dir() -> Path:
-    if not (build.SITE / "index.html").exists():
-        build.build()
-    return build.SITE
+def site_dir(tmp_path_factory) -> Path:
+    """A fresh build of the current sources, private to this test session."""
+    site = tmp_path_factory.mktemp("e2e") / "site"
+    build.build(build.ROOT, site)
+    return site
 
 
 def _serve(site: Path, isolated: bool):
