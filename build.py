@@ -27,6 +27,7 @@ import hashlib
 import http.server
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -221,7 +222,7 @@ def bundle_script(entry: Path, node_modules: Path = NODE_MODULES) -> bytes:
     result = subprocess.run(
         [str(esbuild), str(entry), "--bundle", "--minify", "--format=iife",
          "--target=es2020", "--log-level=warning"],
-        capture_output=True, cwd=ROOT)
+        capture_output=True, cwd=ROOT, env={**os.environ, "NODE_PATH": str(node_modules)})
     if result.returncode != 0:
         raise BuildError("esbuild failed:\n" + result.stderr.decode(errors="replace"))
     return result.stdout

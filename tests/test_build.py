@@ -184,3 +184,15 @@ def test_full_build_ships_the_project_python_and_every_weights_file(built):
     wheel = built / "vendor" / f"pyodide-{build.PYODIDE_VERSION}" / build.NUMPY_WHEEL
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == build.expected_sha256(
         build.check_runtime() / "pyodide-lock.json")
+
+
+def test_bundle_script_bundles_npm_imports_and_reports_errors(tmp_path):
+    entry = tmp_path / "entry.js"
+    entry.write_text('import { EditorState } from "@codemirror/state";\n'
+                     'console.log(EditorState.create({doc: "x"}).doc.length);\n')
+    bundled = build.bundle_script(entry)
+    assert len(bundled) > 10_000  # the library is inlined, no import left
+    assert not re.search(rb"\bimport\s*[{*(]|\brequire\(", bundled)
+    entry.write_text("import { nothing } from './missing.js';\n")
+    with pytest.raises(BuildError, match="esbuild failed"):
+        build.bundle_script(entry)
