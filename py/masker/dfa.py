@@ -147,9 +147,13 @@ def minimize(dfa: Dfa) -> Dfa:
         for bid, inside in touched.items():
             if len(inside) == len(blocks[bid]):
                 continue
-            rest = blocks[bid] - inside
-            small, large = (inside, rest) if len(inside) <= len(rest) else (rest, inside)
-            blocks[bid] = large
+            block = blocks[bid]
+            if 2 * len(inside) <= len(block):  # split in time proportional to the smaller part
+                block -= inside
+                small = inside
+            else:
+                small = block - inside  # |block| < 2 |inside|: paid for by the preimage walk
+                blocks[bid] = inside
             blocks.append(small)
             new_id = len(blocks) - 1
             for s in small:
