@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from masker import compile_regex
+from masker import compile_choice, compile_regex
 from tests.masker.oracle import compare_walks, regex_lark
 from tests.masker.vocabs import MIXED_VOCAB, vocab_params
 
@@ -54,3 +54,21 @@ def test_unicode_classes_differ_by_design_and_agree_on_ascii(pattern):
     report = compare_walks(grammar, regex_lark(pattern, ""), MIXED_VOCAB, n_walks=1)
     only_oracle = report.mismatches[0][2]
     assert report.mismatches and only_oracle and min(only_oracle) >= 0x80
+
+
+CHOICES = [
+    ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"],
+    ["1", "12", "123"],
+    ["sí", "no", "quizá", "¡sí!", "«no»", "—", "😀", "😀😀"],
+    ["señor", "señora", "señorita", "se"],
+]
+
+
+@pytest.mark.parametrize("vocab", vocab_params())
+@pytest.mark.parametrize("texts", CHOICES, ids=["names", "prefixes", "symbols", "shared"])
+def test_choice_masks_match_llguidance(texts, vocab):
+    import re
+    pattern = "|".join(re.escape(t) for t in texts)
+    report = compare_walks(compile_choice(texts), regex_lark(pattern), vocab, n_walks=6, seed=5)
+    assert report.mismatches == [], report.mismatches
+    assert report.states >= 20
