@@ -4,9 +4,12 @@ the 256-byte, hand-written and trained 512-token vocabularies."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from masker import compile_choice, compile_regex
 from tests.masker.oracle import compare_walks, regex_lark
+from tests.masker.strategies import REGEXES as RANDOM_REGEXES
 from tests.masker.vocabs import MIXED_VOCAB, vocab_params
 
 REGEXES = [
@@ -72,3 +75,11 @@ def test_choice_masks_match_llguidance(texts, vocab):
     report = compare_walks(compile_choice(texts), regex_lark(pattern), vocab, n_walks=6, seed=5)
     assert report.mismatches == [], report.mismatches
     assert report.states >= 20
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=RANDOM_REGEXES, seed=st.integers(0, 2**16))
+def test_random_regexes_match_llguidance(pattern, seed):
+    report = compare_walks(compile_regex(pattern), regex_lark(pattern), MIXED_VOCAB, n_walks=3,
+                           max_steps=12, seed=seed, min_states=5)
+    assert report.mismatches == [], (pattern, report.mismatches)
