@@ -8,7 +8,7 @@ Python `re` syntax restricted to what `masker.compile_regex` reads: literals,
 from __future__ import annotations
 
 from .json_schema_errors import LimitExceeded
-from .json_schema_ir import Alt, Chars, Lit, Ref, Repeat, Seq
+from .json_schema_ir import Alt, Chars, Lit, Ref, Repeat, Seq, refs_in
 
 REGEX_META = set("\\.^$|?*+()[]{}-")
 
@@ -54,10 +54,10 @@ def _quant(lo, hi):
 class _RegexWriter:
     def __init__(self, rules, max_chars):
         self.rules, self.max_chars, self.size = rules, max_chars, 0
-        self.cache = {}
+        self.cache, self.keep = {}, []
 
     def write(self, node, atom=False):
-        key = (node, atom)
+        key = (id(node), atom)
         if key not in self.cache:
             text = self._write(node, atom)
             self.size += len(text)
@@ -66,6 +66,7 @@ class _RegexWriter:
                                     "max_regex_chars", self.max_chars,
                                     "raise max_regex_chars or simplify the schema")
             self.cache[key] = text
+            self.keep.append(node)  # ids stay valid while cached
         return self.cache[key]
 
     def _write(self, node, atom):
@@ -104,14 +105,18 @@ def _gbnf_char(cp, in_class):
     c = chr(cp)
     if cp < 0x20 or cp == 0x7F:
         return "\\x%02x" % cp
-    if c in ('"', "\\") or (in_class and c in "]-^["):
+    if in_class and c in '"\\]-^[':
+        return "\\x%02x" % cp
+    if c in ('"', "\\"):
         return "\\" + c
     if cp >= 0x80 and not c.isprintable():
         return "\\u%04x" % cp if cp <= 0xFFFF else "\\U%08x" % cp
     return c
 
 
-def _gbnf(node):
+def _gbnf(node, shared, top=False):
+    if not top and id(node) in shared:
+        return shared[id(node)]
     if isinstance(node, Ref):
         return node.name
     if isinstance(node, Lit):
@@ -122,28 +127,49 @@ def _gbnf(node):
                        for lo, hi in node.ranges)
         return "[" + body + "]"
     if isinstance(node, Seq):
-        return " ".join(_gbnf_group(it) if isinstance(it, Alt) else _gbnf(it)
+        return " ".join(_gbnf_group(it, shared) if isinstance(it, Alt) else _gbnf(it, shared)
                         for it in node.items)
     if isinstance(node, Alt):
         if not node.items:
             return "[^\\x00-\\U0010ffff]"
-        return " | ".join(_gbnf(it) for it in node.items)
+        return " | ".join(_gbnf(it, shared) for it in node.items)
     if isinstance(node, Repeat):
         inner = node.item
-        simple = isinstance(inner, (Ref, Chars)) or (isinstance(inner, Lit))
-        text = _gbnf(inner) if simple else _gbnf_group(inner)
+        simple = isinstance(inner, (Ref, Chars, Lit)) or id(inner) in shared
+        text = _gbnf(inner, shared) if simple else _gbnf_group(inner, shared)
         return text + _quant(node.lo, node.hi)
     raise TypeError("unknown node %r" % (node,))
 
 
-def _gbnf_group(node):
-    return "(" + _gbnf(node) + ")"
+def _gbnf_group(node, shared):
+    text = _gbnf(node, shared)
+    return text if id(node) in shared else "(" + text + ")"
+
+
+def _shared_nodes(rules, order):
+    """Seq/Alt/Repeat objects reached from two places or more (the intermediate
+    form is a DAG: e.g. the tail of an object's member list), by identity."""
+    seen, shared = set(), []
+
+    def visit(node):
+        if not isinstance(node, (Seq, Alt, Repeat)):
+            return
+        if id(node) in seen:
+            shared.append(node)
+            return
+        seen.add(id(node))
+        for it in (node.item,) if isinstance(node, Repeat) else node.items:
+            visit(it)
+
+    for name in order:
+        visit(rules[name])
+    return list({id(n): n for n in shared}.values())
 
 
 def to_gbnf(rules, start="root"):
-    """One `name ::= expr` line per rule reachable from `start`, start first."""
+    """One `name ::= expr` line per rule reachable from `start`, start first;
+    sub-expressions used in several places get their own rules (`shared-K`)."""
     order, todo, seen = [], [start], {start}
-    from .json_schema_ir import refs_in
     while todo:
         name = todo.pop(0)
         order.append(name)
@@ -151,4 +177,8 @@ def to_gbnf(rules, start="root"):
             if n not in seen:
                 seen.add(n)
                 todo.append(n)
-    return "\n".join("%s ::= %s" % (n, _gbnf(rules[n])) for n in order) + "\n"
+    hoisted = [n for n in _shared_nodes(rules, order) if id(n) not in {id(rules[r]) for r in order}]
+    shared = {id(node): "shared-%d" % k for k, node in enumerate(hoisted)}
+    lines = ["%s ::= %s" % (n, _gbnf(rules[n], shared, top=True)) for n in order]
+    lines += ["%s ::= %s" % (shared[id(node)], _gbnf(node, shared, top=True)) for node in hoisted]
+    return "\n".join(lines) + "\n"

@@ -57,7 +57,7 @@ class Translator(TypeBuilder):
         target, pointer = self.resolve(ref, path)
         if pointer not in self.ref_names:
             tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
-            name = "ref%d-%s" % (len(self.ref_names), tail or "root")
+            name = "ref%d-%s" % (len(self.ref_names), tail[-32:].strip("-") or "root")
             self.ref_names[pointer] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
             self.rules[name] = self.value(target, pointer)

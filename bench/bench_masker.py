@@ -1,0 +1,259 @@
+"""Benchmark: JSON Schema / regex / CFG masks vs brute force and lm-format-enforcer.
+
+Run: ``python bench/bench_masker.py`` (``--quick`` for a 120-file MaskBench subset,
+``--files N`` for the first N files). Prints, measured side by side in one run over the
+same texts and the same vocabulary (the trained 512-token one, else the 256 bytes):
+
+1. lesson grammars (JSON Schema (b), a small regex, a small CFG): compile time (median of
+   20 fresh compiles); per-token mask time walking valid texts token by token, cold
+   (fresh grammar, every state new) and warm (second walk, masks cached per state),
+   median and p99; the brute-force mask (every token run through the automaton) at the
+   same prefixes; lm-format-enforcer's `get_allowed_tokens` at the same prefixes (fresh
+   enforcer per text); and the ratios.
+2. MaskBench sample (../shared/jsonschemabench/maskbench): coverage (compiled, refused by
+   keyword, other errors), soundness (invalid instances accepted, must be 0), completeness
+   (valid instances accepted token by token, serialized compactly with the masker's
+   property order), compile time, and per-token mask time (cold) with brute force and
+   lm-format-enforcer on the same prefixes.
+
+lm-format-enforcer works on characters: it gets the tokens that decode as UTF-8 on their
+own (partial-UTF-8 tokens are left out of its vocabulary), and its EOS id is len(vocab).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "py"), str(ROOT), str(ROOT / "tests" / "masker")]
+
+from masker import compile_cfg, compile_json_schema, compile_regex  # noqa: E402
+from masker.errors import MaskerError  # noqa: E402
+from masker.json_schema import UnsupportedKeyword  # noqa: E402
+from test_maskbench_support import Serializer, load, maskbench_files  # noqa: E402
+
+LESSON_B = {"type": "object",
+            "properties": {"personaje": {"enum": ["Benina", "Almudena", "Frasquito",
+                                                  "Obdulia", "Juliana"]}},
+            "required": ["personaje"], "additionalProperties": False}
+NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
+SMALL_REGEX = r"(doña|don) [A-ZÁÉÍÓÚ][a-záéíóúñ]{2,12}, de [0-9]{2} años"
+SMALL_CFG = r"""
+root ::= list
+list ::= "[" ( item ( ", " item )* )? "]"
+item ::= list | [0-9]+ | "\"" [a-zñ ]+ "\""
+"""
+LESSON = [
+    ("json_schema(b)", lambda: compile_json_schema(LESSON_B),
+     ['{"personaje":"%s"}' % n for n in NAMES], ("json", LESSON_B)),
+    ("regex(small)", lambda: compile_regex(SMALL_REGEX),
+     ["doña Benina, de 60 años", "don Frasquito, de 55 años", "doña Obdulia, de 23 años"],
+     ("regex", SMALL_REGEX)),
+    ("cfg(small)", lambda: compile_cfg(SMALL_CFG),
+     ['[1, [2, 3], "año"]', '[[[]], "señor", 42]', "[]"], None),
+]
+
+
+def vocabulary():
+    try:
+        from minigpt.bpe import load_tokenizer
+        return "trained512", list(load_tokenizer().vocab)
+    except (ImportError, OSError):
+        return "bytes256", [bytes([i]) for i in range(256)]
+
+
+def split_longest(data, vocab, by_bytes, longest):
+    ids, i = [], 0
+    while i < len(data):
+        n = next(n for n in range(min(longest, len(data) - i), 0, -1) if data[i:i + n] in by_bytes)
+        ids.append(by_bytes[data[i:i + n]])
+        i += n
+    return ids
+
+
+class LMFE:
+    """lm-format-enforcer over the same vocabulary (tokens that decode on their own)."""
+
+    def __init__(self, vocab):
+        from lmformatenforcer.tokenenforcer import TokenEnforcerTokenizerData
+        tokens = []
+        for i, tok in enumerate(vocab):
+            try:
+                tokens.append((i, tok.decode("utf-8"), False))
+            except UnicodeDecodeError:
+                pass
+        self.vocab = vocab
+        self.data = TokenEnforcerTokenizerData(tokens, self.decode, len(vocab), False,
+                                               len(vocab) + 1)
+
+    def decode(self, ids):
+        return b"".join(self.vocab[i] for i in ids if i < len(self.vocab)).decode("utf-8", "replace")
+
+    def enforcer(self, kind, source):
+        from lmformatenforcer import JsonSchemaParser, RegexParser, TokenEnforcer
+        parser = JsonSchemaParser(source) if kind == "json" else RegexParser(source)
+        return TokenEnforcer(self.data, parser)
+
+
+class Timings:
+    def __init__(self):
+        self.t = collections.defaultdict(list)
+
+    def add(self, key, seconds):
+        self.t[key].append(seconds * 1000.0)
+
+    def med(self, key):
+        return statistics.median(self.t[key]) if self.t[key] else float("nan")
+
+    def p99(self, key):
+        xs = sorted(self.t[key])
+        return xs[min(len(xs) - 1, int(0.99 * len(xs)))] if xs else float("nan")
+
+
+def timed(fn, *args):
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0
+
+
+def walk_text(grammar, vocab, ids, tm, prefix, brute=True, lmfe=None):
+    """Walk one tokenized text: time mask() (and the twins) at every prefix.
+    Returns True when every token was allowed and the end is accepting."""
+    m = grammar.matcher(vocab)
+    for k, tid in enumerate(ids + [None]):
+        mask, dt = timed(m.mask)
+        tm.add(prefix + "mask", dt)
+        if brute:
+            _, dt = timed(m.brute_force_mask)
+            tm.add(prefix + "brute", dt)
+        if lmfe is not None:
+            try:
+                _, dt = timed(lmfe.get_allowed_tokens, ids[:k])
+                tm.add(prefix + "lmfe", dt)
+            except Exception:  # lm-format-enforcer gave up on this prefix
+                lmfe = None
+        if tid is None:
+            return m.is_accepting()
+        if not mask[tid]:
+            return False
+        m.consume(tid)
+
+
+def lesson_section(vocab, lmfe_tok):
+    by_bytes = {t: i for i, t in enumerate(vocab)}
+    longest = max(map(len, vocab))
+    print("\n== lesson grammars ==")
+    print("%-16s %9s %11s %11s %11s %11s %11s %9s %9s" % (
+        "grammar", "compile", "cold med", "warm med", "warm p99", "brute med", "lmfe med",
+        "brute/w", "lmfe/w"))
+    for name, make, texts, lmfe_src in LESSON:
+        compile_times = [timed(make)[1] * 1000 for _ in range(20)]
+        grammar, tm = make(), Timings()
+        all_ids = [split_longest(t.encode(), vocab, by_bytes, longest) for t in texts]
+        for ids in all_ids:
+            enf = lmfe_tok.enforcer(*lmfe_src) if lmfe_tok and lmfe_src else None
+            assert walk_text(grammar, vocab, ids, tm, "cold_", lmfe=enf)
+        for _ in range(3):
+            for ids in all_ids:
+                walk_text(grammar, vocab, ids, tm, "warm_", brute=False)
+        warm = tm.med("warm_mask")
+        print("%-16s %7.2fms %9.4fms %9.4fms %9.4fms %9.3fms %9.3fms %8.0fx %8.1fx" % (
+            name, statistics.median(compile_times), tm.med("cold_mask"), warm,
+            tm.p99("warm_mask"), tm.med("cold_brute"), tm.med("cold_lmfe"),
+            tm.med("cold_brute") / warm, tm.med("cold_lmfe") / warm))
+
+
+def maskbench_section(vocab, lmfe_tok, files, brute_every):
+    by_bytes = {t: i for i, t in enumerate(vocab)}
+    longest = max(map(len, vocab))
+    refused, other = collections.Counter(), collections.Counter()
+    tm, compile_ms, counts = Timings(), [], collections.Counter()
+    unsound = []
+    for n, path in enumerate(files):
+        data = load(path)
+        try:
+            grammar, dt = timed(compile_json_schema, data["schema"])
+        except UnsupportedKeyword as exc:
+            refused[exc.keyword] += 1
+            continue
+        except (MaskerError, RecursionError) as exc:
+            other[type(exc).__name__] += 1
+            continue
+        compile_ms.append(dt * 1000)
+        counts["compiled"] += 1
+        ser = Serializer(data["schema"])
+        for case in data["tests"]:
+            text = ser.dumps(case["data"])
+            if not case["valid"]:
+                counts["invalid"] += 1
+                if grammar.accepts(text):
+                    unsound.append((Path(path).name, text[:120]))
+                continue
+            counts["valid"] += 1
+            ids = split_longest(text.encode(), vocab, by_bytes, longest)
+            enf = None
+            if lmfe_tok is not None:
+                try:
+                    enf = lmfe_tok.enforcer("json", data["schema"])
+                except Exception:
+                    counts["lmfe_refused"] += 1
+            ok = walk_text(grammar, vocab, ids, tm, "", brute=n % brute_every == 0, lmfe=enf)
+            counts["valid_accepted"] += ok
+    total = len(files)
+    print("\n== MaskBench sample: %d schemas ==" % total)
+    print("compiled %d (%.1f%%), refused %d, other errors %d" % (
+        counts["compiled"], 100 * counts["compiled"] / max(1, total), sum(refused.values()),
+        sum(other.values())))
+    print("refused by keyword:", ", ".join("%s %d" % kv for kv in refused.most_common()))
+    if other:
+        print("other errors:", dict(other))
+    print("soundness: invalid instances accepted %d of %d" % (len(unsound), counts["invalid"]))
+    for name, text in unsound[:10]:
+        print("   UNSOUND", name, text)
+    print("completeness: valid instances accepted token by token %d of %d (%.1f%%)" % (
+        counts["valid_accepted"], counts["valid"],
+        100 * counts["valid_accepted"] / max(1, counts["valid"])))
+    cm = sorted(compile_ms)
+    print("compile ms: median %.2f, p90 %.2f, max %.1f" % (
+        statistics.median(cm), cm[int(0.9 * (len(cm) - 1))], cm[-1]))
+    print("mask ms per token (cold, fresh grammar): median %.4f, p99 %.3f over %d masks" % (
+        tm.med("mask"), tm.p99("mask"), len(tm.t["mask"])))
+    print("brute force ms per token: median %.3f (%d masks) -> %.0fx the trie walk" % (
+        tm.med("brute"), len(tm.t["brute"]), tm.med("brute") / tm.med("mask")))
+    if lmfe_tok is not None:
+        print("lm-format-enforcer ms per token: median %.3f, p99 %.3f (%d calls, %d schemas "
+              "refused by it) -> %.1fx ours" % (
+                  tm.med("lmfe"), tm.p99("lmfe"), len(tm.t["lmfe"]), counts["lmfe_refused"],
+                  tm.med("lmfe") / tm.med("mask")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="120 MaskBench files")
+    ap.add_argument("--files", type=int, default=None)
+    args = ap.parse_args()
+    vname, vocab = vocabulary()
+    try:
+        lmfe_tok = LMFE(vocab)
+    except ImportError:
+        lmfe_tok = None
+        print("lm-format-enforcer not installed (pip install -r requirements-bench.txt)")
+    print("vocabulary: %s (%d tokens), CPython %s" % (vname, len(vocab), sys.version.split()[0]))
+    lesson_section(vocab, lmfe_tok)
+    files = maskbench_files()
+    if args.quick or args.files:
+        step = max(1, len(files) // (args.files or 120))
+        files = files[::step][:args.files or 120]
+    if files:
+        maskbench_section(vocab, lmfe_tok, files, brute_every=5)
+    else:
+        print("MaskBench sample not found at ../shared/jsonschemabench/maskbench")
+
+
+if __name__ == "__main__":
+    main()
