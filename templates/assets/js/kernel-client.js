@@ -9,7 +9,7 @@ function absolute(url) {
 
 export class KernelClient {
   /* config: the page's runtime config (see build.py); ui: {state(name, detail),
-   * stage(message), notice(text)} callbacks. */
+   * stage(message), activity(busy), restarted(stoppedCell)} callbacks. */
   constructor(config, ui, { timeoutMs = 90000 } = {}) {
     this.config = config;
     this.ui = ui;
@@ -139,8 +139,7 @@ export class KernelClient {
     if (stopped) stopped.finish(false, null,
       "Detenida: se reinició Python para pararla. Las variables de las celdas " +
       "anteriores se perdieron; vuelve a ejecutarlas o usa «Ejecutar todo».");
-    this.ui.notice("Python se reinició para detener la celda. Vuelve a ejecutar " +
-      "las celdas que necesites (o «Ejecutar todo»).");
+    this.ui.restarted(stopped);
     this.start();
   }
 }

@@ -116,12 +116,19 @@ function main() {
     activity(active) {
       stop.disabled = !active;
     },
-    notice(text) {
-      notice.textContent = text;
+    restarted(stopped) {
       notice.hidden = false;
+      const before = stopped ? cells.slice(0, cells.indexOf(stopped)) : [];
+      notice.querySelector("button").hidden = before.length === 0;
+      rerun = () => before.forEach((cell) => kernel.enqueue(cell));
     },
   };
 
+  let rerun = () => {};
+  notice.querySelector("button").addEventListener("click", () => {
+    notice.hidden = true;
+    rerun();
+  });
   const kernel = new KernelClient(config, ui, { timeoutMs });
   const cells = [...document.querySelectorAll("[data-testid=cell]")]
     .map((root, i) => new Cell(root, i, kernel));
