@@ -151,3 +151,34 @@ def compare_walks(grammar, lark_grammar: str, vocab: list[bytes], *, n_walks: in
             ours.consume(token_id)
             theirs.consume(token_id)
     return report
+
+
+def ast_lark(rules: dict) -> str:
+    """Our GBNF rules (name -> ``grammar_ast`` tree, from ``masker.gbnf_parse``) as Lark in
+    which every rule is lowercase and every terminal a one-character lexeme, so llguidance's
+    greedy lexing cannot matter and it behaves as a plain context-free grammar."""
+    from masker.grammar_ast import Alt, Chars, Ref, Repeat, Seq
+
+    def name(rule: str) -> str:
+        return "start" if rule == "root" else "r_" + rule.replace("-", "_").lower()
+
+    def expr(node) -> str:
+        if isinstance(node, Chars):
+            parts = "".join(f"\\x{{{lo:x}}}" if lo == hi else f"\\x{{{lo:x}}}-\\x{{{hi:x}}}"
+                            for lo, hi in node.ranges)
+            return f"/[{parts}]/" if parts else '/[^\\x{0}-\\x{10ffff}]/'
+        if isinstance(node, Ref):
+            return name(node.name)
+        if isinstance(node, Seq):
+            return "(" + " ".join(expr(i) for i in node.items) + ")" if node.items else '""'
+        if isinstance(node, Alt):
+            return "(" + " | ".join(expr(i) for i in node.items) + ")"
+        inner = expr(node.item)
+        if node.hi is None:
+            return "(" + " ".join([inner] * node.lo + [f"({inner})*"]) + ")"
+        tail = '""'
+        for _ in range(node.hi - node.lo):
+            tail = f"({inner} {tail})?"
+        return "(" + " ".join([inner] * node.lo + [tail]) + ")"
+
+    return NO_FORCING + "\n".join(f"{name(n)}: {expr(node)}" for n, node in rules.items()) + "\n"

@@ -1,13 +1,18 @@
-"""compile_cfg agrees with llguidance (no forcing, its own GBNF -> Lark conversion) on random
-token walks, for 18 grammars under the 256-byte, hand-written and trained vocabularies."""
+"""compile_cfg agrees with llguidance (no forcing) on random token walks: 18 grammars through
+llguidance's own GBNF -> Lark conversion under the 256-byte, hand-written and trained
+vocabularies, and random grammars through ``oracle.ast_lark``."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
-from masker import compile_cfg
+from masker import GrammarSyntaxError, compile_cfg
+from masker.gbnf_parse import parse_gbnf
 from tests.masker.cfg_corpus import GRAMMARS
-from tests.masker.oracle import compare_walks, gbnf_lark, lark
+from tests.masker.oracle import ast_lark, compare_walks, gbnf_lark, lark
+from tests.masker.strategies import gbnf_grammars
 from tests.masker.vocabs import MIXED_VOCAB, vocab_params
 
 
@@ -58,3 +63,20 @@ def test_byte_ff_is_special_there_and_invalid_utf8_here():
     gbnf = 'root ::= [^"]*'
     assert not compile_cfg(gbnf).matcher(BYTE_VOCAB).mask()[255]
     assert 255 not in Oracle(gbnf_lark(gbnf), BYTE_VOCAB).allowed()[0]
+
+
+@settings(max_examples=50, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(gbnf=gbnf_grammars(), seed=st.integers(0, 2**16),
+       engine=st.sampled_from(["auto", "earley"]))
+def test_random_grammars_match_llguidance(gbnf, seed, engine):
+    """Random (mostly recursive) grammars, given to llguidance as Lark with lowercase rules and
+    one-character lexemes (``ast_lark``), where it behaves as a plain CFG."""
+    try:
+        grammar = compile_cfg(gbnf, engine=engine)
+    except GrammarSyntaxError:
+        assume(False)  # empty language
+    rules, _ = parse_gbnf(gbnf)
+    report = compare_walks(grammar, ast_lark(rules), MIXED_VOCAB, n_walks=3, max_steps=12,
+                           seed=seed, min_states=5)
+    assert report.mismatches == [], (gbnf, report.mismatches)
