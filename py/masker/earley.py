@@ -24,7 +24,7 @@ from __future__ import annotations
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
-MAX_CANONICAL_STATES = 100_000  # hash-consing table size; it restarts empty when full
+MAX_CANONICAL_STATES = 50_000  # hash-consing table size; it restarts empty when full
 
 
 class EarleySet:
@@ -171,11 +171,18 @@ class EarleyAutomaton:
         canonical = self._canonical.get(key)
         if canonical is None:
             if len(self._canonical) >= MAX_CANONICAL_STATES:
-                self._canonical.clear()  # live states stay valid; only sharing restarts
+                self._forget()
             new.key = self._next_key
             self._next_key += 1
             canonical = self._canonical[key] = new
         return canonical
+
+    def _forget(self) -> None:
+        """Bound memory: drop the hash-consing table and every memoized transition. States in
+        use stay valid (keys are never reused); only sharing starts over."""
+        for state in self._canonical.values():
+            state.next = {}
+        self._canonical.clear()
 
     def cache_key(self, state: EarleySet) -> int:
         """The interned id of the state: equal ids imply equal futures."""

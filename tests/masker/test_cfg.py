@@ -189,3 +189,17 @@ def test_earley_agrees_with_a_naive_recognizer(gbnf, texts, seed):
             matcher.consume(rng.choice(allowed))
         if matcher.is_accepting():
             assert naive_accepts(rules, matcher.prefix_bytes.decode("utf-8")), gbnf
+
+
+def test_forgetting_shared_states_keeps_masks_right(monkeypatch):
+    """When the hash-consing table is full it restarts empty; masks and acceptance stay right."""
+    import masker.earley as earley
+    monkeypatch.setattr(earley, "MAX_CANONICAL_STATES", 5)
+    grammar = compile_cfg('root ::= "(" root ")" root | [a-c]*')
+    fresh = compile_cfg('root ::= "(" root ")" root | [a-c]*')
+    matcher = grammar.matcher(TINY_VOCAB)
+    rng = random.Random(1)
+    for _ in range(40):
+        np.testing.assert_array_equal(matcher.mask(), matcher.brute_force_mask())
+        matcher.consume(rng.choice(np.flatnonzero(matcher.mask()).tolist()))
+    assert matcher.is_accepting() == fresh.accepts(matcher.prefix_bytes)
