@@ -8,8 +8,6 @@ with n, never exponentially, and ``max_nfa_states`` caps it.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from .errors import LimitExceeded
 from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
 from .utf8 import utf8_sequences
@@ -52,11 +50,6 @@ class Nfa:
         return seen
 
 
-@lru_cache(maxsize=4096)
-def _sequences(ranges: tuple) -> list:
-    return utf8_sequences(ranges)
-
-
 def build_nfa(node, max_states: int = DEFAULT_MAX_NFA_STATES) -> tuple[Nfa, int, int]:
     """Compile a ``grammar_ast`` tree (without ``Ref``) into ``(nfa, start, accept)``."""
     nfa = Nfa(max_states)
@@ -69,7 +62,7 @@ def _build(nfa: Nfa, node, s: int) -> int:
     """Add ``node`` to the NFA, entered at state ``s``; return its exit state."""
     if isinstance(node, Chars):
         end = nfa.add_state()
-        for sequence in _sequences(node.ranges):
+        for sequence in utf8_sequences(node.ranges):
             cur = s
             for i, (lo, hi) in enumerate(sequence):
                 nxt = end if i == len(sequence) - 1 else nfa.add_state()

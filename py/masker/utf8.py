@@ -9,6 +9,8 @@ they are not valid in UTF-8.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 MAX_CODE_POINT = 0x10FFFF
 SURROGATES = (0xD800, 0xDFFF)
 Ranges = tuple  # tuple[tuple[int, int], ...]
@@ -55,10 +57,11 @@ def remove_surrogates(ranges: Ranges) -> Ranges:
 _LENGTH_LIMITS = (0x7F, 0x7FF, 0xFFFF, MAX_CODE_POINT)
 
 
-def utf8_sequences(ranges: Ranges) -> list[tuple[tuple[int, int], ...]]:
+@lru_cache(maxsize=8192)
+def utf8_sequences(ranges: Ranges) -> tuple[tuple[tuple[int, int], ...], ...]:
     """Byte-range sequences whose concatenations are exactly the UTF-8 encodings of ``ranges``.
 
-    Returns a list of sequences; a sequence is a tuple of ``(lo_byte, hi_byte)`` pairs, one per
+    Memoized (grammars repeat the same classes). Returns a tuple of sequences; a sequence is a tuple of ``(lo_byte, hi_byte)`` pairs, one per
     byte position. Example: U+00E0..U+00FF -> ``[((0xC3, 0xC3), (0xA0, 0xBF))]``.
     """
     out: list[tuple[tuple[int, int], ...]] = []
@@ -70,7 +73,7 @@ def utf8_sequences(ranges: Ranges) -> list[tuple[tuple[int, int], ...]]:
             if start <= limit:
                 _split_same_length(start, min(hi, limit), out)
                 start = limit + 1
-    return out
+    return tuple(out)
 
 
 def _split_same_length(lo: int, hi: int, out: list) -> None:
