@@ -28,11 +28,12 @@ def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MA
                 max_productions: int = DEFAULT_MAX_PRODUCTIONS) -> Grammar:
     """Compile GBNF text (start rule ``root``) into a ``Grammar``.
 
-    ``engine``: "auto" (DFA when no reachable rule is recursive and the DFA stays under
-    ``max_states``, else Earley), "dfa" (raise UnsupportedFeature-like GrammarSyntaxError if
-    recursive) or "earley". Limits: ``max_productions`` (compile time), ``max_items`` Earley items
-    per byte (run time, LimitExceeded). Raises GrammarSyntaxError (syntax, missing ``root``,
-    undefined rule, empty language) and UnsupportedFeature at compile time.
+    ``engine``: "auto" (a DFA when no rule reachable from root is recursive and the DFA stays
+    under ``max_states``, else Earley), "dfa" (raises GrammarSyntaxError when a reachable rule
+    is recursive) or "earley". Limits: ``max_states`` DFA states and ``max_productions``
+    (compile time), ``max_items`` Earley items per input byte (run time). Raises, at compile
+    time, GrammarSyntaxError (syntax, missing ``root``, undefined or duplicate rule, empty
+    language), UnsupportedFeature and LimitExceeded (including "nests too deeply").
     """
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
