@@ -110,6 +110,16 @@ def test_keyboard_interrupt_is_reported_not_raised(run):
     assert payload["traceback"].rstrip().endswith("KeyboardInterrupt")
 
 
+def test_flush_sends_waiting_text_at_once():
+    events = []
+    kernel = kernel_module.Kernel(lambda kind, payload: events.append(payload["text"]))
+    code = ("import time\nprint('a', end='', flush=True)\nprint('b', end='')\n"
+            "assert events == ['a'], events\nprint('c', end='', flush=True)\n"
+            "assert events == ['a', 'bc'], events")
+    kernel.namespace["events"] = events
+    assert kernel.run(code), events
+
+
 def test_streams_are_restored_after_a_cell(run):
     before = sys.stdout, sys.stderr
     run("print('x')\n1/0")

@@ -83,6 +83,9 @@ class CellStream(io.TextIOBase):
             self._output.write(self.name, text)
         return len(text)
 
+    def flush(self) -> None:  # print(..., flush=True) sends the text now
+        self._output.flush()
+
 
 def rich_payload(value: Any) -> dict:
     """``{"html": ...}`` for objects with ``_repr_html_``, else ``{"text": repr}``."""
