@@ -18,12 +18,14 @@ unsatisfiable schemas; LimitExceeded when the regex text would pass
 from __future__ import annotations
 
 import json
+import sys
 
 from .json_schema_emit import to_gbnf, to_regex
 from .json_schema_errors import InvalidSchema, LimitExceeded, UnsupportedKeyword
 from .json_schema_ir import NOTHING, is_recursive
 from .json_schema_translate import Translator
 from .matcher import Grammar
+from .cfg import compile_cfg
 from .regex_fsm import compile_regex
 
 __all__ = ["compile_json_schema", "schema_to_source", "JsonSchemaGrammar",
@@ -45,7 +47,12 @@ def schema_to_source(schema, *, whitespace="compact", max_regex_chars=2_000_000)
         except ValueError as exc:
             raise InvalidSchema("not valid JSON: %s" % exc, "#")
     tr = Translator(schema, whitespace)
-    rules = tr.translate()
+    try:
+        rules = tr.translate()
+    except RecursionError:
+        raise LimitExceeded("the schema nests too deeply for the translator",
+                            "sys.getrecursionlimit()", sys.getrecursionlimit(),
+                            "flatten the schema (fewer nested allOf/anyOf/$ref levels)") from None
     if rules["root"] == NOTHING:
         raise InvalidSchema("no JSON value satisfies this schema", "#")
     ignored = sorted(set(tr.ignored))
@@ -76,15 +83,23 @@ def compile_json_schema(schema, *, whitespace="compact", max_regex_chars=2_000_0
                         **limits):
     """Compile `schema` (dict, bool or JSON text) into a JsonSchemaGrammar.
 
-    `limits` go to compile_regex / compile_cfg (e.g. max_states). Raises
+    `limits` go to compile_regex (max_states, max_nfa_states) and compile_cfg
+    (engine, max_states, max_items, max_productions). A regex whose DFA would
+    pass max_states is compiled as GBNF with the Earley engine instead. Raises
     UnsupportedKeyword, InvalidSchema, LimitExceeded (see module docstring),
     and what compile_regex/compile_cfg raise for their own limits.
     """
     syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
                                                max_regex_chars=max_regex_chars)
+    regex_limits = {k: v for k, v in limits.items() if k in ("max_states", "max_nfa_states")}
+    cfg_limits = {k: v for k, v in limits.items() if k != "max_nfa_states"}
     if syntax == "regex":
-        inner = compile_regex(source, **limits)
-    else:
-        from .cfg import compile_cfg
-        inner = compile_cfg(source, **limits)
+        try:
+            inner = compile_regex(source, **regex_limits)
+            return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
+        except LimitExceeded:  # too many DFA states: Earley has no such blow-up
+            syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
+                                                       max_regex_chars=0)
+            cfg_limits["engine"] = "earley"
+    inner = compile_cfg(source, **cfg_limits)
     return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)

@@ -86,7 +86,11 @@ class _RegexWriter:
             text = "|".join(self.write(it) for it in node.items)
             return "(?:%s)" % text
         if isinstance(node, Repeat):
-            return self.write(node.item, True) + _quant(node.lo, node.hi)
+            inner = self.write(node.item, True)
+            if isinstance(node.item, Repeat):
+                inner = "(?:%s)" % inner  # x{2}{3} is not a regex
+            text = inner + _quant(node.lo, node.hi)
+            return "(?:%s)" % text if atom else text
         raise TypeError("unknown node %r" % (node,))
 
 

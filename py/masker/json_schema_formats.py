@@ -6,7 +6,9 @@ Sources: RFC 3339 section 5.6 (date, time, date-time; upper-case `T` and
 `Z` only, seconds 00..59, years 0001..9999 with real month lengths and
 leap years), RFC 4122 (uuid), RFC 5321 dot-atom local part and host names
 (email, a common subset), RFC 3986 section 3 (uri, without percent
-escapes), RFC 2673 dotted quad without leading zeros (ipv4).
+escapes), RFC 2673 dotted quad without leading zeros (ipv4), RFC 1123 host
+names (labels of 1..63 characters; the 253-character total is not checked),
+RFC 4648 base64 (byte, an OpenAPI format).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ _TIME = "%s:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+\\-]%s)" % (_HM, _HM)
 _ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+"
 _LABEL = "[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?"
 _H = "[0-9a-fA-F]"
+_HOST_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?"
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
 _PCHAR = "[A-Za-z0-9\\-._~!$&'()*+,;=:@]"
 _URI = ("[A-Za-z][A-Za-z0-9+.\\-]*:"
@@ -38,6 +41,8 @@ FORMATS = {
     "uuid": "%s{8}-%s{4}-%s{4}-%s{4}-%s{12}" % ((_H,) * 5),
     "ipv4": "%s(?:\\.%s){3}" % (_OCTET, _OCTET),
     "uri": _URI,
+    "hostname": "%s(?:\\.%s)*" % (_HOST_LABEL, _HOST_LABEL),
+    "byte": "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?",
 }
 
 

@@ -61,11 +61,11 @@ def seq(*items):
     for it in items:
         parts = it.items if isinstance(it, Seq) else (it,)
         for p in parts:
-            if p == NOTHING:
+            if _is_nothing(p):
                 return NOTHING
             if isinstance(p, Lit) and out and isinstance(out[-1], Lit):
                 out[-1] = Lit(out[-1].text + p.text)
-            elif p != EMPTY:
+            elif not (isinstance(p, Lit) and not p.text):
                 out.append(p)
     if not out:
         return EMPTY
@@ -77,23 +77,34 @@ def alt(*items):
     out = []
     for it in items:
         for p in (it.items if isinstance(it, Alt) else (it,)):
-            if p not in out:
+            if not any(_same(p, q) for q in out):
                 out.append(p)
+    if not out:
+        return NOTHING
     return out[0] if len(out) == 1 else Alt(tuple(out))
 
 
+def _is_nothing(node):
+    return isinstance(node, Alt) and not node.items
+
+
+def _same(a, b):
+    """Cheap equality: identity, or equal leaves (no deep comparison)."""
+    return a is b or (type(a) is type(b) and isinstance(a, (Lit, Chars)) and a == b)
+
+
 def opt(item):
-    return alt(item, EMPTY) if item != NOTHING else EMPTY
+    return EMPTY if _is_nothing(item) else alt(item, EMPTY)
 
 
 def repeat(item, lo, hi=None):
     if hi is not None and hi < lo:
         return NOTHING
-    if hi == 0 or item == EMPTY:
+    if hi == 0 or (isinstance(item, Lit) and not item.text):
         return EMPTY
     if lo == hi == 1:
         return item
-    if item == NOTHING:
+    if _is_nothing(item):
         return EMPTY if lo == 0 else NOTHING
     return Repeat(item, lo, hi)
 

@@ -125,20 +125,50 @@ def pattern_units(pattern, path):
     return _anchored(list(tree), _PatternReader(pattern, path))
 
 
-def _anchored(parsed, reader):
+STARTS = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
+ENDS = (C.AT_END, C.AT_END_STRING)
+
+
+def _strip_anchors(parsed, start, end):
+    if parsed and parsed[0][0] == C.AT and parsed[0][1] in STARTS:
+        start, parsed = True, parsed[1:]
+    if parsed and parsed[-1][0] == C.AT and parsed[-1][1] in ENDS:
+        end, parsed = True, parsed[:-1]
+    return parsed, start, end
+
+
+def _anchored(parsed, reader, start=False, end=False):
     """A top-level sequence: strip ^/$ at its ends, pad unanchored sides.
-    A top-level alternation is handled branch by branch (`^a|b$`)."""
-    if len(parsed) == 1 and parsed[0][0] == C.BRANCH:
-        return alt(*[_anchored(list(b), reader) for b in parsed[0][1][1]])
-    starts = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
-    ends = (C.AT_END, C.AT_END_STRING)
-    anchored_start = bool(parsed) and parsed[0][0] == C.AT and parsed[0][1] in starts
-    if anchored_start:
-        parsed = parsed[1:]
-    anchored_end = bool(parsed) and parsed[-1][0] == C.AT and parsed[-1][1] in ends
-    if anchored_end:
-        parsed = parsed[:-1]
+    A top-level alternation or group is handled branch by branch
+    (`^a$|^b$`, `^(a|b)$`)."""
+    parsed, start, end = _strip_anchors(parsed, start, end)
+    if parsed and parsed[-1][0] == C.BRANCH:  # `^0(1$|7$)`: re factors common prefixes
+        branches = parsed[-1][1][1]
+        if len(parsed) == 1 or any(b and b[-1][0] == C.AT for b in branches):
+            return alt(*[_anchored(parsed[:-1] + list(b), reader, start, end) for b in branches])
+    if len(parsed) == 1 and parsed[0][0] == C.SUBPATTERN and not (parsed[0][1][1] or parsed[0][1][2]):
+        return _anchored(list(parsed[0][1][3]), reader, start, end)
     body = reader.node(parsed)
     free = repeat(UNIT, 0, None)
-    return seq(*([] if anchored_start else [free]), body,
-               *([] if anchored_end else [free]))
+    return seq(*([] if start else [free]), body, *([] if end else [free]))
+
+
+def single_char_repeat(pattern, path):
+    """For `^X{m,n}$`-like patterns (X one character matcher): (set, m, n); else None.
+    Lets `pattern` combine with minLength/maxLength exactly."""
+    try:
+        tree = sre_parse.parse(pattern)
+    except re.error:
+        return None
+    parsed, start, end = _strip_anchors(list(tree), False, False)
+    if not (start and end and len(parsed) == 1) or tree.state.flags & ~C.SRE_FLAG_UNICODE:
+        return None
+    op, av = parsed[0]
+    lo = hi = 1
+    if op in (C.MAX_REPEAT, C.MIN_REPEAT) and len(av[2]) == 1:
+        lo, hi = av[0], None if av[1] == C.MAXREPEAT else av[1]
+        op, av = av[2][0]
+    reader = _PatternReader(pattern, path)
+    sets = {C.LITERAL: lambda: ((av, av),), C.NOT_LITERAL: lambda: set_complement(((av, av),)),
+            C.ANY: lambda: set_complement(((10, 10),)), C.IN: lambda: reader.set_of(av)}
+    return (sets[op](), lo, hi) if op in sets else None

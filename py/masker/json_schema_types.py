@@ -6,16 +6,18 @@ a property not in `required` may be skipped. Extra keys (when
 ones; they are written with raw characters only and never equal a listed
 name, so each key is checked by exactly one schema. A name in `required`
 that `properties` does not list is emitted after the listed ones, with the
-`additionalProperties` schema.
+`additionalProperties` schema. A sub-schema no value satisfies becomes the
+empty language (an error only if the whole schema is empty).
 """
 from __future__ import annotations
 
-from .json_schema_errors import InvalidSchema, UnsupportedKeyword
+from .json_schema_errors import UnsupportedKeyword
 from .json_schema_formats import format_units
 from .json_schema_ir import EMPTY, NOTHING, Lit, alt, opt, repeat, seq
 from .json_schema_numbers import INTEGER, NUMBER, integer_bounds, number_bounds
-from .json_schema_pattern import pattern_units
-from .json_schema_strings import QUOTE, json_string, key_not_in, literal_string
+from .json_schema_pattern import pattern_units, single_char_repeat
+from .json_schema_strings import (QUOTE, encoded_chars, json_string, key_not_in,
+                                  literal_string)
 
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
 
@@ -66,10 +68,15 @@ class TypeBuilder:
                                          "or pattern is not supported")
             return seq(QUOTE, format_units(s["format"], path), QUOTE)
         if "pattern" in s:
-            if lengths:
+            if not lengths:
+                return seq(QUOTE, pattern_units(s["pattern"], path), QUOTE)
+            simple = single_char_repeat(s["pattern"], path)
+            if simple is None:
                 raise UnsupportedKeyword("pattern", path, "together with minLength/maxLength "
-                                         "is not supported")
-            return seq(QUOTE, pattern_units(s["pattern"], path), QUOTE)
+                                         "is supported only for patterns like ^[a-z]{m,n}$")
+            ranges, plo, phi = simple
+            top = hi if phi is None else phi if hi is None else min(hi, phi)
+            return seq(QUOTE, repeat(encoded_chars(ranges), max(lo, plo), top), QUOTE)
         return json_string(lo, hi)
 
     # ---- arrays -----------------------------------------------------------
@@ -108,14 +115,13 @@ class TypeBuilder:
         for name in required:
             if name not in props:
                 if extra is False:
-                    raise InvalidSchema("required property %r is not allowed by "
-                                        "additionalProperties: false" % name, path)
+                    return NOTHING  # required but forbidden: no object matches
                 props[name] = extra
         members = []
         for name, sub in props.items():
             if sub is False:
                 if name in required:
-                    raise InvalidSchema("required property %r has schema false" % name, path)
+                    return NOTHING
                 continue
             value = self.value(sub, "%s/properties/%s" % (path, name))
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),

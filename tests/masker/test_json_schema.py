@@ -222,6 +222,8 @@ def test_pattern_sound_and_complete_on_escaped_forms(pattern, value):
     ("date-time", ["2000-02-29T12:00:00-05:00"], ["2000-02-29 12:00:00Z"]),
     ("email", ["a.b+c@example.com"], ["a@b", "@x.com", "a..b@x.com"]),
     ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567e89b12d3a456426614174000"]),
+    ("hostname", ["a.example-1.org", "localhost"], ["-a.org", "a..b", "a_b.org"]),
+    ("byte", ["", "QUJD", "QUI=", "QQ=="], ["QUJ", "Q===", "QU=I"]),
 ])
 def test_formats(fmt, good, bad):
     rx = regex_of({"type": "string", "format": fmt})
@@ -239,7 +241,8 @@ def test_formats(fmt, good, bad):
     ({"type": "array", "uniqueItems": True}, "uniqueItems"),
     ({"type": "array", "contains": {"type": "integer"}}, "contains"),
     ({"type": "object", "minProperties": 2}, "minProperties"),
-    ({"type": "string", "format": "hostname"}, "format"),
+    ({"type": "string", "format": "uri-template"}, "format"),
+    ({"type": "string", "pattern": "^a+b$", "maxLength": 3}, "pattern"),
     ({"type": "string", "pattern": "(?i)abc"}, "pattern"),
     ({"type": "string", "pattern": "(a)\\1"}, "pattern"),
     ({"type": "string", "pattern": "a(?=b)"}, "pattern"),
@@ -279,3 +282,22 @@ def test_one_of_with_discriminator_is_anyof():
     rx = regex_of(SCHEMAS["one_of"])
     assert rx.fullmatch('{"kind":"circle","r":1.5}') and rx.fullmatch('"x"')
     assert not rx.fullmatch('{"kind":"circle","side":1}')
+
+
+def test_pattern_with_lengths_when_pattern_is_one_class_repeated():
+    rx = regex_of({"type": "string", "pattern": "^[a-z0-9]+$", "minLength": 2, "maxLength": 4})
+    assert [t for t in ["a", "ab", "abcd", "abcde", "aB"] if rx.fullmatch(json.dumps(t))] == [
+        "ab", "abcd"]
+
+
+def test_pattern_anchors_inside_top_level_alternation():
+    rx = regex_of({"type": "string", "pattern": "^01$|^07$"})
+    assert rx.fullmatch('"01"') and rx.fullmatch('"07"') and not rx.fullmatch('"017"')
+    rx = regex_of({"type": "string", "pattern": "^$|(^a+$)"})
+    assert rx.fullmatch('""') and rx.fullmatch('"aa"') and not rx.fullmatch('"ab"')
+
+
+def test_unsatisfiable_branch_is_dropped_not_an_error():
+    schema = {"anyOf": [{"type": "object", "properties": {"a": False}, "required": ["a"]},
+                        {"type": "integer", "minimum": 1, "maximum": 2}]}
+    assert regex_of(schema).pattern == "[12]"
