@@ -56,6 +56,7 @@ class EarleyAutomaton:
         self.start_lhs = prods[0][0]
         # next_sym[prod][dot]: the symbol after the dot, or None when the item is complete
         self.next_sym = [tuple(rhs) + (None,) for _, rhs in prods]
+        self.lhs_of = [lhs for lhs, _ in prods]
         self._precompute_predictions()
         self._canonical: dict[tuple, EarleySet] = {}
         self._next_key = 0
@@ -129,40 +130,44 @@ class EarleyAutomaton:
         prediction: a new set."""
         new = EarleySet()
         next_sym, terminals, nullable = self.next_sym, self.terminals, self.nullable
-        seen, predicted = set(), set()
+        scans, waiting, lhs_of = new.scans, new.waiting, self.lhs_of
+        seen, predicted, pending = set(), set(), []  # pending: incomplete items, for the key
         agenda = list(kernel)
         while agenda:
             item = agenda.pop()
             if item in seen:
                 continue
             seen.add(item)
-            if len(seen) > self.max_items:
-                raise LimitExceeded(f"one Earley step needed more than {self.max_items} items",
-                                    "max_items", self.max_items, "make the grammar less "
-                                    "ambiguous (e.g. avoid x* x* or nested optional repeats) "
-                                    "or raise max_items")
             prod, dot, origin = item
             sym = next_sym[prod][dot]
             if sym is None:  # completion: advance the items that waited for lhs in origin
-                lhs = self.prods[prod][0]
+                lhs = lhs_of[prod]
                 if lhs == self.start_lhs:  # START appears in no right-hand side
                     new.accepting = True
                 for p2, d2, o2 in origin.waiting.get(lhs, ()):
                     agenda.append((p2, d2 + 1, o2))
-            elif sym < 0:
+                continue
+            pending.append(item)
+            if len(seen) > self.max_items:
+                self._too_many_items()
+            if sym < 0:
                 mask = terminals[~sym]
-                new.scans.append((mask, prod, dot, origin))
+                scans.append((mask, prod, dot, origin))
                 new.bytes_ok |= mask
-            else:
-                new.waiting.setdefault(sym, []).append(item)
-                if sym not in predicted:
-                    self._predict(new, sym, predicted)
-                if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
-                    agenda.append((prod, dot + 1, origin))
+                continue
+            waiting.setdefault(sym, []).append(item)
+            if sym not in predicted:
+                self._predict(new, sym, predicted)
+            if sym in nullable:  # Aycock-Horspool: move past a nullable nonterminal now
+                agenda.append((prod, dot + 1, origin))
         # complete items have no future, and predicted items follow from the predicted
         # nonterminals: the key needs only the predicted set and the older incomplete items
-        return self._intern(new, predicted,
-                            [item for item in seen if next_sym[item[0]][item[1]] is not None])
+        return self._intern(new, predicted, pending)
+
+    def _too_many_items(self):
+        raise LimitExceeded(f"one Earley step needed more than {self.max_items} items",
+                            "max_items", self.max_items, "make the grammar less ambiguous "
+                            "(e.g. avoid x* x* or nested optional repeats) or raise max_items")
 
     def _intern(self, new: EarleySet, predicted, old_items) -> EarleySet:
         """The canonical set with ``new``'s key (``new`` itself the first time)."""
