@@ -68,7 +68,9 @@ class Matcher:
     2. Set the logits of the masked-out tokens to -inf (``logits[~mask] = -np.inf``) and
        renormalize; sample (or take the argmax of) a token id ``t`` from what is left.
     3. ``matcher.consume(t)``: append the token's bytes to ``matcher.prefix_bytes``.
-    4. Repeat from 1 until ``matcher.is_finished()``.
+    4. Repeat from 1 until ``matcher.is_finished()`` or a token budget runs out (``a*`` never
+       finishes). An all-False mask while not accepting means no token of this vocabulary can
+       continue (only with vocabularies lacking some single bytes): stop and report it.
 
     End rule: accepting is not finished. ``is_accepting()`` says the prefix is a complete text;
     ``can_continue()`` says some token may still follow (``1|12|123`` after ``1`` is both).
