@@ -157,7 +157,7 @@ def ast_lark(rules: dict) -> str:
     """Our GBNF rules (name -> ``grammar_ast`` tree, from ``masker.gbnf_parse``) as Lark in
     which every rule is lowercase and every terminal a one-character lexeme, so llguidance's
     greedy lexing cannot matter and it behaves as a plain context-free grammar."""
-    from masker.grammar_ast import Alt, Chars, Ref, Repeat, Seq
+    from masker.grammar_ast import Alt, Chars, Ref, Seq
 
     def name(rule: str) -> str:
         return "start" if rule == "root" else "r_" + rule.replace("-", "_").lower()
