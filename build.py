@@ -358,7 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     size = sum(len(a.data) for a in plan.assets) / 1e6
     print(f"built {SITE} ({size:.1f} MB) in {time.perf_counter() - start:.1f} s")
     if args.command == "serve":
-        server = make_server(SITE, args.port, args.isolated)
+        try:
+            server = make_server(SITE, args.port, args.isolated)
+        except OSError as error:
+            print(f"cannot serve on 127.0.0.1:{args.port} ({error.strerror}): "
+                  "choose another port with --port N (make serve PORT=N)", file=sys.stderr)
+            return 1
         print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C to stop)")
         try:
             server.serve_forever()

@@ -65,3 +65,15 @@ def test_main_reports_a_build_error_and_exits_non_zero(monkeypatch, capsys):
     monkeypatch.setattr(build, "build", broken)
     assert build.main([]) == 1
     assert "build failed: node_modules/pyodide is missing" in capsys.readouterr().err
+
+
+def test_serve_on_a_busy_port_says_how_to_choose_another(site, monkeypatch, capsys):
+    busy = serve(site)
+    monkeypatch.setattr(build, "SITE", site)
+    monkeypatch.setattr(build, "build", lambda: build.SitePlan())
+    try:
+        assert build.main(["serve", "--port", str(busy.server_address[1])]) == 1
+    finally:
+        busy.shutdown()
+        busy.server_close()
+    assert "choose another port with --port N" in capsys.readouterr().err
