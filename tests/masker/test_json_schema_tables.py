@@ -133,3 +133,25 @@ def test_mask_samples_validate(name, whitespace):
         errors = [e.message for e in check.iter_errors(json.loads(text))]
         assert errors == [], text
     assert done >= 6
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_mutated_samples_accepted_only_if_valid(name):
+    """Soundness on near misses: one-character edits of valid texts are either rejected by
+    the compiled grammar or parse as JSON and validate."""
+    from masker.json_schema_translate import Translator
+    from test_json_schema_support import IRSampler
+
+    schema = SCHEMAS[name]
+    grammar, check = compile_json_schema(schema), validator(schema)
+    sampler = IRSampler(Translator(schema).translate(), seed=7)
+    rng, edits = random.Random(name), '"\\{}[],:0123456789.-eE+ aé'
+    for _ in range(60):
+        text = sampler.sample(max_depth=3)
+        i = rng.randrange(len(text) + 1)
+        kind = rng.randrange(3)
+        mutated = (text[:i] + rng.choice(edits) + text[i:] if kind == 0 else
+                   text[:i] + text[i + 1:] if kind == 1 else
+                   text[:i] + rng.choice(edits) + text[i + 1:])
+        if grammar.accepts(mutated):
+            assert check.is_valid(json.loads(mutated)), (text, mutated)
