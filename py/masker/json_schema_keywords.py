@@ -21,15 +21,15 @@ IMPLEMENTED = frozenset("""type enum const properties required
     additionalProperties items prefixItems additionalItems minItems maxItems
     minLength maxLength pattern format minimum maximum exclusiveMinimum
     exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
-    minProperties maxProperties""".split())
-REFUSED = frozenset("""not if then else contains minContains maxContains
-    patternProperties propertyNames dependencies dependentRequired
+    minProperties maxProperties patternProperties not""".split())
+REFUSED = frozenset("""if then else contains minContains maxContains
+    propertyNames dependencies dependentRequired
     dependentSchemas unevaluatedProperties unevaluatedItems $dynamicRef
     $recursiveRef extends disallow divisibleBy""".split())
 KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 KIND_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "minProperties",
-               "maxProperties"),
+               "maxProperties", "patternProperties"),
     "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems",
               "uniqueItems"),
     "string": ("minLength", "maxLength", "pattern", "format"),
@@ -139,6 +139,11 @@ def merge(a, b, path):
     """The schema of instances valid under both normalised schemas `a`, `b`
     (neither containing `$ref` or `allOf` at the top). Sub-schemas that
     must both hold are combined lazily as {"allOf": [x, y]}."""
+    object_keys = ("properties", "additionalProperties", "patternProperties")
+    if ("patternProperties" in a and any(k in b for k in object_keys)) or (
+            "patternProperties" in b and any(k in a for k in object_keys)):
+        raise UnsupportedKeyword("patternProperties", path, "in an allOf (or next to a $ref) "
+                                 "with other object keywords is not supported")
     a, b = _fold_items(a, b), _fold_items(b, a)
     out = {k: v for k, v in a.items() if k not in b}
     out.update({k: v for k, v in b.items() if k not in a})

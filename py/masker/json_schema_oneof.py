@@ -11,6 +11,8 @@ branch schemas):
 """
 from __future__ import annotations
 
+import re
+
 from .json_schema_errors import UnsupportedKeyword
 from .json_schema_keywords import KIND_KEYWORDS, same_value
 from .json_schema_values import kind_of
@@ -43,6 +45,8 @@ def _forbids(s, name):
     props = s.get("properties", {})
     if name in props:
         return props[name] is False
+    if any(re.search(p, name) for p in s.get("patternProperties", {})):
+        return False
     return s.get("additionalProperties", True) is False
 
 

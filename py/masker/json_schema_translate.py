@@ -84,7 +84,28 @@ class Translator(TypeBuilder):
             self.expanding.pop()
         for i, part in enumerate(s.pop("allOf", [])):
             s = merge(s, self.expand(part, "%s/allOf/%d" % (path, i)), path)
+        if "not" in s:
+            s = merge(s, self.negate(s.pop("not"), path + "/not"), path)
         return s
+
+    def negate(self, schema, path):
+        """`not` in the forms that have an exact positive equivalent:
+        not {} / not true (nothing), not false (anything), not {"type": ...}
+        (the other types), not {"required": [name]} (name forbidden)."""
+        if schema is False:
+            return {}
+        if schema is True or schema == {}:
+            return dict(FALSE_SCHEMA)
+        if isinstance(schema, dict) and set(schema) == {"type"}:
+            types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            others = [t for t in KINDS if t not in types and not (t == "integer" and "number" in types)]
+            if "integer" in types and "number" not in types:
+                raise UnsupportedKeyword("not", path, "of type integer is not supported")
+            return {"type": others}
+        if isinstance(schema, dict) and set(schema) == {"required"} and len(schema["required"]) == 1:
+            return {"properties": {schema["required"][0]: False}}
+        raise UnsupportedKeyword("not", path, "is supported only as not {}, not {\"type\": ..} "
+                                 "or not {\"required\": [one name]}")
 
     def value(self, schema, path):
         if isinstance(schema, dict) and "$ref" in schema and not any(

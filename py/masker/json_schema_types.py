@@ -11,6 +11,8 @@ empty language (an error only if the whole schema is empty).
 """
 from __future__ import annotations
 
+import re
+
 from .json_schema_errors import UnsupportedKeyword
 from .json_schema_formats import format_units
 from .json_schema_ir import EMPTY, NOTHING, Lit, alt, opt, repeat, seq
@@ -112,8 +114,12 @@ class TypeBuilder:
         props = dict(s.get("properties", {}))
         required = list(s.get("required", []))
         extra = s.get("additionalProperties", True)
+        pattern, pattern_schema = self._pattern_properties(s, props, path)
         for name in required:
             if name not in props:
+                if pattern is not None and re.search(pattern, name):
+                    raise UnsupportedKeyword("patternProperties", path, "whose pattern matches "
+                                             "the required name %r is not supported" % name)
                 if extra is False:
                     return NOTHING  # required but forbidden: no object matches
                 props[name] = extra
@@ -127,12 +133,36 @@ class TypeBuilder:
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
                             name in required))
         extra_member = NOTHING
-        if extra is not False:
+        if pattern is not None:
+            key = seq(QUOTE, pattern_units(pattern, path + "/patternProperties"), QUOTE)
+            value = self.value(pattern_schema, path + "/patternProperties")
+            extra_member = seq(key, self.sep(":"), value)
+        elif extra is not False:
             value = self.any_value() if extra is True else self.value(
                 extra, path + "/additionalProperties")
             extra_member = seq(key_not_in(list(props)), self.sep(":"), value)
         self._check_counts(s, members, extra_member, path)
         return seq(Lit("{"), self.ws, self._members(members, extra_member), self.ws, Lit("}"))
+
+    def _pattern_properties(self, s, props, path):
+        """(pattern, schema) of a single-entry patternProperties, or (None, None).
+
+        Extra keys are then generated from the pattern only (keys matching no
+        pattern are not produced, which is narrower than the spec, never wider),
+        so additionalProperties does not add keys. Refused when a listed property
+        name matches the pattern (its key could then be produced twice)."""
+        pp = s.get("patternProperties")
+        if not pp:
+            return None, None
+        if not isinstance(pp, dict) or len(pp) != 1:
+            raise UnsupportedKeyword("patternProperties", path, "with more than one pattern "
+                                     "is not supported")
+        (pattern, schema), = pp.items()
+        clash = [n for n in props if re.search(pattern, n)]
+        if clash:
+            raise UnsupportedKeyword("patternProperties", path, "whose pattern matches the "
+                                     "listed property %r is not supported" % clash[0])
+        return pattern, schema
 
     def _members(self, members, extra):
         comma = self.sep(",")

@@ -235,9 +235,11 @@ def test_formats(fmt, good, bad):
 
 
 @pytest.mark.parametrize("schema,keyword", [
-    ({"not": {"type": "string"}}, "not"),
+    ({"not": {"type": "string", "minLength": 2}}, "not"),
     ({"if": {"type": "string"}, "then": {"minLength": 1}}, "if"),
-    ({"type": "object", "patternProperties": {"^a": {}}}, "patternProperties"),
+    ({"type": "object", "patternProperties": {"^a": {}, "^b": {}}}, "patternProperties"),
+    ({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {}}},
+     "patternProperties"),
     ({"type": "array", "uniqueItems": True}, "uniqueItems"),
     ({"type": "array", "contains": {"type": "integer"}}, "contains"),
     ({"type": "object", "minProperties": 2}, "minProperties"),

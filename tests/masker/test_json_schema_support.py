@@ -155,6 +155,12 @@ SCHEMAS = {
                                            {"$ref": "#/$defs/e"}], "items": False,
                                         "minItems": 3}]}},
              "$ref": "#/$defs/e"},
+    "pattern_properties": {"type": "object", "properties": {"id": {"type": "integer"}},
+                           "patternProperties": {"^x-[a-z]": {"type": "string", "maxLength": 2}},
+                           "required": ["id"], "additionalProperties": False},
+    "not_forms": {"type": "object", "properties": {
+        "a": {"not": {"type": ["string", "object", "array"]}}, "b": {"not": {}}},
+        "not": {"required": ["c"]}, "required": ["a"]},
     "unicode": {"type": "object", "properties": {
         "s": {"enum": ["canción", "«hola»", "—", "😀", "a\"b\\c\n"]},
         "t": {"type": "string", "minLength": 2, "maxLength": 2}},
