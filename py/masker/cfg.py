@@ -9,6 +9,7 @@ key. Both routes accept the same language (a test forces each route on the same 
 
 from __future__ import annotations
 
+from .cfg_lowering import DEFAULT_MAX_PRODUCTIONS, Lowering
 from .dfa import DEFAULT_MAX_DFA_STATES
 from .earley import DEFAULT_MAX_ITEMS, EarleyAutomaton
 from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
@@ -16,9 +17,7 @@ from .gbnf_parse import parse_gbnf
 from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
 from .matcher import Grammar, check_nonempty
 from .regex_fsm import ast_to_dfa
-from .utf8 import utf8_sequences
 
-DEFAULT_MAX_PRODUCTIONS = 100_000
 MAX_INLINE_SIZE = 50_000  # code-point sets after inlining; larger regular grammars use Earley
 MAX_INLINE_DEPTH = 120    # syntax-tree depth after inlining (the NFA builder recurses on it)
 
@@ -62,7 +61,7 @@ def _compile(text, engine, max_states, max_items, max_productions):
                 if engine == "dfa":
                     raise
     if automaton is None:
-        prods, terminals, nullable = _Lowering(rules, max_productions, text).run()
+        prods, terminals, nullable = Lowering(rules, max_productions, text).run()
         automaton = EarleyAutomaton(prods, terminals, nullable, max_items)
     return automaton
 
@@ -147,115 +146,3 @@ def _inline(rules: dict, order: list[str]):
     for name in order:
         memo[name] = expand(rules[name])
     return memo["root"]
-
-
-class _Lowering:
-    """Rules -> productions ``(lhs, rhs)`` over byte terminals, for Earley.
-
-    ``x*`` becomes a left-recursive helper ``R -> | R x`` (constant Earley work per repetition);
-    ``x{m,n}`` becomes m copies and a chain of optional helpers; a code-point set becomes its
-    UTF-8 byte sequences. Unproductive productions are removed at the end.
-    """
-
-    def __init__(self, rules: dict, max_productions: int, text: str):
-        self.rules, self.max_productions, self.text = rules, max_productions, text
-        self.ids = {"$start": 0}
-        for name in rules:
-            self.ids[name] = len(self.ids)
-        self.prods: list[tuple[int, tuple]] = [(0, (self.ids["root"],))]
-        self.terminals: list[int] = []
-        self.term_ids: dict[int, int] = {}
-        self.char_nts: dict[tuple, int] = {}
-
-    def new_nt(self) -> int:
-        self.ids[f"${len(self.ids)}"] = len(self.ids)
-        return len(self.ids) - 1
-
-    def add(self, lhs: int, rhs) -> None:
-        if len(self.prods) >= self.max_productions:
-            raise LimitExceeded("the grammar lowers to too many productions", "max_productions",
-                                self.max_productions, "lower {m,n} bounds or simplify rules")
-        self.prods.append((lhs, tuple(rhs)))
-
-    def terminal(self, lo: int, hi: int) -> int:
-        mask = ((1 << (hi + 1)) - 1) ^ ((1 << lo) - 1)
-        if mask not in self.term_ids:
-            self.term_ids[mask] = len(self.terminals)
-            self.terminals.append(mask)
-        return ~self.term_ids[mask]
-
-    def symbols(self, node) -> list[int]:
-        if isinstance(node, Ref):
-            return [self.ids[node.name]]
-        if isinstance(node, Seq):
-            return [s for item in node.items for s in self.symbols(item)]
-        if isinstance(node, Chars):
-            return self.chars(node.ranges)
-        if isinstance(node, Alt):
-            nt = self.new_nt()
-            for item in node.items:
-                self.add(nt, self.symbols(item))
-            return [nt]
-        return self.repeat(node)
-
-    def chars(self, ranges) -> list[int]:
-        sequences = utf8_sequences(ranges)
-        if len(sequences) == 1:
-            return [self.terminal(lo, hi) for lo, hi in sequences[0]]
-        if ranges not in self.char_nts:
-            nt = self.char_nts[ranges] = self.new_nt()
-            for sequence in sequences:  # none at all: nt stays unproductive and is pruned
-                self.add(nt, [self.terminal(lo, hi) for lo, hi in sequence])
-        return [self.char_nts[ranges]]
-
-    def repeat(self, node: Repeat) -> list[int]:
-        x = self.symbols(node.item)
-        out = x * node.lo
-        if node.hi is None:
-            star = self.new_nt()
-            self.add(star, [])
-            self.add(star, [star] + x)
-            return out + [star]
-        tail = None
-        for _ in range(node.hi - node.lo):
-            opt = self.new_nt()
-            self.add(opt, [])
-            self.add(opt, x + ([tail] if tail is not None else []))
-            tail = opt
-        return out + ([tail] if tail is not None else [])
-
-    def run(self):
-        for name, node in self.rules.items():
-            branches = node.items if isinstance(node, Alt) else (node,)
-            for branch in branches:
-                self.add(self.ids[name], self.symbols(branch))
-        prods = _productive_only(self.prods)
-        if not prods or prods[0][0] != 0:
-            raise GrammarSyntaxError(self.text, 0, "the grammar matches no text at all (root "
-                                     "never finishes)", "give every recursive rule a base case")
-        return prods, self.terminals, _nullable(prods)
-
-
-def _productive_only(prods):
-    productive: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in prods:
-            if lhs not in productive and all(s < 0 or s in productive for s in rhs):
-                productive.add(lhs)
-                changed = True
-    return [(lhs, rhs) for lhs, rhs in prods if all(s < 0 or s in productive for s in rhs)
-            and lhs in productive]
-
-
-def _nullable(prods) -> set[int]:
-    nullable: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for lhs, rhs in prods:
-            if lhs not in nullable and all(s >= 0 and s in nullable for s in rhs):
-                nullable.add(lhs)
-                changed = True
-    return nullable

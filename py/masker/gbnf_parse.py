@@ -26,7 +26,7 @@ ESCAPES = {"n": 10, "t": 9, "r": 13, '"': 34, "\\": 92, "[": 91, "]": 93, "-": 4
            "'": 39, "0": 0}
 HEX = {"x": 2, "u": 4, "U": 8}
 NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-MAX_REPEAT = 10_000
+MAX_REPEAT = 1_000_000  # repetitions are lowered with O(log n) helpers (cfg_lowering.py)
 
 
 def parse_gbnf(text: str) -> tuple[dict, dict]:

@@ -26,14 +26,14 @@ CHOICE_SETS = st.lists(st.text(alphabet="ab1ñ«😀 ", min_size=0, max_size=5),
 
 GBNF_ATOMS = ['"a"', '"b"', '"ñ"', '"("', '")"', '"ab"', "[a-c]", "[^a-z]", '"😀"', '""', '","']
 RULE_NAMES = ["root", "r1", "r2", "r3"]
+GBNF_QUANTIFIERS = ["*", "+", "?", "{1,2}", "{2}", "{0,10}", "{9,11}"]  # > 8: doubling helpers
 
 
 def _gbnf_extend(children):
     return st.one_of(
         st.tuples(children, children).map(lambda t: f"{t[0]} {t[1]}"),
         st.tuples(children, children).map(lambda t: f"({t[0]} | {t[1]})"),
-        st.tuples(children, st.sampled_from(["*", "+", "?", "{1,2}", "{2}"])).map(
-            lambda t: f"({t[0]}){t[1]}"),
+        st.tuples(children, st.sampled_from(GBNF_QUANTIFIERS)).map(lambda t: f"({t[0]}){t[1]}"),
     )
 
 

@@ -203,3 +203,29 @@ def test_forgetting_shared_states_keeps_masks_right(monkeypatch):
         np.testing.assert_array_equal(matcher.mask(), matcher.brute_force_mask())
         matcher.consume(rng.choice(np.flatnonzero(matcher.mask()).tolist()))
     assert matcher.is_accepting() == fresh.accepts(matcher.prefix_bytes)
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 9), (0, 16), (3, 17), (9, 9), (0, 33), (16, 16),
+                                    (12, 40), (5, None), (20, None)])
+def test_large_repetition_counts_exactly(lo, hi):
+    """Counts above 8 are lowered with doubling helpers (O(log n) rules); they must still
+    count exactly, and agree with the DFA route."""
+    bound = f"{{{lo},{'' if hi is None else hi}}}"
+    gbnf = f'root ::= ("ab" | "c"){bound} "!"'
+    earley, dfa = compile_cfg(gbnf, engine="earley"), compile_cfg(gbnf, engine="dfa")
+    rng = random.Random(lo)
+    for n in range((hi or lo) + 4):
+        text = "".join(rng.choice(["ab", "c"]) for _ in range(n)) + "!"
+        expected = lo <= n and (hi is None or n <= hi)
+        assert earley.accepts(text) == expected == dfa.accepts(text), (gbnf, text)
+
+
+def test_huge_bound_compiles_small_and_masks_right():
+    grammar = compile_cfg('root ::= [a-c]{0,65535} "!"')
+    assert len(grammar.automaton.prods) < 100
+    assert grammar.accepts("ab" * 1000 + "!") and not grammar.accepts("d!")
+    matcher = grammar.matcher(TINY_VOCAB)
+    rng = random.Random(0)
+    for _ in range(30):
+        np.testing.assert_array_equal(matcher.mask(), matcher.brute_force_mask())
+        matcher.consume(rng.choice(np.flatnonzero(matcher.mask()).tolist()))
