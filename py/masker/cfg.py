@@ -18,7 +18,7 @@ from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
 from .matcher import Grammar, check_nonempty
 from .regex_fsm import ast_to_dfa
 
-MAX_INLINE_SIZE = 50_000  # code-point sets after inlining; larger regular grammars use Earley
+MAX_INLINE_SIZE = 10_000  # code-point sets after inlining; larger regular grammars use Earley
 MAX_INLINE_DEPTH = 120    # syntax-tree depth after inlining (the NFA builder recurses on it)
 
 
