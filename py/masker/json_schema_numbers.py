@@ -5,14 +5,16 @@ Unbounded: `-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?` for `number`,
 integers, and `-0` is). Bounds are written as digit regexes:
 - `integer`: any integer `minimum`/`maximum`/`exclusiveMinimum`/
   `exclusiveMaximum` (a fractional bound is rounded inward, exactly);
-- `number`: integral bounds only, and then no exponent form. The value is
-  split as sign, integer part I and fraction F: the bound limits I, and
-  at I equal to a bound F must be all zeros (inclusive upper bound) or
-  contain a non-zero digit (exclusive lower bound).
+- `number`: decimal bounds, and then no exponent form. The value is split
+  as sign, integer part I and fraction digits F: the bound's integer part
+  limits I, and at I equal to it, F is compared digit by digit with the
+  bound's fraction (e.g. for >= 2.5 at I = 2: F starts with 5..9). Both
+  bounds inside one unit interval with a fraction ([0.25, 0.75]) are refused.
 """
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 from .json_schema_ir import EMPTY, NOTHING, Lit, alt, chars, opt, repeat, seq
 
@@ -88,31 +90,65 @@ def integer_bounds(lo, lo_excl, hi, hi_excl):
     return integer_range(ilo, ihi)
 
 
+def _split(d):
+    """Decimal d >= 0 -> (integer part, fraction digits without trailing zeros)."""
+    i = int(d)
+    frac = format(d - i, "f")
+    return i, frac[2:].rstrip("0") if "." in frac else ""
+
+
+def _frac(digits, op):
+    """The optional fraction part `.F` of I.F whose value 0.F compares with 0.digits
+    by `op` (one of > = <); digits has no trailing zeros."""
+    dot = Lit(".")
+    if op == "=":
+        return opt(seq(dot, repeat(Lit("0"), 1))) if not digits else seq(
+            dot, Lit(digits), repeat(Lit("0"), 0))
+    parts = []
+    for k, d in enumerate(digits):
+        head = Lit(digits[:k])
+        if op == ">" and d < "9":
+            parts.append(seq(dot, head, chars([(ord(d) + 1, 57)]), repeat(DIGIT, 0)))
+        if op == "<":
+            parts.append(seq(dot, head) if k else EMPTY)  # F ends here, below digits
+            if d > "0":
+                parts.append(seq(dot, head, chars([(48, ord(d) - 1)]), repeat(DIGIT, 0)))
+    if op == ">":
+        parts.append(seq(dot, Lit(digits), repeat(Lit("0"), 0), NONZERO, repeat(DIGIT, 0)))
+    return alt(*parts)
+
+
 def _magnitudes(lo, lo_excl, hi, hi_excl):
-    """Non-negative decimals m = I.F (no exponent) with lo (<) m (<) hi."""
+    """Non-negative decimals m = I.F (no exponent) with lo (<) m (<) hi; bounds are
+    Decimal or None. Raises ValueError when both bounds fall in one unit interval
+    with a fractional part (not expressible here)."""
     if lo is not None and lo < 0:
         lo, lo_excl = None, False
     if hi is not None and (hi < 0 or (hi == 0 and hi_excl)):
         return NOTHING
-    start = 0 if lo is None else lo
-    if hi is not None and hi < start:
+    if lo is not None and hi is not None and lo > hi:
         return NOTHING
-    parts = []
-    for i in {start, hi} - {None}:
-        if hi is not None and i == hi and hi_excl:
-            continue
-        f = F_ANY if hi is None or i < hi else F_ZERO
-        if lo is not None and i == lo and lo_excl:
-            f = F_NONZERO if f == F_ANY else NOTHING
-        parts.append(seq(naturals(i, i), f))
-    inner_lo = start + 1
-    inner_hi = None if hi is None else hi - 1
-    parts.append(seq(naturals(inner_lo, inner_hi), F_ANY))
-    return alt(*parts)
+    li, lf = (0, None) if lo is None else _split(lo)
+    low_any = lf is None or (lf == "" and not lo_excl)
+    low = F_ANY if low_any else alt(_frac(lf, ">"), NOTHING if lo_excl else _frac(lf, "="))
+    if hi is None:
+        return alt(seq(naturals(li, li), low), seq(naturals(li + 1, None), F_ANY))
+    hi_i, hf = _split(hi)
+    high = alt(_frac(hf, "<"), NOTHING if hi_excl else _frac(hf, "="))
+    if li == hi_i:
+        if low_any:
+            return seq(naturals(li, li), high)
+        if lf == "" and hf == "":  # I.F > I and I.F <= I: nothing
+            return NOTHING
+        raise ValueError("both bounds inside one unit interval")
+    return alt(seq(naturals(li, li), low), seq(naturals(li + 1, hi_i - 1), F_ANY),
+               seq(naturals(hi_i, hi_i), high))
 
 
 def number_bounds(lo, lo_excl, hi, hi_excl):
-    """Numbers within integral bounds (None = unbounded), without exponent."""
+    """Numbers within decimal bounds (None = unbounded), without exponent."""
+    lo = None if lo is None else Decimal(str(lo))
+    hi = None if hi is None else Decimal(str(hi))
     pos = _magnitudes(lo, lo_excl, hi, hi_excl)
     neg = _magnitudes(None if hi is None else -hi, hi_excl,
                       None if lo is None else -lo, lo_excl)

@@ -24,10 +24,6 @@ from .json_schema_strings import (QUOTE, encoded_chars, json_string, key_not_in,
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
 
 
-def _int_or_none(x):
-    return x if x is None or isinstance(x, int) else (int(x) if float(x).is_integer() else x)
-
-
 class TypeBuilder:
     def sep(self, text):
         return seq(self.ws, Lit(text), self.ws)
@@ -53,12 +49,12 @@ class TypeBuilder:
             return INTEGER if lo is None and hi is None else integer_bounds(lo, lo_x, hi, hi_x)
         if lo is None and hi is None:
             return NUMBER
-        lo, hi = _int_or_none(lo), _int_or_none(hi)
-        for v, key in ((lo, "minimum"), (hi, "maximum")):
-            if v is not None and not isinstance(v, int):
-                raise UnsupportedKeyword(key, path, "with a fractional value (%r) on a number "
-                                         "is not supported" % v)
-        return number_bounds(lo, lo_x, hi, hi_x)
+        try:
+            return number_bounds(lo, lo_x, hi, hi_x)
+        except ValueError:
+            raise UnsupportedKeyword("minimum", path, "and maximum with fractional values "
+                                     "inside one unit interval (%r, %r) are not supported"
+                                     % (lo, hi)) from None
 
     # ---- strings ----------------------------------------------------------
     def string(self, s, path):

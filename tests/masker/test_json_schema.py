@@ -135,10 +135,25 @@ def test_number_bounds_match_exactly(lo, width, lo_x, hi_x, value):
     assert bool(rx.fullmatch(text)) == inside
 
 
-def test_number_with_fractional_bound_is_refused():
+def test_number_bounds_inside_one_unit_interval_are_refused():
     with pytest.raises(UnsupportedKeyword) as exc:
-        schema_to_source({"type": "number", "minimum": 0.5})
+        schema_to_source({"type": "number", "minimum": 0.25, "maximum": 0.75})
     assert exc.value.keyword == "minimum"
+
+
+@given(st.decimals(-30, 30, places=2), st.decimals(0, 40, places=3), st.booleans(),
+       st.booleans(), st.decimals(-80, 80, places=3, allow_nan=False))
+@settings(max_examples=300, deadline=None)
+def test_fractional_number_bounds_match_exactly(lo, width, lo_x, hi_x, value):
+    hi = lo + width
+    schema = {"type": "number", ("exclusiveMinimum" if lo_x else "minimum"): float(lo),
+              ("exclusiveMaximum" if hi_x else "maximum"): float(hi)}
+    try:
+        rx = regex_of(schema)
+    except (InvalidSchema, UnsupportedKeyword):
+        return
+    inside = (value > lo if lo_x else value >= lo) and (value < hi if hi_x else value <= hi)
+    assert bool(rx.fullmatch(str(value))) == inside
 
 
 def test_integer_fractional_bounds_round_inward():
