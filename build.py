@@ -22,9 +22,7 @@ browser caches turn over cleanly; the runtime lives in a versioned folder.
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
-import http.server
 import io
 import json
 import os
@@ -38,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+
+from devserver import make_server
 
 ROOT = Path(__file__).resolve().parent
 SITE = ROOT / "site"
@@ -308,38 +308,6 @@ def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
     pages = render_pages(plan, make_env(root / "templates"))
     write_site(plan.assets + pages, site)
     return plan
-
-
-# ---------------------------------------------------------------- development server
-
-class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the MIME types Pyodide needs; optional isolation headers."""
-    extensions_map = {
-        **http.server.SimpleHTTPRequestHandler.extensions_map,
-        ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript",
-        ".json": "application/json", ".zip": "application/zip",
-        ".whl": "application/zip", ".py": "text/x-python; charset=utf-8",
-        ".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
-        ".txt": "text/plain; charset=utf-8", ".md": "text/markdown; charset=utf-8",
-    }
-    isolated = False
-
-    def end_headers(self):
-        if self.isolated:
-            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
-            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-        super().end_headers()
-
-    def log_message(self, format, *args):  # keep test and serve output quiet
-        pass
-
-
-def make_server(site: Path = SITE, port: int = 8000,
-                isolated: bool = False) -> http.server.ThreadingHTTPServer:
-    """An HTTP server for ``site`` on 127.0.0.1 (port 0 picks a free port)."""
-    handler = type("Handler", (SiteHandler,), {"isolated": isolated})
-    return http.server.ThreadingHTTPServer(
-        ("127.0.0.1", port), functools.partial(handler, directory=str(site)))
 
 
 def main(argv: list[str] | None = None) -> int:
