@@ -1,6 +1,6 @@
 /* Dedicated Web Worker: starts Pyodide, loads NumPy, the project's Python and the
  * model weights, then runs cells with the lesson kernel (kernel.py).
- * The message protocol is described in docs/design.md. */
+ * The message protocol is described in docs/site.md. */
 "use strict";
 
 const PY_DIR = "/home/pyodide/py";
