@@ -161,16 +161,20 @@ def chars(ranges):
 
 # ---- rule graph -----------------------------------------------------------
 
-def refs_in(node, acc=None):
-    """Names referenced by `node` (a set)."""
-    acc = set() if acc is None else acc
-    if isinstance(node, Ref):
-        acc.add(node.name)
-    elif isinstance(node, (Seq, Alt)):
-        for it in node.items:
-            refs_in(it, acc)
-    elif isinstance(node, Repeat):
-        refs_in(node.item, acc)
+def refs_in(node):
+    """Names referenced by `node` (a set); shared sub-expressions are visited once."""
+    acc, seen, todo = set(), set(), [node]
+    while todo:
+        n = todo.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, Ref):
+            acc.add(n.name)
+        elif isinstance(n, (Seq, Alt)):
+            todo.extend(n.items)
+        elif isinstance(n, Repeat):
+            todo.append(n.item)
     return acc
 
 

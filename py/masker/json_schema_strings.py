@@ -77,6 +77,22 @@ def literal_string(text):
     return '"' + "".join(out) + '"'
 
 
+def _raw_except(cps):
+    """RAW without the sorted code points `cps` (fast path of set_minus)."""
+    out, holes = [], iter(cps)
+    hole = next(holes, None)
+    for lo, hi in RAW:
+        while hole is not None and hole <= hi:
+            if hole >= lo:
+                if hole > lo:
+                    out.append((lo, hole - 1))
+                lo = hole + 1
+            hole = next(holes, None)
+        if lo <= hi:
+            out.append((lo, hi))
+    return tuple(out)
+
+
 def key_not_in(names):
     """A JSON string key whose value is none of `names`.
 
@@ -96,7 +112,7 @@ def key_not_in(names):
     def build(node):
         branches = [] if None in node else [EMPTY]
         kids = [c for c in node if c is not None]
-        others = set_minus(RAW, char_set([(ord(c), ord(c)) for c in kids]))
+        others = _raw_except(sorted(ord(c) for c in kids))
         branches.append(seq(chars(others), anything))
         for c in kids:
             if ord(c) in range(0x20, MAX_CP + 1) and c not in '"\\':
