@@ -12,8 +12,9 @@ property order are documented in docs/json-schema.md.
 
 Errors (all raised here, at compile time): UnsupportedKeyword names the
 keyword the compiler does not implement; InvalidSchema for malformed or
-unsatisfiable schemas; LimitExceeded when the regex text would pass
-`max_regex_chars` (default 2,000,000 characters).
+unsatisfiable schemas; LimitExceeded when the schema nests deeper than the
+recursion limit, or from compile_regex/compile_cfg limits. A regex longer
+than `max_regex_chars` (default 2,000,000 characters) is written as GBNF.
 """
 from __future__ import annotations
 
@@ -23,9 +24,9 @@ import sys
 from .json_schema_emit import to_gbnf, to_regex
 from .json_schema_errors import InvalidSchema, LimitExceeded, UnsupportedKeyword
 from .json_schema_ir import NOTHING, is_recursive
+from .cfg import compile_cfg
 from .json_schema_translate import Translator
 from .matcher import Grammar
-from .cfg import compile_cfg
 from .regex_fsm import compile_regex
 
 __all__ = ["compile_json_schema", "schema_to_source", "JsonSchemaGrammar",
@@ -33,9 +34,9 @@ __all__ = ["compile_json_schema", "schema_to_source", "JsonSchemaGrammar",
 
 
 def schema_to_source(schema, *, whitespace="compact", max_regex_chars=2_000_000):
-    """Translate `schema` to text: returns (kind, source, ignored_keywords).
+    """Translate `schema` to text: returns (syntax, source, ignored_keywords).
 
-    kind is "regex" (Python `re` syntax, to be matched in full against the
+    syntax is "regex" (Python `re` syntax, to be matched in full against the
     whole output) or "gbnf" (start rule `root`). `schema` may be a dict, a
     bool, or a JSON string. whitespace: "compact" (no whitespace at all) or
     "flexible" (any run of space, tab, CR, LF between tokens inside the
