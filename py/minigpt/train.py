@@ -21,8 +21,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .bpe import train_bpe
-from .checkpoint import save_weights
+from .bpe import load_tokenizer, train_bpe
+from .checkpoint import load_weights, save_weights
 from .config import GPTConfig, parameter_shapes
 from .data import load_splits
 
@@ -110,6 +110,7 @@ class TorchGPT(nn.Module):
 def evaluate(model: TorchGPT, val: np.ndarray, n_ctx: int) -> float:
     """Mean cross-entropy (nats/token) over the whole validation split, in windows of n_ctx tokens,
     each token predicted once (the first token of each window from an empty context)."""
+    was_training = model.training
     model.eval()
     total, count = 0.0, 0
     with torch.no_grad():
@@ -118,7 +119,7 @@ def evaluate(model: TorchGPT, val: np.ndarray, n_ctx: int) -> float:
             logits = model(chunk[:, :-1])
             total += F.cross_entropy(logits[0], chunk[0, 1:], reduction="sum").item()
             count += chunk.shape[1] - 1
-    model.train()
+    model.train(was_training)
     return total / count
 
 
@@ -166,8 +167,11 @@ def train(cfg: GPTConfig, train_ids: np.ndarray, val_ids: np.ndarray, *, steps: 
     return model.eval(), info
 
 
-def write_reference(model: TorchGPT, tok, path: Path) -> None:
-    """Save a few prompts' token ids and their PyTorch logits (float32[T, V] each) as ``.npz`` (no pickle)."""
+def write_reference(folder: Path, path: Path) -> None:
+    """Load the exported weights in ``folder`` into PyTorch (eval mode) and save a few prompts' token ids
+    and their logits (float32[T, V] each) as ``.npz`` (no pickle), for the NumPy tests."""
+    cfg, params, _ = load_weights(folder)
+    model, tok = TorchGPT.from_params(cfg, params), load_tokenizer(folder)
     arrays = {}
     with torch.no_grad():
         for i, prompt in enumerate(REFERENCE_PROMPTS):
@@ -188,6 +192,8 @@ def main(argv=None) -> None:
     ap.add_argument("--fixture", default="tests/fixtures/reference_logits.npz",
                     help="where to write the PyTorch reference logits for the NumPy tests")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reference-only", action="store_true",
+                    help="only rewrite the reference fixture from the weights in --out")
     ap.add_argument("--n-layer", type=int, default=GPTConfig.n_layer)
     ap.add_argument("--n-embd", type=int, default=GPTConfig.n_embd)
     ap.add_argument("--n-head", type=int, default=GPTConfig.n_head)
@@ -195,6 +201,10 @@ def main(argv=None) -> None:
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    Path(args.fixture).parent.mkdir(parents=True, exist_ok=True)
+    if args.reference_only:
+        write_reference(out, Path(args.fixture))
+        return
     train_text, val_text = load_splits(args.corpus)
     tok = train_bpe(train_text.encode("utf-8"), 256, log=print)
     tok.save(out)
@@ -205,8 +215,7 @@ def main(argv=None) -> None:
     info["val_loss_nats_per_token"] = round(evaluate(model, val_ids, cfg.n_ctx), 4)
     info["val_bytes_per_token"] = round(len(val_text.encode("utf-8")) / len(val_ids), 4)
     save_weights(out, cfg, model.export_params(), training=info)
-    Path(args.fixture).parent.mkdir(parents=True, exist_ok=True)
-    write_reference(model, tok, Path(args.fixture))
+    write_reference(out, Path(args.fixture))
     print(f"exported to {out}/: val {info['val_loss_nats_per_token']} nats/token", flush=True)
     from .card import write_card
     write_card(out, args.corpus)
