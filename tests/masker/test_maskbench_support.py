@@ -4,13 +4,15 @@
 MaskBench files are read from ../shared/jsonschemabench/maskbench (never copied into the
 repository). `serialize(instance, schema, whitespace)` writes an instance the way the masker
 writes objects: properties in the schema's order (the order of `properties`, then of the
-`anyOf`/`oneOf` branches), other keys after them in their own order.
+first `anyOf`/`oneOf` branch the instance matches), other keys after them in their own order.
 """
 from __future__ import annotations
 
 import glob
 import json
 import os
+
+import jsonschema
 
 from masker.json_schema_translate import Translator
 
@@ -35,9 +37,17 @@ class Serializer:
     def __init__(self, schema, whitespace="compact"):
         self.tr = Translator(schema, whitespace)
         self.sep = (",", ":") if whitespace == "compact" else (", ", ": ")
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        self.check = cls(schema)
 
-    def _schemas(self, schema, path="#", depth=0):
-        """The expanded schema and its anyOf/oneOf branches (expanded), in order."""
+    def _matches(self, value, branch):
+        try:
+            return self.check.evolve(schema=branch).is_valid(value)
+        except Exception:  # a branch the validator cannot handle: not chosen
+            return False
+
+    def _schemas(self, schema, value, path="#", depth=0):
+        """The expanded schema, then the first anyOf/oneOf branch the value matches."""
         try:
             s = self.tr.expand(schema, path)
         except Exception:  # refused parts: keep the instance order there
@@ -45,14 +55,16 @@ class Serializer:
         out = [s]
         if depth < 3:
             for key in ("anyOf", "oneOf"):
-                for b in s.get(key, []) if isinstance(s.get(key), list) else []:
-                    out += self._schemas(b, path, depth + 1)
+                branches = s.get(key) if isinstance(s.get(key), list) else []
+                chosen = [b for b in branches if self._matches(value, b)][:1] or branches
+                for b in chosen:
+                    out += self._schemas(b, value, path, depth + 1)
         return out
 
     def order(self, value, schema):
         if isinstance(value, dict):
             ranks, subs = {}, {}
-            for s in self._schemas(schema):
+            for s in self._schemas(schema, value):
                 props = s.get("properties", {})
                 for name, sub in props.items() if isinstance(props, dict) else ():
                     ranks.setdefault(name, len(ranks))
@@ -65,7 +77,7 @@ class Serializer:
             return {k: self.order(value[k], subs.get(k, True)) for k in keys}
         if isinstance(value, list):
             items = []
-            for s in self._schemas(schema)[:1]:
+            for s in self._schemas(schema, value)[:1]:
                 prefix = s.get("prefixItems", [])
                 rest = s.get("items", True)
                 items = [self.order(v, prefix[i] if i < len(prefix) else rest)
