@@ -21,15 +21,16 @@ IMPLEMENTED = frozenset("""type enum const properties required
     additionalProperties items prefixItems additionalItems minItems maxItems
     minLength maxLength pattern format minimum maximum exclusiveMinimum
     exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
-    minProperties maxProperties patternProperties not""".split())
+    minProperties maxProperties patternProperties not dependencies dependentRequired
+    dependentSchemas""".split())
 REFUSED = frozenset("""if then else contains minContains maxContains
-    propertyNames dependencies dependentRequired
-    dependentSchemas unevaluatedProperties unevaluatedItems $dynamicRef
+    propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
     $recursiveRef extends disallow divisibleBy""".split())
 KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 KIND_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "minProperties",
-               "maxProperties", "patternProperties"),
+               "maxProperties", "patternProperties", "dependencies", "dependentRequired",
+               "dependentSchemas"),
     "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems",
               "uniqueItems"),
     "string": ("minLength", "maxLength", "pattern", "format"),

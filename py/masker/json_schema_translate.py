@@ -86,7 +86,34 @@ class Translator(TypeBuilder):
             s = merge(s, self.expand(part, "%s/allOf/%d" % (path, i)), path)
         if "not" in s:
             s = merge(s, self.negate(s.pop("not"), path + "/not"), path)
+        variants = self.dependency_variants(s, path)
+        if variants:
+            s = merge(s, {"anyOf": variants}, path)
         return s
+
+    def dependency_variants(self, s, path):
+        """dependentRequired / dependentSchemas / draft-4 dependencies, as the exact
+        equivalent: for each trigger name, either it is absent, or it is present
+        together with the names (or the schema) it requires. Pops the keywords;
+        returns anyOf branches (None if there are none)."""
+        deps = {}
+        for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+            value = s.pop(key, {})
+            if not isinstance(value, dict):
+                raise InvalidSchema("%s must be an object" % key, path)
+            deps.update(value)
+        if not deps:
+            return None
+        if len(deps) > 4:
+            raise UnsupportedKeyword("dependentRequired", path, "with more than 4 trigger "
+                                     "properties is not supported")
+        variants = [{}]
+        for name, need in deps.items():
+            present = ({"required": [name] + list(need)} if isinstance(need, list)
+                       else {"allOf": [{"required": [name]}, need]})
+            absent = {"properties": {name: False}}
+            variants = [{"allOf": [v, c]} if v else c for v in variants for c in (absent, present)]
+        return variants
 
     def negate(self, schema, path):
         """`not` in the forms that have an exact positive equivalent:

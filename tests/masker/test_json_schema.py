@@ -266,7 +266,7 @@ def test_formats(fmt, good, bad):
     ({"type": "integer", "multipleOf": 3}, "multipleOf"),
     ({"$ref": "other.json#/x"}, "$ref"),
     ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf"),
-    ({"type": "object", "dependentRequired": {"a": ["b"]}}, "dependentRequired"),
+    ({"type": "object", "propertyNames": {"maxLength": 3}}, "propertyNames"),
     ({"type": "array", "unevaluatedItems": False}, "unevaluatedItems"),
 ])
 def test_refused_keywords_are_named(schema, keyword):

@@ -161,6 +161,16 @@ SCHEMAS = {
     "not_forms": {"type": "object", "properties": {
         "a": {"not": {"type": ["string", "object", "array"]}}, "b": {"not": {}}},
         "not": {"required": ["c"]}, "required": ["a"]},
+    "dependencies": {"type": "object", "properties": {
+        "a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "boolean"}},
+        "dependentRequired": {"a": ["b"]},
+        "dependentSchemas": {"c": {"properties": {"b": {"minimum": 5}}}},
+        "additionalProperties": False},
+    "dependencies_draft4": {"$schema": "http://json-schema.org/draft-04/schema#",
+                            "type": "object", "properties": {
+                                "x": {"type": "string", "maxLength": 2}, "y": {"type": "null"}},
+                            "dependencies": {"x": ["y"], "y": {"required": ["x"]}},
+                            "additionalProperties": False},
     "unicode": {"type": "object", "properties": {
         "s": {"enum": ["canción", "«hola»", "—", "😀", "a\"b\\c\n"]},
         "t": {"type": "string", "minLength": 2, "maxLength": 2}},

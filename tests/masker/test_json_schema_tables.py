@@ -116,7 +116,8 @@ def sample_with_mask(grammar, vocab, rng, max_steps=800):
 
 
 SAMPLED = ["lesson_b", "tree", "person", "numbers", "dates", "tuple", "pattern", "extra_keys",
-           "free_object", "nullable", "all_of", "one_of", "expr", "unicode"]
+           "free_object", "nullable", "all_of", "one_of", "expr", "unicode", "dependencies",
+           "dependencies_draft4", "pattern_properties", "not_forms"]
 
 
 @pytest.mark.parametrize("whitespace", ["compact", "flexible"])
