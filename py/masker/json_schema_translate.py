@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from .json_schema_errors import InvalidSchema, UnsupportedKeyword
 from .json_schema_ir import EMPTY, NOTHING, Lit, Ref, alt, chars, repeat, seq
-from .json_schema_keywords import (IMPLEMENTED, KIND_KEYWORDS, KINDS, check_keywords,
+from .json_schema_keywords import (ANNOTATIONS, IMPLEMENTED, KIND_KEYWORDS, KINDS, check_keywords,
                                    merge, normalise)
 from .json_schema_types import TypeBuilder
 from .json_schema_oneof import check_one_of
@@ -85,10 +85,13 @@ class Translator(TypeBuilder):
         for i, part in enumerate(s.pop("allOf", [])):
             s = merge(s, self.expand(part, "%s/allOf/%d" % (path, i)), path)
         if "not" in s:
-            s = merge(s, self.negate(s.pop("not"), path + "/not"), path)
+            s = merge(s, self.expand(self.negate(s.pop("not"), path + "/not"), path), path)
         variants = self.dependency_variants(s, path)
         if variants:
             s = merge(s, {"anyOf": variants}, path)
+        for key in ("allOf", "$ref", "not"):
+            if key in s:  # merge() must never leave these for value() to ignore
+                raise RuntimeError("internal error: %r left after expansion at %s" % (key, path))
         return s
 
     def dependency_variants(self, s, path):
@@ -115,24 +118,34 @@ class Translator(TypeBuilder):
             variants = [{"allOf": [v, c]} if v else c for v in variants for c in (absent, present)]
         return variants
 
-    def negate(self, schema, path):
+    def negate(self, schema, path, depth=0):
         """`not` in the forms that have an exact positive equivalent:
         not {} / not true (nothing), not false (anything), not {"type": ...}
-        (the other types), not {"required": [name]} (name forbidden)."""
+        (the other types), not {"required": [names]} (one of them absent),
+        not {"anyOf"/"oneOf"-free "allOf": [...]}, not {"anyOf": [...]} (De Morgan),
+        and not {"$ref": ...} to a schema of these forms."""
         if schema is False:
             return {}
         if schema is True or schema == {}:
             return dict(FALSE_SCHEMA)
-        if isinstance(schema, dict) and set(schema) == {"type"}:
+        keys = set(schema) - ANNOTATIONS if isinstance(schema, dict) else None
+        if depth < 8 and keys == {"$ref"}:
+            target, pointer = self.resolve(schema["$ref"], path)
+            return self.negate(target, pointer, depth + 1)
+        if keys == {"type"}:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-            others = [t for t in KINDS if t not in types and not (t == "integer" and "number" in types)]
             if "integer" in types and "number" not in types:
                 raise UnsupportedKeyword("not", path, "of type integer is not supported")
-            return {"type": others}
-        if isinstance(schema, dict) and set(schema) == {"required"} and len(schema["required"]) == 1:
-            return {"properties": {schema["required"][0]: False}}
-        raise UnsupportedKeyword("not", path, "is supported only as not {}, not {\"type\": ..} "
-                                 "or not {\"required\": [one name]}")
+            return {"type": [t for t in KINDS if t not in types and not (
+                t == "integer" and "number" in types)]}
+        if keys == {"required"} and schema["required"]:
+            return {"anyOf": [{"properties": {n: False}} for n in schema["required"]]}
+        if keys == {"anyOf"} and depth < 8:
+            return {"allOf": [self.negate(x, path, depth + 1) for x in schema["anyOf"]]}
+        if keys == {"allOf"} and depth < 8:
+            return {"anyOf": [self.negate(x, path, depth + 1) for x in schema["allOf"]]}
+        raise UnsupportedKeyword("not", path, "is supported only for {}, type, required, "
+                                 "anyOf/allOf of those, or a $ref to one of them")
 
     def value(self, schema, path):
         if isinstance(schema, dict) and "$ref" in schema and not any(

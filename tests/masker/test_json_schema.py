@@ -314,6 +314,15 @@ def test_pattern_anchors_inside_top_level_alternation():
     assert rx.fullmatch('""') and rx.fullmatch('"aa"') and not rx.fullmatch('"ab"')
 
 
+def test_not_forms_by_de_morgan():
+    from masker import compile_json_schema
+    g = compile_json_schema(SCHEMAS["not_forms"])  # GBNF: extra keys take any JSON value
+    assert g.accepts('{"a":1,"d":2}') and g.accepts('{"a":null,"e":true,"z":[1]}')
+    assert not g.accepts('{"a":1,"d":2,"e":true}')
+    assert not g.accepts('{"a":"x"}') and not g.accepts('{"a":1,"b":1}')
+    assert not g.accepts('{"a":1,"c":1}')
+
+
 def test_unsatisfiable_branch_is_dropped_not_an_error():
     schema = {"anyOf": [{"type": "object", "properties": {"a": False}, "required": ["a"]},
                         {"type": "integer", "minimum": 1, "maximum": 2}]}

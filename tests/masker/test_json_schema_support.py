@@ -159,8 +159,9 @@ SCHEMAS = {
                            "patternProperties": {"^x-[a-z]": {"type": "string", "maxLength": 2}},
                            "required": ["id"], "additionalProperties": False},
     "not_forms": {"type": "object", "properties": {
-        "a": {"not": {"type": ["string", "object", "array"]}}, "b": {"not": {}}},
-        "not": {"required": ["c"]}, "required": ["a"]},
+        "a": {"not": {"type": ["string", "object", "array"]}}, "b": {"not": {}},
+        "d": {"type": "integer"}, "e": {"type": "boolean"}},
+        "not": {"anyOf": [{"required": ["c"]}, {"required": ["d", "e"]}]}, "required": ["a"]},
     "dependencies": {"type": "object", "properties": {
         "a": {"type": "integer"}, "b": {"type": "integer"}, "c": {"type": "boolean"}},
         "dependentRequired": {"a": ["b"]},
