@@ -43,7 +43,7 @@ def test_vocabulary_layout():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(SPANISH) | st.characters(), max_size=120))
+@given(st.text(alphabet=st.sampled_from(SPANISH) | st.characters(exclude_categories=("Cs",)), max_size=120))
 def test_text_round_trip_and_naive_agreement(text):
     ids = TOK.encode(text)
     assert TOK.decode(ids) == text
