@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from masker import compile_cfg, compile_choice, compile_regex
+from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex
 
 ROOT = Path(__file__).resolve().parents[2]
 PYODIDE = ROOT / "node_modules" / "pyodide"
@@ -23,6 +23,12 @@ CASES = [  # (kind, source, prefix)
     ("choice", ["1", "12", "123"], "1"),
     ("cfg", 'root ::= "(" root ")" root | ""', "(("),
     ("cfg", 'root ::= expr\nexpr ::= expr "+" [0-9] | [0-9]', "1+2"),
+    ("json", {"type": "object", "properties": {"personaje": {"enum": ["Benina", "Almudena", "Obdulia"]}},
+              "required": ["personaje"], "additionalProperties": False}, '{"personaje":"'),
+    ("json", {"$defs": {"node": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 4},
+                                                                "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+                                 "required": ["name"], "additionalProperties": False}},
+              "$ref": "#/$defs/node"}, '{"name":"añ","kids":[{"name":"'),
 ]
 
 RUNNER = """
@@ -40,8 +46,8 @@ console.log("RESULT " + await py.runPythonAsync(fs.readFileSync({script}, "utf8"
 SCRIPT = """
 import json, sys
 sys.path.insert(0, "/lib")
-from masker import compile_cfg, compile_choice, compile_regex
-build = {"regex": compile_regex, "choice": compile_choice, "cfg": compile_cfg}
+from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex
+build = {"regex": compile_regex, "choice": compile_choice, "cfg": compile_cfg, "json": compile_json_schema}
 vocab = [bytes([i]) for i in range(256)] + [b"se", b"\\xc3", b"\\xb1or", b"((", b"+1"]
 out = []
 for kind, source, prefix in json.loads(CASES):
@@ -53,7 +59,7 @@ json.dumps([sys.version_info[:2], out])
 
 
 def cpython_results():
-    build = {"regex": compile_regex, "choice": compile_choice, "cfg": compile_cfg}
+    build = {"regex": compile_regex, "choice": compile_choice, "cfg": compile_cfg, "json": compile_json_schema}
     vocab = [bytes([i]) for i in range(256)] + [b"se", b"\xc3", b"\xb1or", b"((", b"+1"]
     out = []
     for kind, source, prefix in CASES:
