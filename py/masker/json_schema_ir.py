@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MAX_CP = 0x10FFFF
-SURROGATES = (0xD800, 0xDFFF)
+from .utf8 import MAX_CODE_POINT as MAX_CP
+from .utf8 import SURROGATES, negate, normalize, remove_surrogates
 
 
 @dataclass(frozen=True)
@@ -112,34 +112,13 @@ def repeat(item, lo, hi=None):
 # ---- character sets -------------------------------------------------------
 
 def char_set(ranges):
-    """Normalise ranges: sort, merge, clip to Unicode, remove surrogates."""
-    rs = sorted((max(0, lo), min(MAX_CP, hi)) for lo, hi in ranges if lo <= hi)
-    out = []
-    for lo, hi in rs:
-        for a, b in _minus_surrogates(lo, hi):
-            if out and a <= out[-1][1] + 1:
-                out[-1] = (out[-1][0], max(out[-1][1], b))
-            else:
-                out.append((a, b))
-    return tuple(out)
-
-
-def _minus_surrogates(lo, hi):
-    s0, s1 = SURROGATES
-    if hi < s0 or lo > s1:
-        return [(lo, hi)]
-    return [(a, b) for a, b in ((lo, s0 - 1), (s1 + 1, hi)) if a <= b]
+    """Normalise ranges: clip to Unicode, sort, merge, remove surrogates."""
+    return remove_surrogates(normalize((max(0, lo), min(MAX_CP, hi)) for lo, hi in ranges))
 
 
 def set_complement(ranges):
-    out, nxt = [], 0
-    for lo, hi in ranges:
-        if lo > nxt:
-            out.append((nxt, lo - 1))
-        nxt = hi + 1
-    if nxt <= MAX_CP:
-        out.append((nxt, MAX_CP))
-    return char_set(out)
+    """Every encodable code point not in ``ranges``."""
+    return remove_surrogates(negate(char_set(ranges)))
 
 
 def set_intersect(a, b):
