@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 CHROMIUM := /usr/bin/chromium
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 
-.PHONY: serve test build setup setup-dev chromium clean
+.PHONY: serve test build train setup setup-dev chromium clean
 
 serve: setup
 	$(PY) build.py serve --isolated --port $(PORT)
@@ -19,6 +19,11 @@ test: setup-dev chromium
 
 build: setup
 	$(PY) build.py
+
+# Retrains the tokenizer and the model from ../shared/corpus (PyTorch on the CPU, about 40 min).
+train: | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-train.txt
+	PYTHONPATH=py $(PY) -m minigpt.train --corpus ../shared/corpus
 
 setup: $(VENV)/.installed-run node_modules/.installed
 setup-dev: $(VENV)/.installed-dev node_modules/.installed
