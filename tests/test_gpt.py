@@ -151,3 +151,25 @@ def test_generation_slides_past_the_context():
     m = GPT(cfg, random_params(cfg, 9))
     out = generate(m, [1, 2, 3], 30, seed=0)
     assert len(out) == 30
+
+
+def test_sample_command_prints_top_tokens_and_continuation(capsys):
+    from minigpt.sample import main
+    main(["--prompt", "Benina", "--tokens", "5", "--top", "3", "--seed", "2"])
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("top 3 next tokens")
+    probs = [float(line.rsplit("p=", 1)[1]) for line in out[1:4]]
+    assert probs == sorted(probs, reverse=True) and all(0 < p <= 1 for p in probs)
+    assert out[4] == "" and out[5].startswith("Benina")
+    with pytest.raises(SystemExit):
+        main(["--prompt", "x", "--temperature", "0"])
+
+
+def test_eval_command_ends_with_bits_per_byte(capsys):
+    from minigpt.data import CORPUS_FILES, default_corpus_dir
+    if not all((default_corpus_dir() / f).exists() for f in CORPUS_FILES):
+        pytest.skip("the corpus is not beside the repository (../shared/corpus)")
+    from minigpt.eval import main
+    main([])
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("val_bpb=") and 0 < float(last.split("=")[1]) <= 2.0

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .bpe import escape_bytes, load_tokenizer, weights_dir
+from .bpe import load_tokenizer, weights_dir
 from .checkpoint import load_weights
 from .data import load_splits
 from .eval import cross_entropy_nats
 from .gpt import GPT
-from .sample import generate, next_token_probs, top_tokens
+from .sample import generate, next_token_probs, token_text, top_tokens
 
 LESSON_PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
 SAMPLE_PROMPTS = ("Benina", "Tristana miró a don Lope", "La de Bringas")
@@ -58,11 +58,11 @@ def card_text(folder: Path, corpus) -> str:
         f"- loss: {nats / scored:.4f} nats/token ({len(val_text.encode('utf-8')) / len(ids):.3f} bytes/token)",
         f"- bits per byte: {bpb:.3f}", "",
         "## Lesson prompt",
-        f"Prompt `{escape_bytes(LESSON_PROMPT.encode())}` (ends with a newline). Top-10 next tokens:", "",
-        "| rank | id | token | p |", "|---|---|---|---|",
+        f"Prompt `{LESSON_PROMPT.strip()}` followed by a newline. Top-10 next tokens:", "",
+        "| rank | id | bytes | text | p |", "|---|---|---|---|---|",
     ]
     for r, (i, esc, p) in enumerate(top_tokens(tok, probs, 10), start=1):
-        lines.append(f"| {r} | {i} | `{esc}` | {p:.4f} |")
+        lines.append(f"| {r} | {i} | `{esc}` | {token_text(tok, i)} | {p:.4f} |")
     lines += ["", f"`{{` (id {brace}): p = {probs[brace]:.3e}, rank {rank} of {len(probs)}.", "",
               "## Samples (temperature 1, 60 new tokens)", ""]
     for seed, prompt in enumerate(SAMPLE_PROMPTS):

@@ -41,12 +41,15 @@ def cross_entropy_nats(model: GPT, ids: np.ndarray, batch: int = 8) -> tuple[flo
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description="Validation loss and bits per byte of the mini-GPT.")
+    ap = argparse.ArgumentParser(prog="python -m minigpt.eval", description="Validation loss and bits per byte of the mini-GPT.")
     ap.add_argument("--corpus", default=None, help="folder with the three novels (default ../shared/corpus)")
     ap.add_argument("--weights", default=None, help="weights folder (default weights/)")
     args = ap.parse_args(argv)
-    tok, model = load_tokenizer(args.weights), load_model(args.weights)
-    _, val_text = load_splits(args.corpus)
+    try:
+        tok, model = load_tokenizer(args.weights), load_model(args.weights)
+        _, val_text = load_splits(args.corpus)
+    except (FileNotFoundError, ValueError) as e:
+        ap.error(str(e))
     ids = np.array(tok.encode(val_text), dtype=np.int64)
     n_bytes = len(val_text.encode("utf-8"))
     nats, scored = cross_entropy_nats(model, ids)

@@ -32,6 +32,14 @@ def top_tokens(tok: Tokenizer, probs: np.ndarray, k: int) -> list[tuple[int, str
     return [(int(i), escape_bytes(tok.vocab[i]), float(probs[i])) for i in order]
 
 
+def token_text(tok: Tokenizer, token_id: int) -> str:
+    """The token as readable text (``repr`` of its UTF-8 text), or "" when its bytes are part of a character."""
+    try:
+        return repr(tok.vocab[token_id].decode("utf-8"))
+    except UnicodeDecodeError:
+        return ""
+
+
 def generate(model: GPT, prompt_ids: list[int], n_tokens: int, *, temperature: float = 1.0,
              seed: int = 0) -> list[int]:
     """Sample ``n_tokens`` new token ids after ``prompt_ids`` (ancestral sampling, KV cache).
@@ -63,26 +71,34 @@ def generate(model: GPT, prompt_ids: list[int], n_tokens: int, *, temperature: f
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description="Continue a prompt with the mini-GPT.")
+    ap = argparse.ArgumentParser(prog="python -m minigpt.sample", description="Continue a prompt with the mini-GPT.",
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--prompt", required=True, help="text to continue (use $'...\\n' in bash for a newline)")
-    ap.add_argument("--tokens", type=int, default=60, help="new tokens to sample (default 60)")
-    ap.add_argument("--temperature", type=float, default=1.0)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tokens", type=int, default=60, help="new tokens to sample")
+    ap.add_argument("--temperature", type=float, default=1.0, help="softmax temperature (> 0), also applied to --top")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the sampler (NumPy default_rng)")
     ap.add_argument("--top", type=int, default=0, metavar="K", help="also print the K most probable next tokens")
-    ap.add_argument("--weights", default=None, help="weights folder (default weights/)")
+    ap.add_argument("--weights", default=None, help="weights folder (default: $MINIGPT_WEIGHTS or weights/)")
     args = ap.parse_args(argv)
     if args.temperature <= 0:
         ap.error("--temperature must be > 0")
-    if args.tokens < 0:
-        ap.error("--tokens must be >= 0")
-    tok, model = load_tokenizer(args.weights), load_model(args.weights)
+    if args.tokens < 0 or args.top < 0:
+        ap.error("--tokens and --top must be >= 0")
+    try:
+        tok, model = load_tokenizer(args.weights), load_model(args.weights)
+    except (FileNotFoundError, ValueError) as e:
+        ap.error(f"cannot load the model: {e}")
     ids = tok.encode(args.prompt)
     if not ids:
         ap.error("--prompt must not be empty")
+    if len(ids) > model.config.n_ctx:
+        print(f"note: the prompt has {len(ids)} tokens; the model sees only the last {model.config.n_ctx}",
+              file=sys.stderr)
     if args.top:
-        print(f"top {args.top} next tokens after the prompt:")
-        for rank, (i, esc, p) in enumerate(top_tokens(tok, next_token_probs(model, ids), args.top), start=1):
-            print(f"{rank:>4}  id {i:>3}  {esc:<14} p={p:.4f}")
+        print(f"top {args.top} next tokens after the prompt (temperature {args.temperature}):")
+        probs = next_token_probs(model, ids, args.temperature)
+        for rank, (i, esc, p) in enumerate(top_tokens(tok, probs, args.top), start=1):
+            print(f"{rank:>4}  id {i:>3}  {esc:<16} {token_text(tok, i):<10} p={p:.4f}")
         print()
     new = generate(model, ids, args.tokens, temperature=args.temperature, seed=args.seed)
     sys.stdout.write(args.prompt + tok.decode(new) + "\n")
