@@ -110,6 +110,50 @@ def test_keyboard_interrupt_is_reported_not_raised(run):
     assert payload["traceback"].rstrip().endswith("KeyboardInterrupt")
 
 
+def test_masker_error_shows_only_its_message_with_the_caret(run):
+    sys.path.insert(0, str(build.ROOT / "py"))  # as prepare() does in the page
+    try:
+        ok, [(kind, payload)] = run("import masker\nmasker.compile_regex('[a-')")
+    finally:
+        sys.path.remove(str(build.ROOT / "py"))
+    text = payload["traceback"]
+    assert not ok and kind == "error"
+    assert text.startswith("masker.errors.")  # no frames at all, only type and message
+    assert "Traceback" not in text and "File " not in text
+    assert "position 0" in text and "  [a-\n  ^" in text
+
+
+def test_library_frames_collapse_into_one_line_between_cell_frames(run):
+    ok, [(_, payload)] = run("import json\ndef parse(s):\n    return json.loads(s)\n"
+                             "parse('{x')")
+    lines = payload["traceback"].splitlines()
+    assert not ok
+    assert 'File "<celda 1>", line 4, in <module>' in lines[1]
+    assert any('File "<celda 1>", line 3, in parse' in line for line in lines)
+    [collapsed] = [line for line in lines if "frames in" in line]
+    assert "json/__init__.py" in collapsed and "json/decoder.py" in collapsed
+    assert not any(line.lstrip().startswith('File "/') for line in lines)
+    assert lines[-1].startswith("json.decoder.JSONDecodeError: Expecting property name")
+
+
+def test_chained_exceptions_show_both_with_python_wording(run):
+    ok, [(_, payload)] = run("try:\n    1 / 0\nexcept ZeroDivisionError as e:\n"
+                             "    raise ValueError('mal') from e")
+    text = payload["traceback"]
+    assert text.index("ZeroDivisionError") < text.index("direct cause") < text.index(
+        "ValueError: mal")
+
+
+@pytest.mark.parametrize("code", ["input('¿nombre? ')", "import sys\nsys.stdin.readline()"])
+def test_input_raises_a_clear_error_at_once(run, code):
+    ok, events = run(code)
+    assert not ok and [kind for kind, _ in events] == ["error"]  # the prompt is not printed
+    last = events[0][1]["traceback"].splitlines()[-1]
+    assert last.startswith("RuntimeError: input() no está disponible en las celdas")
+    assert "assign the value in the code" in last
+    assert "kernel.py" not in events[0][1]["traceback"]
+
+
 def test_flush_sends_waiting_text_at_once():
     events = []
     kernel = kernel_module.Kernel(lambda kind, payload: events.append(payload["text"]))
@@ -121,9 +165,9 @@ def test_flush_sends_waiting_text_at_once():
 
 
 def test_streams_are_restored_after_a_cell(run):
-    before = sys.stdout, sys.stderr
+    before = sys.stdout, sys.stderr, sys.stdin
     run("print('x')\n1/0")
-    assert (sys.stdout, sys.stderr) == before
+    assert (sys.stdout, sys.stderr, sys.stdin) == before
 
 
 @settings(max_examples=40, deadline=None)

@@ -7,7 +7,11 @@ callback, ``emit(kind, payload)``, with ``payload`` a JSON-ready dict:
 - ``("stream", {"name": "stdout" | "stderr", "text": str})``: printed text;
 - ``("display", {"html": str} | {"text": str})``: a rich or plain value;
 - ``("error", {"traceback": str})``: the cell raised; the text is a Python
-  traceback trimmed to the cell's own frames.
+  traceback with the cell's own frames (library frames collapsed, see
+  ``format_cell_traceback``).
+
+``input()`` and ``sys.stdin`` raise ``RuntimeError`` in a cell: a page has no
+keyboard stream for Python to read.
 
 The value of a cell's last expression is displayed, as in a notebook. Objects with
 ``_repr_html_()`` are shown as HTML; anything else by ``repr()``.
@@ -26,6 +30,9 @@ from typing import Any, Callable
 
 Emit = Callable[[str, dict], None]
 CELL_PREFIX = "<celda "
+INPUT_MESSAGE = ("input() no está disponible en las celdas: escribe el valor en el código "
+                 "(por ejemplo, nombre = \"Ana\") / input() is not available in the cells: "
+                 "assign the value in the code instead.")
 
 
 class Output:
@@ -97,12 +104,94 @@ def rich_payload(value: Any) -> dict:
     return {"text": repr(value)}
 
 
-def format_cell_traceback(error: BaseException) -> str:
-    """The traceback of ``error`` without the kernel's own frames."""
+def is_masker_error(error: BaseException) -> bool:
+    """True for ``masker.errors.MaskerError`` and its subclasses: errors in the
+    reader's input whose message already names the position (with a caret)."""
+    return any(cls.__name__ == "MaskerError" and cls.__module__ == "masker.errors"
+               for cls in type(error).__mro__)
+
+
+def short_path(filename: str) -> str:
+    """A library file's path relative to the ``sys.path`` entry that holds it."""
+    roots = [p for p in sys.path if p and filename.startswith(p.rstrip("/") + "/")]
+    if not roots:
+        return os.path.basename(filename)
+    return filename[len(max(roots, key=len).rstrip("/")) + 1:]
+
+
+def format_frames(tb) -> list[str]:
+    """The cell's frames in full; each run of library frames (the project's
+    packages, the standard library, NumPy) as one line naming its files."""
+    lines: list[str] = []
+    library: list[str] = []
+
+    def close_run() -> None:
+        if library:
+            files = ", ".join(dict.fromkeys(short_path(f) for f in library))
+            count = len(library)
+            lines.append(f"  … {count} frame{'s' if count > 1 else ''} in {files} …\n")
+            library.clear()
+
+    for frame in traceback.extract_tb(tb):
+        if frame.filename == __file__:  # the kernel's own helpers (no_input)
+            continue
+        if frame.filename.startswith(CELL_PREFIX):
+            close_run()
+            lines.extend(traceback.format_list([frame]))
+        else:
+            library.append(frame.filename)
+    close_run()
+    return lines
+
+
+def format_cell_traceback(error: BaseException, _seen: set[int] | None = None) -> str:
+    """The traceback of ``error`` as the reader needs it.
+
+    Frames before the first cell frame (the kernel's) are dropped and runs of
+    library frames are collapsed into one line (see ``format_frames``). A
+    ``MaskerError`` shows only its type and message: it is about the reader's
+    regex, schema or grammar, and its message points at the position. Chained
+    exceptions (``raise ... from``, errors while handling another) come first,
+    as in Python's own tracebacks.
+    """
+    seen = _seen if _seen is not None else set()
+    seen.add(id(error))
+    text = ""
+    if error.__cause__ is not None and id(error.__cause__) not in seen:
+        text = (format_cell_traceback(error.__cause__, seen)
+                + "\nThe above exception was the direct cause of the following exception:\n\n")
+    elif (error.__context__ is not None and not error.__suppress_context__
+          and id(error.__context__) not in seen):
+        text = (format_cell_traceback(error.__context__, seen)
+                + "\nDuring handling of the above exception, another exception occurred:\n\n")
+    only = "".join(traceback.format_exception_only(type(error), error))
+    if is_masker_error(error):
+        return text + only
     tb = error.__traceback__
     while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(CELL_PREFIX):
         tb = tb.tb_next
-    return "".join(traceback.format_exception(type(error), error, tb))
+    frames = format_frames(tb)
+    if frames:
+        text += "Traceback (most recent call last):\n" + "".join(frames)
+    return text + only
+
+
+def no_input(prompt: Any = "") -> str:
+    """``input()`` inside a cell: there is no keyboard to read from."""
+    raise RuntimeError(INPUT_MESSAGE)
+
+
+class NoStdin(io.TextIOBase):
+    """``sys.stdin`` while a cell runs: reading raises ``RuntimeError`` at once."""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        raise RuntimeError(INPUT_MESSAGE)
+
+    def readline(self, size: int | None = -1) -> str:
+        raise RuntimeError(INPUT_MESSAGE)
 
 
 class Kernel:
@@ -111,7 +200,8 @@ class Kernel:
     def __init__(self, emit: Emit):
         self._output = Output(emit)
         self.count = 0
-        self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display}
+        self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display,
+                                          "input": no_input}
 
     def display(self, *values: Any) -> None:
         """Show each value in the running cell's output (HTML when it has one)."""
@@ -128,7 +218,8 @@ class Kernel:
         filename = f"{CELL_PREFIX}{self.count}>"
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         out, err = CellStream(self._output, "stdout"), CellStream(self._output, "stderr")
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with (contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
+              redirect_stdin(NoStdin())):
             try:
                 value = self._execute(code, filename)
                 if value is not None:
@@ -149,6 +240,16 @@ class Kernel:
             return None
         expression = ast.Expression(last.value)
         return eval(compile(expression, filename, "eval"), self.namespace)
+
+
+@contextlib.contextmanager
+def redirect_stdin(stream: io.TextIOBase):
+    """``sys.stdin`` is ``stream`` inside the block."""
+    saved, sys.stdin = sys.stdin, stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 def prepare(py_dir: str, weights_dir: str) -> None:
