@@ -4,7 +4,10 @@ Policy for every keyword of a schema object:
 - IMPLEMENTED keywords constrain the output as the spec says;
 - ANNOTATIONS (title, description, ...) do not constrain and are ignored;
 - REFUSED keywords (spec keywords that would constrain and are not
-  implemented) raise UnsupportedKeyword naming the keyword;
+  implemented) raise UnsupportedKeyword naming the keyword; the `content*`
+  keywords are annotations for a validator (2020-12 validation, section 8),
+  but a reader who writes `contentEncoding: base64` expects base64 text,
+  which the grammar cannot promise, so they are refused too;
 - any other keyword is unknown to every JSON Schema draft; a validator
   ignores it (2020-12 core, section 6.5), so it is ignored here too and
   listed in `JsonSchemaGrammar.ignored_keywords`.
@@ -14,8 +17,7 @@ from __future__ import annotations
 from .json_schema_errors import InvalidSchema, UnsupportedKeyword
 
 ANNOTATIONS = frozenset("""title description default examples $schema $id id
-    $comment deprecated readOnly writeOnly contentMediaType contentEncoding
-    contentSchema $anchor $dynamicAnchor $recursiveAnchor $vocabulary $defs
+    $comment deprecated readOnly writeOnly $anchor $dynamicAnchor $recursiveAnchor $vocabulary $defs
     definitions""".split())
 IMPLEMENTED = frozenset("""type enum const properties required
     additionalProperties items prefixItems additionalItems minItems maxItems
@@ -25,7 +27,8 @@ IMPLEMENTED = frozenset("""type enum const properties required
     dependentSchemas""".split())
 REFUSED = frozenset("""if then else contains minContains maxContains
     propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
-    $recursiveRef extends disallow divisibleBy""".split())
+    $recursiveRef extends disallow divisibleBy contentEncoding contentMediaType
+    contentSchema""".split())
 KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 KIND_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "minProperties",
