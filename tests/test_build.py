@@ -196,3 +196,15 @@ def test_bundle_script_bundles_npm_imports_and_reports_errors(tmp_path):
     entry.write_text("import { nothing } from './missing.js';\n")
     with pytest.raises(BuildError, match="esbuild failed"):
         build.bundle_script(entry)
+
+
+def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_icon(built):
+    card = next((built / "weights").glob("MODEL_CARD.*.md"))
+    for page in ("index.html", "marco.html"):
+        html = (built / page).read_text()
+        footer = html[html.index("<footer"):html.index("</footer>")]
+        for words in ("Benito Pérez Galdós", "Misericordia", "Tristana", "La de Bringas",
+                      "José Calvo Tello", "CLiGS", "CC BY 4.0"):
+            assert words in footer, (page, words)
+        assert f'href="weights/{card.name}"' in footer
+        assert re.search(r'<link rel="icon" href="data:image/svg\+xml,', html)  # no request

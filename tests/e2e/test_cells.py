@@ -19,6 +19,23 @@ def test_page_reaches_ready_with_every_stage_done(lesson):
         assert stages.nth(i).get_attribute("data-state") == "done"
     assert "listo" in lesson.locator("[data-testid=kernel-status]").inner_text()
     assert lesson.locator("#startup").is_hidden()
+    cell = lesson.locator("[data-testid=cell]").first
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    # the start-up time stays in the status after cells have run
+    assert "arrancó en" in lesson.locator("[data-testid=kernel-status]").inner_text()
+
+
+def test_input_raises_a_clear_error_and_the_console_stays_clean(lesson):
+    errors = []
+    lesson.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    cell = lesson.locator("[data-testid=cell]").first
+    set_code(lesson, cell, "nombre = input('¿nombre? ')")
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "error"
+    text = cell.locator("[data-testid=cell-output]").inner_text()
+    assert "RuntimeError: input() no está disponible en las celdas" in text
+    assert not [e for e in errors if "prompt" in e]
 
 
 def test_numpy_cell_output_matches_cpython(lesson):
@@ -139,6 +156,12 @@ def test_stop_on_plain_host_restarts_python_and_says_so(lesson):
     notice = lesson.locator("#kernel-notice")
     assert "reinició" in notice.inner_text()
     assert "reinició" in cells.nth(1).locator("[data-testid=cell-output]").inner_text()
+    # the earlier cell's run is gone with the old Python: it no longer counts as run
+    assert cells.nth(0).get_attribute("data-state") == "idle"
+    assert cells.nth(0).locator(".cell-prompt").inner_text() == "[ ]"
+    # the notice stands right after the stopped cell
+    assert lesson.evaluate("document.getElementById('kernel-notice').previousElementSibling"
+                           " === document.querySelectorAll('[data-testid=cell]')[1]")
     notice.get_by_role("button").click()  # runs the cells above the stopped one again
     assert wait_cell(cells.nth(0)) == "done"
     set_code(lesson, cells.nth(2), "print(x * 9)")

@@ -93,11 +93,27 @@ def test_failed_runtime_download_shows_error_with_what_to_do(
 def test_start_up_that_hangs_times_out_into_error(context, base_url):
     context.route("**/*.wasm", lambda route: None)  # never answered: start-up hangs
     page = context.new_page()
-    page.goto(base_url + LESSON + "?timeout=3")
+    page.goto(base_url + LESSON + "?timeout=2.5")
+    # while the runtime loads, the stages after it wait with a still (determinate) bar
+    numpy_row = page.locator("#startup [data-stage=numpy]")
+    assert numpy_row.get_attribute("data-state") == "pending"
+    assert numpy_row.locator("progress").evaluate("p => p.hasAttribute('value')")
     status = page.locator("[data-testid=kernel-status]")
     status.and_(page.locator("[data-state=error]")).wait_for(timeout=20_000)
-    assert "no terminó de arrancar en 3 s" in page.locator("#startup-error").inner_text()
+    assert "no terminó de arrancar en 2,5 s" in page.locator("#startup-error").inner_text()
     cell = page.locator("[data-testid=cell]").first
     cell.locator("[data-testid=cell-run]").click()
     assert wait_cell(cell) == "error"
     assert "no está disponible" in cell.locator("[data-testid=cell-output]").inner_text()
+
+
+def test_page_opened_as_a_file_says_how_to_serve_it_without_a_retry(browser, site_dir):
+    ctx = browser.new_context()  # no network guard: it only lets 127.0.0.1 through
+    page = ctx.new_page()
+    page.goto((site_dir / LESSON).as_uri())
+    status = page.locator("[data-testid=kernel-status]")
+    status.and_(page.locator("[data-state=error]")).wait_for(timeout=10_000)
+    alert = page.locator("#startup-error")
+    assert "python -m http.server" in alert.inner_text()
+    assert alert.get_by_role("button", name="Reintentar").is_hidden()  # retrying cannot help
+    ctx.close()

@@ -75,6 +75,12 @@ export class Cell {
     this.setState(this.previous.state, this.previous.prompt);
   }
 
+  /* Not run in the current Python (after a restart); the old output stays visible. */
+  reset() {
+    this.previous = { state: "idle", prompt: "[ ]" };
+    this.setState("idle", "[ ]");
+  }
+
   start() {
     this.outputArea.replaceChildren();
     this.lastStream = null;

@@ -60,7 +60,7 @@ export class KernelClient {
     if (this.current) this.current.finish(false, null, "Python no está disponible.");
     this.current = null;
     this.queue.splice(0).forEach((cell) => cell.cancel());
-    this.setState("error", { reason, timeoutS: Math.round(this.timeoutMs / 1000) });
+    this.setState("error", { reason, timeoutMs: this.timeoutMs });
   }
 
   onMessage(message) {

@@ -28,7 +28,8 @@ function startupView(panel) {
       panel.hidden = false;
       for (const r of Object.values(rows)) {
         r.row.dataset.state = "pending";
-        r.bar.removeAttribute("value");
+        r.bar.max = 1;
+        r.bar.value = 0; // a waiting stage shows an empty bar, not an animated one
         r.detail.textContent = "en espera";
         r.started = null;
         r.bytes = 0;
@@ -61,20 +62,27 @@ function startupView(panel) {
         r.bar.value = loaded;
         r.detail.textContent = `${formatBytes(loaded)} de ${formatBytes(total)}`;
       } else {
+        if (state === "active") r.bar.removeAttribute("value"); // working, size unknown
         r.detail.textContent = state === "fetched" ? "descargado" : "cargando…";
       }
     },
   };
 }
 
+/* Seconds as a reader writes them: "3", "0,5". */
+function formatSeconds(ms) {
+  return (ms / 1000).toLocaleString("es-ES", { maximumFractionDigits: 1 });
+}
+
 function errorText(detail) {
   if (detail.reason === "file") {
     return "Esta página se abrió como archivo (file://) y Python necesita un servidor " +
-      "HTTP. En la carpeta del proyecto ejecuta «make serve» (o «python build.py serve») " +
-      "y abre la dirección que muestra.";
+      "HTTP. Qué hacer: abre una terminal en la carpeta del sitio (la que contiene " +
+      "index.html), ejecuta «python -m http.server» y abre http://localhost:8000/ en el " +
+      "navegador. Si tienes el proyecto completo, «make serve» construye y sirve el sitio.";
   }
   const why = detail.reason === "timeout"
-    ? `Python no terminó de arrancar en ${detail.timeoutS} s.`
+    ? `Python no terminó de arrancar en ${formatSeconds(detail.timeoutMs)} s.`
     : `Python no pudo arrancar: ${detail.reason}.`;
   return `${why} Qué hacer: pulsa «Reintentar» o recarga la página. Si sirves la ` +
     "carpeta tú mismo, usa un servidor HTTP que envíe los .wasm como " +
@@ -102,21 +110,28 @@ function main() {
       if (state === "loading") {
         view.reset();
         errorBox.hidden = true;
+        readyText = STATE_LABELS.ready;
       } else if (state === "ready" && detail.seconds !== undefined) {
         status.dataset.readyMs = String(Math.round(performance.now())); // since navigation
-        statusText.textContent = `Python: listo (arrancó en ${detail.seconds.toFixed(1)} s)`;
+        readyText = `Python: listo (arrancó en ${detail.seconds.toFixed(1)} s)`;
         panel.hidden = true;
       } else if (state === "error") {
         view.fail();
         errorBox.hidden = false;
         errorBox.querySelector(".error-text").textContent = errorText(detail);
+        // Retrying cannot help a page opened as a file.
+        errorBox.querySelector("button").hidden = detail.reason === "file";
       }
+      if (state === "ready") statusText.textContent = readyText; // keeps the start-up time
     },
     stage: (message) => view.stage(message),
     activity(active) {
       stop.disabled = !active;
     },
     restarted(stopped) {
+      // The new Python knows none of the earlier runs: no cell counts as run.
+      cells.forEach((cell) => { if (cell !== stopped) cell.reset(); });
+      if (stopped) stopped.root.after(notice); // shown where the reader is looking
       notice.hidden = false;
       const before = stopped ? cells.slice(0, cells.indexOf(stopped)) : [];
       notice.querySelector("button").hidden = before.length === 0;
@@ -125,6 +140,7 @@ function main() {
   };
 
   let rerun = () => {};
+  let readyText = STATE_LABELS.ready;
   notice.querySelector("button").addEventListener("click", () => {
     notice.hidden = true;
     rerun();

@@ -68,6 +68,9 @@ async function startRuntime(config) {
     enableRunUntilComplete: false, // reported to crash Safari; cells are synchronous
     env: { HOME: "/home/pyodide", MINIGPT_WEIGHTS: WEIGHTS_DIR },
   });
+  // No keyboard stream in a worker (the default stdin calls prompt()): reads fail at
+  // once. Cells get a clearer error from kernel.py, which replaces sys.stdin and input().
+  py.setStdin({ error: true });
   stage("runtime", "done");
   stage("numpy", "active");
   await py.loadPackage("numpy", { messageCallback: () => {} });
