@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .grammar_ast import Alt, Chars, Repeat, Seq  # the masker's own tree nodes; hi=None: unbounded
 from .utf8 import MAX_CODE_POINT as MAX_CP
 from .utf8 import SURROGATES, negate, normalize, remove_surrogates
 
@@ -22,28 +23,6 @@ from .utf8 import SURROGATES, negate, normalize, remove_surrogates
 @dataclass(frozen=True)
 class Lit:
     text: str
-
-
-@dataclass(frozen=True)
-class Chars:
-    ranges: tuple
-
-
-@dataclass(frozen=True)
-class Seq:
-    items: tuple
-
-
-@dataclass(frozen=True)
-class Alt:
-    items: tuple
-
-
-@dataclass(frozen=True)
-class Repeat:
-    item: object
-    lo: int
-    hi: int | None  # None: unbounded
 
 
 @dataclass(frozen=True)
