@@ -27,21 +27,11 @@ import numpy as np  # noqa: E402
 
 from masker import compile_cfg, compile_choice, compile_regex  # noqa: E402
 from masker.trie import brute_force_mask, trie_mask  # noqa: E402
+from tests.masker.cfg_corpus import GRAMMARS as CFG_GRAMMARS  # noqa: E402
 
-JSON_GBNF = r"""
-root   ::= value
-value  ::= object | array | string | number | "true" | "false" | "null"
-object ::= "{" ( string ":" value ( "," string ":" value )* )? "}"
-array  ::= "[" ( value ( "," value )* )? "]"
-string ::= "\"" ( [^"\\\x00-\x1f] | "\\" ["\\/bfnrt] )* "\""
-number ::= "-"? [0-9]+ ( "." [0-9]+ )?
-"""
-ARITH_GBNF = """
-root ::= expr
-expr ::= expr "+" term | expr "-" term | term
-term ::= term "*" factor | factor
-factor ::= [0-9]+ | "(" expr ")"
-"""
+# The JSON-like and left-recursive arithmetic grammars of the CFG tests.
+_CFG = {name: text for name, text, _, _ in CFG_GRAMMARS}
+JSON_GBNF, ARITH_GBNF = _CFG["json-ish"], _CFG["arith-left"]
 GRAMMARS = {
     "choice(5 names)": lambda: compile_choice(["Benina", "Almudena", "Frasquito", "Obdulia",
                                                "Juliana"]),
