@@ -37,6 +37,7 @@ from pathlib import Path
 
 import jinja2
 
+import texmath
 from devserver import make_server
 
 ROOT = Path(__file__).resolve().parent
@@ -288,6 +289,26 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
             for page in PAGES]
 
 
+def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
+    """Replace the TeX formulas of rendered pages with MathML (see ``texmath``).
+
+    Node runs once for all formulas of all pages not yet in ``root/.cache``. Raises
+    BuildError naming the page, the TeX and KaTeX's message when a formula is refused.
+    """
+    found = {page.path: texmath.find_formulas(page.data.decode()) for page in pages}
+    try:
+        mathml = texmath.typeset_all([f for fs in found.values() for f in fs],
+                                     root / "node_modules", root / ".cache")
+    except texmath.MathError as error:
+        if not error.tex:
+            raise BuildError(str(error)) from None
+        page = next(path for path, fs in found.items() if error.tex in [f.tex for f in fs])
+        raise BuildError(f"{page}: cannot typeset the formula `{error.tex}`: {error}") from None
+    return [Asset(page.path, texmath.replace_formulas(
+                page.data.decode(), found[page.path], mathml).encode())
+            for page in pages]
+
+
 def write_site(assets: list[Asset], site: Path = SITE) -> None:
     """Replace ``site/`` with exactly ``assets`` (written to a temp folder, then swapped)."""
     tmp = site.with_name(site.name + ".tmp")
@@ -305,7 +326,7 @@ def write_site(assets: list[Asset], site: Path = SITE) -> None:
 def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
     """Run every step; on any BuildError nothing in ``site/`` has changed."""
     plan = plan_site(root)
-    pages = render_pages(plan, make_env(root / "templates"))
+    pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)
     write_site(plan.assets + pages, site)
     return plan
 
