@@ -28,7 +28,7 @@ def per_token_ms(model, batch: int, repeats: int, prefix: int = 128) -> list[flo
         t = time.perf_counter()
         model.step(ids, cache)
         times.append((time.perf_counter() - t) * 1e3)
-        cache.length -= 1  # measure at the same cache length every time
+        cache.filled -= 1  # measure at the same cache length every time
     return times
 
 

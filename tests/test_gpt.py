@@ -100,6 +100,42 @@ def test_cache_select_branches_rows():
     assert np.abs(got - want).max() <= 1e-5
 
 
+def test_branched_cache_shares_the_prefix_and_equals_full_forward():
+    cfg = GPTConfig(n_layer=2, n_head=2, n_embd=16, n_ctx=16)
+    m = GPT(cfg, random_params(cfg, 5), dtype=np.float64)
+    prompt = np.array([[3, 1, 4, 1, 5]])
+    root = m.new_cache(1)
+    m.step(prompt, root)
+    rows = np.array([[9, 2], [6, 5], [9, 3]])
+    branch = root.branch(3, capacity=1)  # too small on purpose: the cache must grow
+    first = m.step(rows[:, :1], branch)[:, 0]
+    second = m.step(rows[:, 1:], branch.select([0, 1, 2]))[:, 0]
+    full = m.forward(np.concatenate([np.repeat(prompt, 3, axis=0), rows], axis=1))
+    assert np.abs(first - full[:, 5]).max() <= 1e-10
+    assert np.abs(second - full[:, 6]).max() <= 1e-10
+    assert branch.k[0].shape[2] < 16 and branch.length == 6  # the prefix was not copied
+    with pytest.raises(ValueError, match="batch-1"):
+        branch.branch(2)
+
+
+def test_float64_model_agrees_with_float32(model):
+    ids = np.array([load_tokenizer().encode("La señora de Bringas")])
+    f32 = model.forward(ids)
+    f64 = model.astype(np.float64).forward(ids)
+    assert f64.dtype == np.float64 and f32.dtype == np.float32
+    assert np.abs(f64 - f32).max() <= ATOL
+    assert model.astype(np.float32) is model
+
+
+def test_einsum_path_used_in_pyodide_equals_blas_path(model, monkeypatch):
+    import minigpt.gpt as gpt
+    m64 = model.astype(np.float64)
+    ids = np.array([[5, 300, 40, 41, 10]] * 2)
+    blas = m64.forward(ids)
+    monkeypatch.setattr(gpt, "USE_EINSUM", True)
+    assert np.abs(m64.forward(ids) - blas).max() <= 1e-10
+
+
 def test_context_and_input_errors():
     cfg = GPTConfig(n_layer=1, n_head=1, n_embd=8, n_ctx=4)
     m = GPT(cfg, random_params(cfg))

@@ -15,6 +15,8 @@ Two ways to run it:
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .bpe import weights_dir
@@ -23,7 +25,7 @@ from .config import GPTConfig
 
 
 def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
-    """LayerNorm over the last axis (Ba et al., 2016). x: float32[..., d]."""
+    """LayerNorm over the last axis (Ba et al., 2016). x: float[..., d], float32 or float64."""
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return (x - mu) / np.sqrt(var + eps) * w + b
@@ -31,11 +33,11 @@ def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.nd
 
 def gelu(x: np.ndarray) -> np.ndarray:
     """GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + np.tanh(np.float32(0.7978845608028654) * (x + np.float32(0.044715) * x * x * x)))
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax (float32 in, float32 out)."""
+    """Numerically stable softmax; keeps the input dtype."""
     z = x - x.max(axis=axis, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=axis, keepdims=True)
@@ -44,61 +46,133 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
 class KVCache:
     """Keys and values of every layer for a batch of sequences that grow together.
 
-    k[i], v[i]: float32[batch, n_head, n_ctx, head_dim] (preallocated); ``length``: positions filled.
+    k[i], v[i]: float[batch, n_head, capacity, head_dim], the positions this cache owns.
+    ``prefix``: None, or a batch-1 cache whose positions come first in every row, shared and never
+    copied (see :meth:`branch`). ``length``: positions seen by each row, the prefix's included.
     """
 
-    def __init__(self, cfg: GPTConfig, batch: int):
-        shape = (batch, cfg.n_head, cfg.n_ctx, cfg.head_dim)
-        self.k = [np.zeros(shape, dtype=np.float32) for _ in range(cfg.n_layer)]
-        self.v = [np.zeros(shape, dtype=np.float32) for _ in range(cfg.n_layer)]
-        self.length = 0
+    def __init__(self, cfg: GPTConfig, batch: int, dtype=np.float32, capacity: int | None = None,
+                 prefix: "KVCache | None" = None):
+        self.prefix = prefix
+        self.offset = prefix.length if prefix is not None else 0
+        capacity = cfg.n_ctx - self.offset if capacity is None else capacity
+        shape = (batch, cfg.n_head, capacity, cfg.head_dim)
+        self.k = [np.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
+        self.v = [np.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
+        self.filled = 0  # positions held in self.k / self.v
 
     @property
     def batch(self) -> int:
         return self.k[0].shape[0]
 
-    def select(self, rows) -> "KVCache":
-        """A new cache holding the given batch rows (int[n], repeats allowed), e.g. to branch a prefix."""
+    @property
+    def length(self) -> int:
+        return self.offset + self.filled
+
+    def select(self, rows, extra: int = 0) -> "KVCache":
+        """A new cache holding the given batch rows (int[n], repeats allowed), e.g. to branch a prefix.
+
+        Copies only the filled positions, with room for ``extra`` more (it grows on demand anyway).
+        A shared prefix stays shared.
+        """
         new = object.__new__(KVCache)
         rows = np.asarray(rows, dtype=np.int64)
-        new.k = [k[rows] for k in self.k]
-        new.v = [v[rows] for v in self.v]
-        new.length = self.length
+        n = self.filled
+        new.prefix, new.offset, new.filled = self.prefix, self.offset, n
+        new.k, new.v = [], []
+        for src, dst in ((self.k, new.k), (self.v, new.v)):
+            for a in src:
+                out = np.empty((len(rows), a.shape[1], n + extra, a.shape[3]), dtype=a.dtype)
+                out[:, :, :n] = a[rows, :, :n]
+                dst.append(out)
         return new
+
+    def branch(self, batch: int, capacity: int = 16) -> "KVCache":
+        """An empty cache of ``batch`` rows that all continue this batch-1 cache without copying it.
+
+        Every row sees this cache's positions first (its keys and values are shared, so they must
+        not change while the branch is in use); new tokens go into the new cache's own arrays.
+        Raises ValueError unless this cache holds exactly one row and has no prefix itself.
+        """
+        if self.batch != 1 or self.prefix is not None:
+            raise ValueError("only a batch-1 cache without a shared prefix can be branched, "
+                             f"this one has {self.batch} rows")
+        new = object.__new__(KVCache)
+        new.prefix, new.offset, new.filled = self, self.length, 0
+        shape = (batch, self.k[0].shape[1], capacity, self.k[0].shape[3])
+        new.k = [np.zeros(shape, dtype=a.dtype) for a in self.k]
+        new.v = [np.zeros(shape, dtype=a.dtype) for a in self.v]
+        return new
+
+    def reserve(self, total: int) -> None:
+        """Make room for ``total`` positions of its own (the arrays grow, doubling, when needed)."""
+        capacity = self.k[0].shape[2]
+        if total <= capacity:
+            return
+        capacity = max(total, 2 * capacity)
+        for arrays in (self.k, self.v):
+            for i, a in enumerate(arrays):
+                grown = np.zeros(a.shape[:2] + (capacity,) + a.shape[3:], dtype=a.dtype)
+                grown[:, :, :self.filled] = a[:, :, :self.filled]
+                arrays[i] = grown
+
+
+# In Pyodide, NumPy has no BLAS: ``einsum`` with both operands row-major is 1.5-3x faster than
+# ``@`` there (bench/bench_gpt_pyodide.py). CPython keeps BLAS.
+USE_EINSUM = sys.platform == "emscripten"
+
+
+def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
+    """x @ w.T + b. x: float[..., in]; w: float[out, in] (PyTorch's layout); b: float[out] or None."""
+    flat = x.reshape(-1, x.shape[-1])
+    y = np.einsum("ij,kj->ik", flat, w) if USE_EINSUM else flat @ w.T
+    if b is not None:
+        y += b
+    return y.reshape(x.shape[:-1] + (w.shape[0],))
 
 
 class GPT:
-    """A trained GPT. ``params`` maps the names of ``config.parameter_shapes`` to float32 arrays."""
+    """A trained GPT. ``params`` maps the names of ``config.parameter_shapes`` to arrays.
 
-    def __init__(self, cfg: GPTConfig, params: dict):
+    ``dtype``: float32 (default, as trained) or float64 (used where two platforms must agree to
+    more digits than float32 rounding allows, e.g. the lesson's exact enumeration).
+    """
+
+    def __init__(self, cfg: GPTConfig, params: dict, dtype=np.float32):
         self.config = cfg
-        f32 = lambda a: np.ascontiguousarray(a, dtype=np.float32)  # noqa: E731
-        self.wte = f32(params["wte"])  # (V, d), also the output head
-        self.wpe = f32(params["wpe"])  # (n_ctx, d)
+        self.dtype = np.dtype(dtype)
+        self.params = params
+        cast = lambda a: np.ascontiguousarray(a, dtype=self.dtype)  # noqa: E731
+        self.wte = cast(params["wte"])  # (V, d), also the output head
+        self.wpe = cast(params["wpe"])  # (n_ctx, d)
         self.blocks = []
         for i in range(cfg.n_layer):
-            p = lambda n: params[f"h.{i}.{n}"]  # noqa: E731
-            # Linear weights are stored (out, in) as in PyTorch; keep (in, out) copies for x @ W.
+            p = lambda n: cast(params[f"h.{i}.{n}"])  # noqa: E731
+            # Linear weights stay (out, in) as in PyTorch; see ``linear``.
             self.blocks.append({
-                "ln_1": (f32(p("ln_1.weight")), f32(p("ln_1.bias"))),
-                "c_attn": (f32(p("attn.c_attn.weight").T), f32(p("attn.c_attn.bias"))),
-                "attn_proj": (f32(p("attn.c_proj.weight").T), f32(p("attn.c_proj.bias"))),
-                "ln_2": (f32(p("ln_2.weight")), f32(p("ln_2.bias"))),
-                "c_fc": (f32(p("mlp.c_fc.weight").T), f32(p("mlp.c_fc.bias"))),
-                "mlp_proj": (f32(p("mlp.c_proj.weight").T), f32(p("mlp.c_proj.bias"))),
+                "ln_1": (p("ln_1.weight"), p("ln_1.bias")),
+                "c_attn": (p("attn.c_attn.weight"), p("attn.c_attn.bias")),
+                "attn_proj": (p("attn.c_proj.weight"), p("attn.c_proj.bias")),
+                "ln_2": (p("ln_2.weight"), p("ln_2.bias")),
+                "c_fc": (p("mlp.c_fc.weight"), p("mlp.c_fc.bias")),
+                "mlp_proj": (p("mlp.c_proj.weight"), p("mlp.c_proj.bias")),
             })
-        self.ln_f = (f32(params["ln_f.weight"]), f32(params["ln_f.bias"]))
-        self.head = np.ascontiguousarray(self.wte.T)  # (d, V)
+        self.ln_f = (cast(params["ln_f.weight"]), cast(params["ln_f.bias"]))
+
+    def astype(self, dtype) -> "GPT":
+        """The same model computing in ``dtype`` (float32 or float64); self if it already does."""
+        return self if np.dtype(dtype) == self.dtype else GPT(self.config, self.params, dtype)
 
     def new_cache(self, batch: int = 1) -> KVCache:
         """An empty key/value cache for ``batch`` sequences."""
-        return KVCache(self.config, batch)
+        return KVCache(self.config, batch, self.dtype)
 
     def forward(self, ids) -> np.ndarray:
         """Logits for a batch of prefixes, computed from scratch.
 
         ids: int[batch, T] (or int[T], treated as batch 1), 1 <= T <= n_ctx, each id < vocab_size.
-        Returns logits: float32[batch, T, vocab_size]. Raises ValueError on a bad shape or id.
+        Returns logits: float[batch, T, vocab_size] (the model's dtype). Raises ValueError on a bad
+        shape or id.
         """
         ids = np.asarray(ids)
         if ids.ndim == 1:
@@ -109,7 +183,7 @@ class GPT:
         """Run new tokens after what ``cache`` holds, and append their keys and values to it.
 
         ids: int[batch, T_new] with batch == cache.batch and cache.length + T_new <= n_ctx.
-        Returns logits: float32[batch, T_new, vocab_size]. Mutates ``cache``.
+        Returns logits: float[batch, T_new, vocab_size]. Mutates ``cache``.
         Raises ValueError if the context would overflow, the batch differs, or an id is out of range.
         """
         cfg = self.config
@@ -124,35 +198,44 @@ class GPT:
             raise ValueError(f"context overflow: {start} cached + {t} new tokens > n_ctx={cfg.n_ctx}")
         if ids.min() < 0 or ids.max() >= cfg.vocab_size:
             raise ValueError(f"token ids must be in 0..{cfg.vocab_size - 1}")
+        cache.reserve(cache.filled + t)
         x = self.wte[ids] + self.wpe[start:start + t]  # (B, T, d)
         for layer, blk in enumerate(self.blocks):
             x = x + self._attention(layer_norm(x, *blk["ln_1"], cfg.layer_norm_eps), blk, cache, layer)
             h = layer_norm(x, *blk["ln_2"], cfg.layer_norm_eps)
-            x = x + gelu(h @ blk["c_fc"][0] + blk["c_fc"][1]) @ blk["mlp_proj"][0] + blk["mlp_proj"][1]
-        cache.length = start + t
+            x = x + linear(gelu(linear(h, *blk["c_fc"])), *blk["mlp_proj"])
+        cache.filled += t
         x = layer_norm(x, *self.ln_f, cfg.layer_norm_eps)
-        return x @ self.head  # (B, T, V)
+        return linear(x, self.wte)  # (B, T, V), head tied to the token embedding
 
     def _attention(self, x: np.ndarray, blk: dict, cache: KVCache, layer: int) -> np.ndarray:
         cfg = self.config
         b, t, d = x.shape
-        h, hd, start = cfg.n_head, cfg.head_dim, cache.length
-        qkv = x @ blk["c_attn"][0] + blk["c_attn"][1]  # (B, T, 3d)
+        h, hd, own = cfg.n_head, cfg.head_dim, cache.filled
+        qkv = linear(x, *blk["c_attn"])  # (B, T, 3d)
         q, k, v = (qkv[..., i * d:(i + 1) * d].reshape(b, t, h, hd).transpose(0, 2, 1, 3) for i in range(3))  # (B, h, T, hd)
-        cache.k[layer][:, :, start:start + t] = k
-        cache.v[layer][:, :, start:start + t] = v
-        keys = cache.k[layer][:, :, :start + t]  # (B, h, S, hd), S = start + T
-        vals = cache.v[layer][:, :, :start + t]
-        att = (q @ keys.transpose(0, 1, 3, 2)) * np.float32(1.0 / np.sqrt(hd))  # (B, h, T, S)
-        if t > 1:  # query i (absolute position start + i) sees keys 0 .. start + i
-            future = np.arange(start + t)[None, :] > (start + np.arange(t))[:, None]  # (T, S)
-            att = np.where(future, np.float32(-np.inf), att)
-        y = softmax(att) @ vals  # (B, h, T, hd)
+        cache.k[layer][:, :, own:own + t] = k
+        cache.v[layer][:, :, own:own + t] = v
+        keys = cache.k[layer][:, :, :own + t]  # (B, h, S, hd), S = own + T
+        vals = cache.v[layer][:, :, :own + t]
+        scale = self.dtype.type(1.0 / np.sqrt(hd))
+        att = (q @ keys.transpose(0, 1, 3, 2)) * scale  # (B, h, T, S)
+        if t > 1:  # query i (own position own + i) sees own keys 0 .. own + i
+            future = np.arange(own + t)[None, :] > (own + np.arange(t))[:, None]  # (T, S)
+            att = np.where(future, self.dtype.type(-np.inf), att)
+        pre = cache.prefix
+        if pre is None:
+            y = softmax(att) @ vals  # (B, h, T, hd)
+        else:  # the shared prefix: every query sees all of it; its arrays broadcast over the batch
+            pk = pre.k[layer][:, :, :pre.filled]  # (1, h, P, hd)
+            pv = pre.v[layer][:, :, :pre.filled]
+            w = softmax(np.concatenate([(q @ pk.transpose(0, 1, 3, 2)) * scale, att], axis=-1))  # (B, h, T, P + S)
+            y = w[..., :pre.filled] @ pv + w[..., pre.filled:] @ vals  # (B, h, T, hd)
         y = y.transpose(0, 2, 1, 3).reshape(b, t, d)  # (B, T, d)
-        return y @ blk["attn_proj"][0] + blk["attn_proj"][1]
+        return linear(y, *blk["attn_proj"])
 
 
-def load_model(folder=None) -> GPT:
+def load_model(folder=None, dtype=np.float32) -> GPT:
     """The trained model from ``folder`` (default ``weights_dir()``: ``$MINIGPT_WEIGHTS`` or ``weights/``)."""
     cfg, params, _ = load_weights(folder or weights_dir())
-    return GPT(cfg, params)
+    return GPT(cfg, params, dtype)
