@@ -2,6 +2,7 @@
  * kernel status, the cells and the page-level Run all / Stop buttons. */
 import { KernelClient } from "./kernel-client.js";
 import { Cell } from "./cell.js";
+import { setupQuizzes } from "./quiz.js";
 
 const STATE_LABELS = {
   loading: "Python: arrancando…",
@@ -154,4 +155,5 @@ function main() {
   kernel.start();
 }
 
-main();
+setupQuizzes(); // needs no Python: works while the kernel starts
+if (document.getElementById("runtime-config")) main();
