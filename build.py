@@ -14,7 +14,8 @@ plain data that a test can call alone:
 3. bundle the page script (CodeMirror) with esbuild;
 4. pack ``py/`` into one zip archive;
 5. collect ``weights/``;
-6. write the hashed assets, the vendored runtime and the rendered pages into ``site/``.
+6. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
+7. write the hashed assets, the vendored runtime and the rendered pages into ``site/``.
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
 browser caches turn over cleanly; the runtime lives in a versioned folder.
