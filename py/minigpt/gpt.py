@@ -26,14 +26,29 @@ from .config import GPTConfig
 
 def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     """LayerNorm over the last axis (Ba et al., 2016). x: float[..., d], float32 or float64."""
-    mu = x.mean(axis=-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
+    centred = x - x.mean(axis=-1, keepdims=True)
+    var = np.square(centred).mean(axis=-1, keepdims=True)
+    centred /= np.sqrt(var + eps)
+    centred *= w
+    centred += b
+    return centred
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
-    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    """GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+
+    Computed as x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)), the same function, since one exp is
+    cheaper than one tanh in WebAssembly.
+    """
+    u = x * x
+    u *= x
+    u *= 0.044715
+    u += x
+    u *= -1.5957691216057308
+    with np.errstate(over="ignore"):  # exp overflows to inf for very negative x: x / inf = -0
+        np.exp(u, out=u)
+    u += 1.0
+    return np.divide(x, u, out=u)
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -72,19 +87,24 @@ class KVCache:
     def select(self, rows, extra: int = 0) -> "KVCache":
         """A new cache holding the given batch rows (int[n], repeats allowed), e.g. to branch a prefix.
 
-        Copies only the filled positions, with room for ``extra`` more (it grows on demand anyway).
-        A shared prefix stays shared.
+        When this cache has room for ``extra`` more positions, the rows are gathered whole (one
+        contiguous copy, spare room included); otherwise only the filled positions are copied into
+        arrays with room for ``extra`` more. A shared prefix stays shared.
         """
         new = object.__new__(KVCache)
-        rows = np.asarray(rows, dtype=np.int64)
+        rows = np.asarray(rows, dtype=np.intp)
         n = self.filled
         new.prefix, new.offset, new.filled = self.prefix, self.offset, n
+        roomy = n + extra <= self.k[0].shape[2]
         new.k, new.v = [], []
         for src, dst in ((self.k, new.k), (self.v, new.v)):
             for a in src:
-                out = np.empty((len(rows), a.shape[1], n + extra, a.shape[3]), dtype=a.dtype)
-                out[:, :, :n] = a[rows, :, :n]
-                dst.append(out)
+                if roomy:
+                    dst.append(a[rows])
+                else:
+                    out = np.empty((len(rows), a.shape[1], n + extra, a.shape[3]), dtype=a.dtype)
+                    out[:, :, :n] = a[rows, :, :n]
+                    dst.append(out)
         return new
 
     def branch(self, batch: int, capacity: int = 16) -> "KVCache":
@@ -129,6 +149,16 @@ def linear(x: np.ndarray, w: np.ndarray, b: np.ndarray | None = None) -> np.ndar
     if b is not None:
         y += b
     return y.reshape(x.shape[:-1] + (w.shape[0],))
+
+
+def _scores(q: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """q @ keys^T per row and head: float[B, h, T, hd] x float[B, h, S, hd] -> float[B, h, T, S]."""
+    return np.einsum("bhtd,bhsd->bhts", q, keys) if USE_EINSUM else q @ keys.transpose(0, 1, 3, 2)
+
+
+def _mix(weights: np.ndarray, vals: np.ndarray) -> np.ndarray:
+    """weights @ vals per row and head: float[B, h, T, S] x float[B, h, S, hd] -> float[B, h, T, hd]."""
+    return np.einsum("bhts,bhsd->bhtd", weights, vals) if USE_EINSUM else weights @ vals
 
 
 class GPT:
@@ -201,36 +231,45 @@ class GPT:
         cache.reserve(cache.filled + t)
         x = self.wte[ids] + self.wpe[start:start + t]  # (B, T, d)
         for layer, blk in enumerate(self.blocks):
-            x = x + self._attention(layer_norm(x, *blk["ln_1"], cfg.layer_norm_eps), blk, cache, layer)
+            if layer == 0 and t == 1:  # rows feeding the same token share the first projections
+                tokens, where = np.unique(ids[:, 0], return_inverse=True)
+                first = layer_norm(self.wte[tokens] + self.wpe[start], *blk["ln_1"], cfg.layer_norm_eps)
+                qkv = linear(first, *blk["c_attn"])[where.reshape(-1)][:, None, :]  # (B, 1, 3d)
+            else:
+                qkv = linear(layer_norm(x, *blk["ln_1"], cfg.layer_norm_eps), *blk["c_attn"])  # (B, T, 3d)
+            x = x + self._attention(qkv, blk, cache, layer)
             h = layer_norm(x, *blk["ln_2"], cfg.layer_norm_eps)
             x = x + linear(gelu(linear(h, *blk["c_fc"])), *blk["mlp_proj"])
         cache.filled += t
         x = layer_norm(x, *self.ln_f, cfg.layer_norm_eps)
         return linear(x, self.wte)  # (B, T, V), head tied to the token embedding
 
-    def _attention(self, x: np.ndarray, blk: dict, cache: KVCache, layer: int) -> np.ndarray:
+    def _attention(self, qkv: np.ndarray, blk: dict, cache: KVCache, layer: int) -> np.ndarray:
+        """Causal self-attention of the new positions, given their projections qkv: float[B, T, 3d]."""
         cfg = self.config
-        b, t, d = x.shape
+        b, t, d = qkv.shape[0], qkv.shape[1], cfg.n_embd
         h, hd, own = cfg.n_head, cfg.head_dim, cache.filled
-        qkv = linear(x, *blk["c_attn"])  # (B, T, 3d)
         q, k, v = (qkv[..., i * d:(i + 1) * d].reshape(b, t, h, hd).transpose(0, 2, 1, 3) for i in range(3))  # (B, h, T, hd)
         cache.k[layer][:, :, own:own + t] = k
         cache.v[layer][:, :, own:own + t] = v
         keys = cache.k[layer][:, :, :own + t]  # (B, h, S, hd), S = own + T
         vals = cache.v[layer][:, :, :own + t]
         scale = self.dtype.type(1.0 / np.sqrt(hd))
-        att = (q @ keys.transpose(0, 1, 3, 2)) * scale  # (B, h, T, S)
+        att = _scores(q, keys) * scale  # (B, h, T, S)
         if t > 1:  # query i (own position own + i) sees own keys 0 .. own + i
             future = np.arange(own + t)[None, :] > (own + np.arange(t))[:, None]  # (T, S)
             att = np.where(future, self.dtype.type(-np.inf), att)
         pre = cache.prefix
         if pre is None:
-            y = softmax(att) @ vals  # (B, h, T, hd)
+            y = _mix(softmax(att), vals)  # (B, h, T, hd)
         else:  # the shared prefix: every query sees all of it; its arrays broadcast over the batch
             pk = pre.k[layer][:, :, :pre.filled]  # (1, h, P, hd)
             pv = pre.v[layer][:, :, :pre.filled]
-            w = softmax(np.concatenate([(q @ pk.transpose(0, 1, 3, 2)) * scale, att], axis=-1))  # (B, h, T, P + S)
-            y = w[..., :pre.filled] @ pv + w[..., pre.filled:] @ vals  # (B, h, T, hd)
+            att_pre = (q @ pk.transpose(0, 1, 3, 2)) * scale  # (B, h, T, P)
+            top = np.maximum(att_pre.max(axis=-1, keepdims=True), att.max(axis=-1, keepdims=True))
+            e_pre, e_own = np.exp(att_pre - top), np.exp(att - top)  # softmax over P + S keys
+            total = e_pre.sum(axis=-1, keepdims=True) + e_own.sum(axis=-1, keepdims=True)
+            y = (e_pre @ pv + _mix(e_own, vals)) / total  # (B, h, T, hd)
         y = y.transpose(0, 2, 1, 3).reshape(b, t, d)  # (B, T, d)
         return linear(y, *blk["attn_proj"])
 

@@ -1,0 +1,15 @@
+"""The computations and views of the lesson «La máscara» (CPython and Pyodide alike).
+
+- :class:`FiniteGrammar`: a finite set of texts and its allowed sets over the token vocabulary;
+- :func:`generate`: sampling with or without the mask, recording every position;
+- :func:`enumerate_paths`: every token path that spells a text of G, with p(G|x), the conditional
+  and the masked distributions.
+Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
+"""
+
+from .enumeration import Enumeration, enumerate_paths
+from .grammar import FiniteGrammar, GrammarError
+from .sampling import Generation, Position, generate
+
+__all__ = ["Enumeration", "FiniteGrammar", "Generation", "GrammarError", "Position",
+           "enumerate_paths", "generate"]

@@ -1,0 +1,174 @@
+"""Exact enumeration of every token path that spells a text of a finite grammar G.
+
+For the prompt x, every token sequence y whose bytes are a text g of G is visited once (a depth-first
+walk over the byte trie of G, one batched forward pass per depth, with a key/value cache whose prompt
+part is shared by every row). Along each path it multiplies
+
+- p(y | x) = prod_j p(y_j | x, y_<j), the unmasked probability, and
+- q~(y | x) = prod_j p(y_j | x, y_<j) / p(A_j | x, y_<j), the masked probability,
+
+then sums per text:
+
+- p(G | x) = sum over all paths of p(y | x): the chance that the unmasked model writes a text of G;
+- conditional p(g | x, G) = p(g | x) / p(G | x) (what rejection sampling draws);
+- masked q~(g | x) (what the mask draws);
+- the number of token paths per text, and 1 / p(G | x), the expected number of rejection-sampling tries.
+
+Sums of tiny probabilities are done with log-sum-exp in float64, with the model in float64.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .grammar import FiniteGrammar
+
+SECONDS_PER_YEAR = 365.25 * 24 * 3600  # Julian year
+
+
+@dataclass
+class TextResult:
+    """Per text g of G. log_p: ln p(g | x) (all its token paths summed); conditional: p(g | x, G);
+    masked: q~(g | x); paths: how many token sequences spell it."""
+    text: bytes
+    paths: int
+    log_p: float
+    conditional: float
+    masked: float
+
+    @property
+    def label(self) -> str:
+        return self.text.decode("utf-8", errors="replace")
+
+
+@dataclass
+class Enumeration:
+    """Result of :func:`enumerate_paths`; rows sorted by conditional probability, largest first.
+
+    log_p_grammar: ln p(G | x). forward_rows: rows run through the model (one per non-final path
+    prefix); forward_calls: batched forward passes; seconds: wall-clock time of the walk.
+    """
+    rows: list[TextResult]
+    log_p_grammar: float
+    forward_rows: int
+    forward_calls: int
+    seconds: float
+    temperature: float = 1.0
+
+    @property
+    def p_grammar(self) -> float:
+        """p(G | x) (0.0 if it underflows a float64; log_p_grammar is always exact)."""
+        return math.exp(self.log_p_grammar)
+
+    @property
+    def paths(self) -> int:
+        return sum(r.paths for r in self.rows)
+
+    @property
+    def expected_tries(self) -> float:
+        """1 / p(G | x): mean number of whole unmasked answers until one is in G (geometric law)."""
+        return math.exp(-self.log_p_grammar)
+
+    @property
+    def years_at_one_ns(self) -> float:
+        """expected_tries at one nanosecond per try, in years (365.25 days)."""
+        return self.expected_tries * 1e-9 / SECONDS_PER_YEAR
+
+    def row(self, text) -> TextResult:
+        """The row of ``text`` (str or bytes); KeyError if it is not in G."""
+        key = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        for r in self.rows:
+            if r.text == key:
+                return r
+        raise KeyError(text)
+
+    def _repr_html_(self) -> str:
+        from .views import enumeration_html
+        return enumeration_html(self)
+
+
+@dataclass
+class _Node:
+    prefix: bytes
+    log_p: float
+    log_q: float
+
+
+def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperature: float = 1.0,
+                    batch_rows: int = 256, dtype=np.float64) -> Enumeration:
+    """Visit every token path after ``prompt`` that spells a text of ``grammar``; see the module doc.
+
+    batch_rows caps the rows of one forward pass (memory: about 12 kB per row and position in
+    float64). Raises ValueError for temperature <= 0 or when a path would not fit in the context.
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, found {temperature}")
+    start = time.perf_counter()
+    m = model.astype(dtype)
+    prompt_ids = tok.encode(prompt)
+    longest = max(len(g) for g in grammar.texts) + 1
+    if len(prompt_ids) + longest > model.config.n_ctx:
+        raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus the longest text ({longest} bytes) "
+                         f"may not fit in the context of {model.config.n_ctx} tokens")
+    root = m.new_cache(1)
+    logits = m.step(np.array([prompt_ids]), root)[:, -1]  # (1, V)
+    found: dict[bytes, list[tuple[float, float]]] = {g: [] for g in grammar.texts}
+    stack = [(None, [_Node(b"", 0.0, 0.0)], logits)]
+    rows = calls = 0
+    while stack:
+        cache, nodes, logits = stack.pop()
+        children = _expand(grammar, nodes, logits / temperature, found)
+        for lo in range(0, len(children), batch_rows):
+            chunk = children[lo:lo + batch_rows]
+            parents = [parent for parent, _, _ in chunk]
+            ids = np.array([[token] for _, token, _ in chunk])
+            branch = (root.branch(len(chunk), capacity=longest) if cache is None
+                      else cache.select(parents, extra=1))
+            out = m.step(ids, branch)[:, 0]  # (n, V)
+            stack.append((branch, [node for _, _, node in chunk], out))
+            rows, calls = rows + len(chunk), calls + 1
+    return _summarise(found, rows, calls, time.perf_counter() - start, temperature)
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def _expand(grammar: FiniteGrammar, nodes: list[_Node], logits: np.ndarray, found: dict) -> list:
+    """Extend every node by each allowed token; finished paths go to ``found``, the rest are returned
+    as (parent row, token id, child node) and still need a forward pass."""
+    logp = _log_softmax(logits)  # (n, V)
+    allowed_of: dict[bytes, list[int]] = {}  # rows with the same bytes share their allowed set
+    children = []
+    for row, node in enumerate(nodes):
+        allowed = allowed_of.get(node.prefix)
+        if allowed is None:
+            allowed = allowed_of[node.prefix] = grammar.allowed_ids(node.prefix)
+        lp = logp[row, allowed]
+        log_kept = float(np.logaddexp.reduce(lp))  # ln p(A_j | x, y_<j)
+        for token, lpv in zip(allowed, lp.tolist()):
+            log_p, log_q = node.log_p + lpv, node.log_q + lpv - log_kept
+            if token == grammar.end_token:
+                found[node.prefix].append((log_p, log_q))
+                continue
+            child = _Node(node.prefix + grammar.vocab[token], log_p, log_q)
+            if grammar.end_token is None and grammar.is_complete(child.prefix):
+                found[child.prefix].append((log_p, log_q))
+            else:
+                children.append((row, token, child))
+    return children
+
+
+def _summarise(found: dict, rows: int, calls: int, seconds: float, temperature: float) -> Enumeration:
+    per_text = {g: float(np.logaddexp.reduce([lp for lp, _ in paths])) for g, paths in found.items()}
+    log_total = float(np.logaddexp.reduce(list(per_text.values())))
+    results = [TextResult(g, len(paths), per_text[g], math.exp(per_text[g] - log_total),
+                          float(sum(math.exp(lq) for _, lq in paths)))
+               for g, paths in found.items()]
+    results.sort(key=lambda r: (-r.conditional, r.text))
+    return Enumeration(results, log_total, rows, calls, seconds, temperature)
