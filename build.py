@@ -62,6 +62,9 @@ PAGES = (
     {"template": "marco.html", "out": "marco.html",
      "title": "Python en el navegador", "summary":
      "Celdas de Python con NumPy que se ejecutan en esta página, sin servidor."},
+    {"template": "mascara.html", "out": "mascara.html", "title": "La máscara", "summary":
+     "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
+     "cuesta y cómo tuerce la distribución del modelo."},
 )
 
 
@@ -83,6 +86,7 @@ class SitePlan:
     urls: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     weights: list[dict] = field(default_factory=list)
+    figures: dict | None = None  # the lesson's computed figures (see lesson_figures)
 
     def add(self, key: str, path: str, data: bytes) -> str:
         self.assets.append(Asset(path, data))
@@ -230,6 +234,34 @@ def bundle_script(entry: Path, node_modules: Path = NODE_MODULES) -> bytes:
     return result.stdout
 
 
+def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
+    """Every figure the lesson prose quotes, computed in CPython by ``py/lesson`` with ``weights/``.
+
+    Returns None when the weights are missing (the lesson page then says so). The result is cached
+    in ``cache`` under a hash of the weights and of ``py/lesson`` and ``py/minigpt``, so a rebuild
+    recomputes only when one of them changed (the computation takes a few seconds).
+    """
+    weights = root / "weights"
+    names = [n for n, _ in collect_weights(weights)]
+    if not (has_model(names) and "merges.txt" in names):
+        return None
+    digest = hashlib.sha256()
+    sources = sorted((root / "py" / "lesson").glob("*.py")) + sorted((root / "py" / "minigpt").glob("*.py"))
+    for path in sorted(p for p in weights.iterdir() if p.is_file()) + sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    stored = cache / f"lesson-figures-{digest.hexdigest()[:16]}.json"
+    if stored.exists():
+        return json.loads(stored.read_text(encoding="utf-8"))
+    use_py(root)
+    from lesson.figures import compute_figures
+    from minigpt.bpe import load_tokenizer
+    from minigpt.gpt import load_model
+    figures = compute_figures(load_model(weights), load_tokenizer(weights))
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    stored.write_text(json.dumps(figures, ensure_ascii=False, indent=1), encoding="utf-8")
+    return figures
+
+
 # ---------------------------------------------------------------- plan and render
 
 def plan_site(root: Path = ROOT) -> SitePlan:
@@ -256,6 +288,7 @@ def plan_site(root: Path = ROOT) -> SitePlan:
     for name, data in collect_weights(root / "weights"):
         path = plan.add("weight:" + name, "weights/" + hashed_name(name, data), data)
         plan.weights.append({"name": name, "url": path, "size": len(data)})
+    plan.figures = lesson_figures(root, root / ".cache")
     return plan
 
 
@@ -270,7 +303,18 @@ def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
                              undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["dedent"] = dedent_code
+    use_py(templates.parent)
+    from lesson import numbers  # the same number formats as the page's cells
+    for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
+        env.filters[name] = getattr(numbers, name)
     return env
+
+
+def use_py(root: Path = ROOT) -> None:
+    """Make the project's Python packages (``root/py``) importable by the build."""
+    py_dir = str(root / "py")
+    if py_dir not in sys.path:
+        sys.path.insert(0, py_dir)
 
 
 def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
@@ -284,7 +328,7 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
     }
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
-               "runtime_config": runtime_config}
+               "runtime_config": runtime_config, "fig": plan.figures}
     return [Asset(page["out"], env.get_template(page["template"])
                   .render(page=page, **context).encode())
             for page in PAGES]

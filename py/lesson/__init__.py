@@ -7,9 +7,10 @@
 Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
 """
 
-from .enumeration import Enumeration, enumerate_paths
+from .enumeration import Enumeration, count_paths, enumerate_paths
 from .grammar import FiniteGrammar, GrammarError
 from .sampling import Generation, Position, generate
+from .views import PositionsView, SampleTable, token_label
 
-__all__ = ["Enumeration", "FiniteGrammar", "Generation", "GrammarError", "Position",
-           "enumerate_paths", "generate"]
+__all__ = ["Enumeration", "FiniteGrammar", "Generation", "GrammarError", "Position", "PositionsView",
+           "SampleTable", "count_paths", "enumerate_paths", "generate", "token_label"]

@@ -172,3 +172,19 @@ def _summarise(found: dict, rows: int, calls: int, seconds: float, temperature: 
                for g, paths in found.items()]
     results.sort(key=lambda r: (-r.conditional, r.text))
     return Enumeration(results, log_total, rows, calls, seconds, temperature)
+
+
+def count_paths(grammar: FiniteGrammar) -> dict[bytes, int]:
+    """Per text of G, how many token sequences spell it (no model needed).
+
+    ways[i] = number of ways to write text[i:] = sum over tokens v that start text[i:] of
+    ways[i + len(v)], with ways[len(text)] = 1 (dynamic programming over byte offsets).
+    """
+    counts = {}
+    for text in grammar.texts:
+        ways = [0] * len(text) + [1]
+        for i in range(len(text) - 1, -1, -1):
+            ways[i] = sum(ways[i + len(piece)] for v, piece in enumerate(grammar.vocab)
+                          if v != grammar.end_token and piece and text.startswith(piece, i))
+        counts[text] = ways[0]
+    return counts

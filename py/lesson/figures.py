@@ -1,0 +1,151 @@
+"""Every number that the lesson's prose quotes, computed from the committed weights.
+
+The build calls :func:`compute_figures` in CPython and hands the result (plain JSON data) to the
+templates, so no figure in the text is typed by hand; the page's cells compute the same numbers live
+with the same functions. The defaults below are also the defaults of the page's cells.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from .enumeration import count_paths, enumerate_paths
+from .grammar import FiniteGrammar
+from .sampling import generate
+from .views import is_partial, token_label
+
+PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
+NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
+PROTAGONIST = "Benina"  # of Misericordia (Galdós, 1897)
+MASKED_SEEDS = [0, 1, 2, 3, 4]
+UNMASKED_SEEDS = [0, 1, 2]
+UNMASKED_TOKENS = 30
+WALK_SEED = 0  # the masked sample walked through position by position
+UTF8_NAME, UTF8_PREFIX = "Doña Paca", '{"personaje":"Do'  # a name with a two-byte letter
+
+
+def answer(name: str, spaced: bool = False) -> str:
+    """The JSON text for one name: compact ``{"personaje":"Benina"}`` (or with spaces, as json.dumps
+    writes it by default)."""
+    separators = (", ", ": ") if spaced else (",", ":")
+    return json.dumps({"personaje": name}, ensure_ascii=False, separators=separators)
+
+
+def compute_figures(model, tok) -> dict:
+    """All figures of the lesson as JSON-ready data (floats unrounded; the templates format them)."""
+    grammar = FiniteGrammar([answer(n) for n in NAMES], tok.vocab)
+    out = {"prompt": PROMPT, "names": NAMES, "protagonist": PROTAGONIST,
+           "texts": [answer(n) for n in NAMES], "model_alone": model_alone(model, tok)}
+    masked = [generate(model, tok, PROMPT, grammar, seed=s) for s in MASKED_SEEDS]
+    out["masked"] = [sample_summary(g, tok) for g in masked]
+    out["unmasked"] = [{"seed": s, "text": generate(model, tok, PROMPT, seed=s, max_tokens=UNMASKED_TOKENS).text}
+                       for s in UNMASKED_SEEDS]
+    out["walk"] = walk_summary(masked[MASKED_SEEDS.index(WALK_SEED)], tok)
+    out["finish"] = {n: staying_mass(model, tok, n) for n in NAMES}
+    out["utf8"] = utf8_example(tok)
+    out["enumeration"] = enumeration_summary(model, tok, grammar)
+    out["toy"] = toy_example()
+    return out
+
+
+def model_alone(model, tok) -> dict:
+    """What the model does after the prompt without a mask: top tokens, and where ``{`` ranks."""
+    m = model.astype(np.float64)
+    logits = m.forward(np.array([tok.encode(PROMPT)]))[0, -1]
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    order = np.argsort(-p, kind="stable")
+    rank = {int(t): r for r, t in enumerate(order, start=1)}
+    brace, quote = tok.vocab.index(b"{"), tok.vocab.index(b'"')
+    return {"top": [{"token": int(t), "label": token_label(tok.vocab[t]), "p": float(p[t])} for t in order[:6]],
+            "brace": {"p": float(p[brace]), "rank": rank[brace]},
+            "quote": {"p": float(p[quote]), "rank": rank[quote]}, "vocab_size": len(tok.vocab)}
+
+
+def sample_summary(gen, tok) -> dict:
+    """One masked sample: text, name, token counts (the mask's and BPE's own), path probabilities."""
+    return {"seed": gen.seed, "text": gen.text, "name": json.loads(gen.text)["personaje"],
+            "tokens": len(gen.token_ids), "bpe_tokens": len(tok.encode(gen.text)),
+            "forced": sum(p.forced for p in gen.positions),
+            "log_p": gen.log_p, "q": math.exp(gen.log_q)}
+
+
+def walk_summary(gen, tok) -> dict:
+    """The walkthrough: forced positions, then the first position with a real choice."""
+    first = next(j for j, pos in enumerate(gen.positions) if not pos.forced)
+    pos = gen.positions[first]
+    written = b"".join(tok.vocab[t] for t in gen.token_ids[:first]).decode("utf-8", "replace")
+    return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
+            "written": written, "kept_mass": pos.kept_mass,
+            "kept_first": gen.positions[0].kept_mass,
+            "allowed": [{"label": token_label(tok.vocab[t]), "q": q, "p": q * pos.kept_mass}
+                        for t, q in pos.allowed],
+            "chosen": token_label(tok.vocab[pos.chosen]),
+            "kept": [p.kept_mass for p in gen.positions]}
+
+
+def staying_mass(model, tok, name: str) -> dict:
+    """For one name written through the mask (seed 0), how much the unmasked model wanted to stay
+    on that token path once the initial was chosen: the product of the kept masses over the rest of
+    the name (``rest``) and over the closing ``"}`` (``closing``)."""
+    text = answer(name)
+    gen = generate(model, tok, PROMPT, FiniteGrammar([text], tok.vocab), seed=0)
+    start, end = text.index(name) + 1, text.index(name) + len(name)
+    offset, log_rest, log_closing = 0, 0.0, 0.0
+    for pos in gen.positions:
+        if start <= offset < end:
+            log_rest += math.log(pos.kept_mass)
+        elif offset >= end:
+            log_closing += math.log(pos.kept_mass)
+        offset += len(tok.vocab[pos.chosen])
+    return {"rest": math.exp(log_rest), "closing": math.exp(log_closing), "tokens": len(gen.token_ids)}
+
+
+def utf8_example(tok) -> dict:
+    """The allowed set in the middle of a two-byte letter: after ``{"personaje":"Do`` for the text
+    with "Doña Paca", one allowed token is the whole letter and another only its first byte."""
+    grammar = FiniteGrammar([answer(UTF8_NAME)], tok.vocab)
+    allowed = grammar.allowed_ids(UTF8_PREFIX.encode())
+    lead = [t for t in allowed if len(tok.vocab[t]) == 1][0]
+    after_lead = grammar.allowed_ids(UTF8_PREFIX.encode() + tok.vocab[lead])
+    return {"name": UTF8_NAME, "prefix": UTF8_PREFIX,
+            "allowed": [{"token": t, "label": token_label(tok.vocab[t]), "bytes": tok.vocab[t].hex(" "),
+                         "partial": is_partial(tok.vocab[t])} for t in allowed],
+            "lead": {"token": lead, "label": token_label(tok.vocab[lead])},
+            "after_lead": [{"token": t, "label": token_label(tok.vocab[t])} for t in after_lead]}
+
+
+def enumeration_summary(model, tok, grammar) -> dict:
+    """p(G | x), the table, the rejection-sampling cost, and path counts of the compact and spaced forms."""
+    result = enumerate_paths(model, tok, PROMPT, grammar)
+    spaced = FiniteGrammar([answer(n, spaced=True) for n in NAMES], tok.vocab)
+    rows = [{"text": r.label, "name": json.loads(r.label)["personaje"], "paths": r.paths,
+             "conditional": r.conditional, "masked": r.masked, "ratio": r.masked / r.conditional}
+            for r in result.rows]
+    by_masked = sorted(rows, key=lambda r: -r["masked"])
+    return {"p_grammar": result.p_grammar, "log_p_grammar": result.log_p_grammar, "rows": rows,
+            "paths": result.paths, "paths_spaced": sum(count_paths(spaced).values()),
+            "forward_rows": result.forward_rows, "expected_tries": result.expected_tries,
+            "years": result.years_at_one_ns, "top_conditional": rows[0], "top_masked": by_masked[0],
+            "most_inflated": max(rows, key=lambda r: r["ratio"]),
+            "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
+            "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)}}
+
+
+def toy_example() -> dict:
+    """A two-path toy for the quiz, small enough to compute by hand.
+
+    G = {"ac", "bd"} over single-letter tokens. First position: p(a) = 0.5, p(b) = 0.2 (the other
+    0.3 leaves G). Second: p(c | a) = 0.1, p(d | b) = 0.9.
+    """
+    p_a, p_b, p_c, p_d = 0.5, 0.2, 0.1, 0.9
+    path_ac, path_bd = p_a * p_c, p_b * p_d
+    p_grammar = path_ac + path_bd
+    kept = p_a + p_b
+    return {"p_a": p_a, "p_b": p_b, "p_c": p_c, "p_d": p_d, "kept_first": kept,
+            "p_ac": path_ac, "p_bd": path_bd, "p_grammar": p_grammar,
+            "conditional_ac": path_ac / p_grammar, "conditional_bd": path_bd / p_grammar,
+            "masked_ac": p_a / kept, "masked_bd": p_b / kept}

@@ -1,0 +1,56 @@
+"""Numbers written the Spanish way (decimal comma, powers of ten with superscripts), for the views
+and for the page's prose, so that both print a figure identically.
+
+Examples: es_decimal(0.4481, 3) == "0,448"; es_sci(4.85e-69) == "4,85·10⁻⁶⁹"; es_int(6765) == "6765";
+es_int(1488000) == "1 488 000" (a thin space groups digits from five digits on, as the RAE advises).
+"""
+
+from __future__ import annotations
+
+import math
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+THIN_SPACE = "\u202f"  # narrow no-break space
+
+
+def es_decimal(x: float, digits: int = 3) -> str:
+    """``x`` with ``digits`` decimals and a decimal comma: 0.4481 -> "0,448"."""
+    return f"{x:.{digits}f}".replace(".", ",")
+
+
+def es_sci(x: float, digits: int = 3) -> str:
+    """``x`` as mantissa·10^exponent with ``digits`` significant digits: 4.85e-69 -> "4,85·10⁻⁶⁹".
+
+    Numbers from 0.01 to 10 000 are written without a power of ten; 0 and non-finite values as such.
+    """
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    exponent = math.floor(math.log10(abs(x)))
+    mantissa = round(x / 10 ** exponent, digits - 1)
+    if abs(mantissa) >= 10:  # 9.996 rounds up to 10.0
+        mantissa, exponent = mantissa / 10, exponent + 1
+    if -2 <= exponent <= 3:
+        return es_decimal(x, max(0, digits - 1 - exponent))
+    return f"{es_decimal(mantissa, digits - 1)}·10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+def es_prob(x: float, digits: int = 3) -> str:
+    """A probability: three decimals when it is at least 0.001, a power of ten below that."""
+    return es_decimal(x, digits) if x >= 0.001 or x == 0 else es_sci(x, digits)
+
+
+def es_int(n: int) -> str:
+    """An integer, digits grouped by threes with a thin space from five digits on: 12345 -> "12 345"."""
+    text = str(abs(int(n)))
+    if len(text) >= 5:
+        groups = []
+        while text:
+            groups.insert(0, text[-3:])
+            text = text[:-3]
+        text = THIN_SPACE.join(groups)
+    return ("-" if n < 0 else "") + text
+
+
+def es_percent(x: float, digits: int = 1) -> str:
+    """A fraction as a percentage: 0.1234 -> "12,3 %"."""
+    return f"{es_decimal(100 * x, digits)}{THIN_SPACE}%"
