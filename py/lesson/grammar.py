@@ -36,7 +36,9 @@ class FiniteGrammar:
         self.vocab = list(vocab)
         self.texts = _as_bytes(texts)
         self.end_token = end_token
-        self._ids_of = {b: i for i, b in enumerate(self.vocab)}  # bytes -> token id
+        self._ids_of: dict[bytes, list[int]] = {}  # bytes -> token ids (a vocabulary may repeat one)
+        for i, piece in enumerate(self.vocab):
+            self._ids_of.setdefault(piece, []).append(i)
         self.max_token_bytes = max(len(b) for b in self.vocab)
         missing = [b for b in range(256) if bytes([b]) not in self._ids_of]
         if missing:
@@ -46,6 +48,17 @@ class FiniteGrammar:
             raise GrammarError(f"end_token must be a token id in 0..{len(self.vocab) - 1}, found {end_token}")
         if end_token is None:
             _check_prefix_free(self.texts)
+        else:
+            self._check_writable()
+
+    def _check_writable(self) -> None:
+        """With an end token reserved, some byte of a text may have no other token to write it."""
+        for text in self.texts:
+            for i in range(len(text)):
+                if not any(t != self.end_token for t in self.allowed_ids(text[:i])):
+                    raise GrammarError(
+                        f"the text {text.decode('utf-8', 'replace')!r} cannot be written: at byte {i} "
+                        f"only the end token {self.end_token} would fit, and it is reserved for ending")
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -78,9 +91,7 @@ class FiniteGrammar:
             if rest == b"" and self.end_token is not None:
                 ids.add(self.end_token)
             for n in range(1, min(len(rest), self.max_token_bytes) + 1):
-                token = self._ids_of.get(rest[:n])
-                if token is not None and token != self.end_token:
-                    ids.add(token)
+                ids.update(t for t in self._ids_of.get(rest[:n], ()) if t != self.end_token)
         return sorted(ids)
 
     def brute_force_allowed_ids(self, prefix: bytes) -> list[int]:

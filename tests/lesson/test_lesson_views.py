@@ -1,0 +1,114 @@
+"""The lesson's HTML views carry the test hooks with the exact values, and numbers print the
+Spanish way."""
+
+from __future__ import annotations
+
+import math
+from html.parser import HTMLParser
+
+import pytest
+
+from lesson import FiniteGrammar, enumerate_paths, generate
+from lesson.numbers import es_decimal, es_int, es_percent, es_prob, es_sci
+from lesson.views import PositionsView, SampleTable, is_partial, token_label
+from minigpt.bpe import load_tokenizer
+from minigpt.gpt import load_model
+
+PROMPT = "—¿Quién vive ahí?\n—"
+
+
+class Hooks(HTMLParser):
+    """Collects elements with data-testid (attributes and text content) and table rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[dict] = []
+        self.rows: list[dict] = []
+        self._open: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "tr" and "data-text" in attrs:
+            self.rows.append(attrs)
+        if "data-testid" in attrs:
+            item = {"tag": tag, **attrs, "text": ""}
+            self.found.append(item)
+            self._open.append(item)
+
+    def handle_endtag(self, tag):
+        if self._open and self._open[-1]["tag"] == tag:
+            self._open.pop()
+
+    def handle_data(self, data):
+        for item in self._open:
+            item["text"] += data
+
+
+def parse(html: str) -> Hooks:
+    hooks = Hooks()
+    hooks.feed(html)
+    return hooks
+
+
+@pytest.fixture(scope="module")
+def setup():
+    tok, model = load_tokenizer(), load_model()
+    grammar = FiniteGrammar(['{"a":"ñu"}', '{"a":"sí"}'], tok.vocab)
+    return tok, model, grammar
+
+
+def test_sample_hooks_hold_exactly_the_generated_text(setup):
+    tok, model, grammar = setup
+    masked = [generate(model, tok, PROMPT, grammar, seed=s) for s in range(3)]
+    prose = generate(model, tok, PROMPT, seed=0, max_tokens=12)
+    hooks = parse(SampleTable(masked + [prose])._repr_html_()).found
+    assert [h["text"] for h in hooks if h["data-testid"] == "masked-sample"] == [g.text for g in masked]
+    assert [h["text"] for h in hooks if h["data-testid"] == "unmasked-sample"] == [prose.text]
+    single = parse(masked[0]._repr_html_()).found
+    assert [(h["data-testid"], h["text"]) for h in single] == [("masked-sample", masked[0].text)]
+
+
+def test_positions_view_has_one_row_per_token_and_marks_forced(setup):
+    tok, model, grammar = setup
+    gen = generate(model, tok, PROMPT, grammar, seed=1)
+    html = PositionsView(gen)._repr_html_()
+    assert html.count('<tr class="forced">') == sum(p.forced for p in gen.positions)
+    assert html.count('<tr class="choice">') == sum(not p.forced for p in gen.positions)
+    assert html.count("<tbody>") == 1 and "masa conservada" in html
+
+
+def test_enumeration_hooks_carry_the_values(setup):
+    tok, model, grammar = setup
+    result = enumerate_paths(model, tok, PROMPT, grammar)
+    hooks = parse(result._repr_html_())
+    (p,) = [h for h in hooks.found if h["data-testid"] == "p-grammar"]
+    assert float(p["data-value"]) == result.p_grammar
+    assert [h["data-testid"] for h in hooks.found].count("enumeration-table") == 1
+    assert {r["data-text"] for r in hooks.rows} == {t.decode() for t in grammar.texts}
+    for row in hooks.rows:
+        mine = result.row(row["data-text"])
+        assert float(row["data-conditional"]) == mine.conditional
+        assert float(row["data-masked"]) == mine.masked
+
+
+def test_token_labels_show_partial_utf8_as_bytes():
+    assert token_label(b"\xc3") == "<0xC3>" and is_partial(b"\xc3")
+    assert token_label("ñ".encode()) == "ñ" and not is_partial("ñ".encode())
+    assert token_label(b"a \xc3") == "a␣<0xC3>"
+    assert token_label(b"\xb1or\n") == "<0xB1>or↵"
+
+
+@pytest.mark.parametrize("value, text", [
+    (4.849317675365746e-69, "4,85·10⁻⁶⁹"), (2.0621457840964768e+68, "2,06·10⁶⁸"),
+    (0.4481, "0,448"), (9.996e-5, "1,00·10⁻⁴"), (0.0, "0"), (123.456, "123"), (1.5, "1,50"),
+])
+def test_scientific_numbers(value, text):
+    assert es_sci(value) == text
+
+
+def test_other_number_formats():
+    assert es_decimal(0.44814, 3) == "0,448"
+    assert es_prob(0.0005) == "5,00·10⁻⁴" and es_prob(0.25) == "0,250"
+    assert es_int(3429) == "3429" and es_int(1488000) == "1\u202f488\u202f000" and es_int(-12345) == "-12\u202f345"
+    assert es_percent(0.1234) == "12,3\u202f%"
+    assert math.isclose(float(es_sci(6.5345e51, 6).split("·")[0].replace(",", ".")), 6.5345)
