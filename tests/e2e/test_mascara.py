@@ -1,0 +1,142 @@
+"""The lesson «La máscara» in the browser: one page load and one «Ejecutar todo», then every
+live result is checked against the same computation in CPython and against the prose.
+
+The page and the CPython results are module fixtures, so the model runs once in each.
+Reference values come from ``lesson`` in CPython with the committed weights: the
+grammar G (``figures.NAMES`` / ``figures.answer``), the masked samples for seeds 0..4 and
+the exact enumeration of token paths.
+"""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from lesson.enumeration import enumerate_paths
+from lesson.figures import NAMES, PROMPT, answer
+from lesson.grammar import FiniteGrammar
+from lesson.sampling import generate
+from minigpt.bpe import load_tokenizer
+from minigpt.gpt import load_model
+from tests.e2e.conftest import NetworkGuard
+from tests.e2e.helpers import open_lesson
+from tests.e2e.test_offline import describe, run_axe
+
+pytestmark = pytest.mark.e2e
+
+PAGE = "mascara.html"
+RUN_ALL_TIMEOUT_MS = 120_000
+MASKED_SEEDS = range(5)  # the page's cell samples with seeds 0..4
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+
+
+@pytest.fixture(scope="module")
+def cpython():
+    """G, the masked samples and the enumeration, computed in CPython with the page's code."""
+    tok, model = load_tokenizer(), load_model()
+    texts = [answer(name) for name in NAMES]
+    grammar = FiniteGrammar(texts, tok.vocab)
+    return SimpleNamespace(
+        texts=texts,
+        masked=[generate(model, tok, PROMPT, grammar, seed=s).text for s in MASKED_SEEDS],
+        enumeration=enumerate_paths(model, tok, PROMPT, grammar))
+
+
+@pytest.fixture(scope="module")
+def page(browser, servers):
+    """The lesson after one «Ejecutar todo», every cell finished. The page's console errors,
+    uncaught errors and requests to other origins are collected in ``page.problems``."""
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    context.on("console", lambda message: problems.append(f"console: {message.text}")
+               if message.type == "error" else None)
+    lesson = open_lesson(context, servers["plain"], PAGE)
+    lesson.locator("[data-testid=run-all]").click()
+    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+    lesson.problems = problems
+    yield lesson
+    context.close()
+    if guard.foreign:
+        pytest.fail(f"the page requested other origins: {guard.foreign}")
+    if problems:
+        pytest.fail(f"errors in the page after the checks: {problems}")
+
+
+def texts_of(page, testid: str) -> list[str]:
+    return page.locator(f"[data-testid={testid}]").evaluate_all("els => els.map(e => e.textContent)")
+
+
+def enumeration_rows(page) -> list[dict]:
+    return page.locator("[data-testid=enumeration-table] tbody tr").evaluate_all(
+        "rows => rows.map(r => ({text: r.dataset.text, conditional: r.dataset.conditional,"
+        " masked: r.dataset.masked}))")
+
+
+def test_every_cell_runs_without_error(page):
+    cells = page.locator("[data-testid=cell]")
+    states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
+    assert cells.count() >= 4 and states == ["done"] * cells.count(), states
+    assert not page.problems
+
+
+def test_masked_samples_are_texts_of_g_and_parse_as_json_in_the_page(page, cpython):
+    samples = texts_of(page, "masked-sample")
+    assert len(samples) == 5
+    assert set(samples) <= set(cpython.texts)
+    parsed = page.locator("[data-testid=masked-sample]").evaluate_all(
+        "els => els.map(e => JSON.parse(e.textContent))")
+    assert parsed == [json.loads(s) for s in samples]
+    assert all(set(p) == {"personaje"} and p["personaje"] in NAMES for p in parsed)
+
+
+def test_unmasked_samples_never_open_a_brace(page):
+    samples = texts_of(page, "unmasked-sample")
+    assert len(samples) >= 3
+    assert all(s.strip() for s in samples)
+    assert not [s for s in samples if "{" in s]
+
+
+def test_masked_samples_are_the_ones_cpython_draws_with_the_same_seeds(page, cpython):
+    assert texts_of(page, "masked-sample") == cpython.masked
+
+
+def test_enumeration_table_is_two_distributions_over_g(page, cpython):
+    rows = enumeration_rows(page)
+    assert sorted(r["text"] for r in rows) == sorted(cpython.texts)
+    for column in ("conditional", "masked"):
+        values = [float(r[column]) for r in rows]
+        assert all(0 < v < 1 for v in values), column
+        assert sum(values) == pytest.approx(1, abs=1e-9), column
+
+
+def test_enumeration_in_the_page_matches_cpython_and_the_prose(page, cpython):
+    browser_p = float(page.locator("[data-testid=p-grammar]").get_attribute("data-value"))
+    prose_p = float(page.locator("[data-testid=prose-p-grammar]").get_attribute("data-value"))
+    expected = cpython.enumeration.p_grammar
+    assert expected > 0  # no float64 underflow, so the comparison below means something
+    assert browser_p == pytest.approx(expected, rel=1e-6)  # 6 significant digits
+    assert prose_p == pytest.approx(expected, rel=1e-6)
+    for row in enumeration_rows(page):
+        reference = cpython.enumeration.row(row["text"])
+        assert float(row["conditional"]) == pytest.approx(reference.conditional, abs=1e-9), row["text"]
+        assert float(row["masked"]) == pytest.approx(reference.masked, abs=1e-9), row["text"]
+
+
+def test_page_after_run_all_has_no_serious_accessibility_violations(page):
+    violations = run_axe(page)  # the quiz options here are text, not math-only labels
+    assert not violations, describe(violations)
+
+
+def test_cells_question_answered_with_the_enumeration_shows_correcto(page, cpython):
+    """The question on the enumeration, answered through the UI with CPython's largest q~."""
+    top = max(cpython.enumeration.rows, key=lambda r: r.masked)
+    question = page.locator("[data-testid=quiz-question]#q-cells")
+    question.get_by_role("radio", name=json.loads(top.label)["personaje"], exact=True).check()
+    question.get_by_role("button", name="Comprobar").click()
+    assert question.get_attribute("data-result") == "correct"
+    assert question.locator("[data-testid=quiz-feedback]").inner_text().startswith("Correcto")
