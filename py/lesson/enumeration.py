@@ -117,21 +117,26 @@ def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperat
     root = m.new_cache(1)
     logits = m.step(np.array([prompt_ids]), root)[:, -1]  # (1, V)
     found: dict[bytes, list[tuple[float, float]]] = {g: [] for g in grammar.texts}
-    stack = [(None, [_Node(b"", 0.0, 0.0)], logits)]
+    # The stack holds batches still to run: (parent batch's cache or None for the prompt, the
+    # parent row of each path, its new token, its node). A batch's cache is made only when it runs,
+    # so memory holds the caches along one branch of the walk, not a whole depth.
+    stack = _batches(None, _expand(grammar, [_Node(b"", 0.0, 0.0)], logits / temperature, found), batch_rows)
     rows = calls = 0
     while stack:
-        cache, nodes, logits = stack.pop()
-        children = _expand(grammar, nodes, logits / temperature, found)
-        for lo in range(0, len(children), batch_rows):
-            chunk = children[lo:lo + batch_rows]
-            parents = [parent for parent, _, _ in chunk]
-            ids = np.array([[token] for _, token, _ in chunk])
-            branch = (root.branch(len(chunk), capacity=longest) if cache is None
-                      else cache.select(parents, extra=1))
-            out = m.step(ids, branch)[:, 0]  # (n, V)
-            stack.append((branch, [node for _, _, node in chunk], out))
-            rows, calls = rows + len(chunk), calls + 1
+        parent, chunk = stack.pop()
+        # Room grows 4 positions at a time: whole-row gathers are fast, unused room costs memory.
+        cache = (root.branch(len(chunk), capacity=4) if parent is None
+                 else parent.select([row for row, _, _ in chunk], extra=1, spare=3))
+        logits = m.step(np.array([[token] for _, token, _ in chunk]), cache)[:, 0]  # (n, V)
+        nodes = [node for _, _, node in chunk]
+        stack += _batches(cache, _expand(grammar, nodes, logits / temperature, found), batch_rows)
+        rows, calls = rows + len(chunk), calls + 1
     return _summarise(found, rows, calls, time.perf_counter() - start, temperature)
+
+
+def _batches(cache, children: list, size: int) -> list:
+    """Children (parent row, token, node) cut into batches of at most ``size`` rows."""
+    return [(cache, children[lo:lo + size]) for lo in range(0, len(children), size)]
 
 
 def _log_softmax(logits: np.ndarray) -> np.ndarray:

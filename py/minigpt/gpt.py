@@ -84,12 +84,13 @@ class KVCache:
     def length(self) -> int:
         return self.offset + self.filled
 
-    def select(self, rows, extra: int = 0) -> "KVCache":
+    def select(self, rows, extra: int = 0, spare: int = 0) -> "KVCache":
         """A new cache holding the given batch rows (int[n], repeats allowed), e.g. to branch a prefix.
 
         When this cache has room for ``extra`` more positions, the rows are gathered whole (one
-        contiguous copy, spare room included); otherwise only the filled positions are copied into
-        arrays with room for ``extra`` more. A shared prefix stays shared.
+        contiguous copy, spare room included); otherwise the filled positions are copied into arrays
+        with room for ``extra + spare`` more (spare room makes the next selects whole gathers again).
+        A shared prefix stays shared.
         """
         new = object.__new__(KVCache)
         rows = np.asarray(rows, dtype=np.intp)
@@ -102,7 +103,7 @@ class KVCache:
                 if roomy:
                     dst.append(a[rows])
                 else:
-                    out = np.empty((len(rows), a.shape[1], n + extra, a.shape[3]), dtype=a.dtype)
+                    out = np.empty((len(rows), a.shape[1], n + extra + spare, a.shape[3]), dtype=a.dtype)
                     out[:, :, :n] = a[rows, :, :n]
                     dst.append(out)
         return new
@@ -188,10 +189,21 @@ class GPT:
                 "mlp_proj": (p("mlp.c_proj.weight"), p("mlp.c_proj.bias")),
             })
         self.ln_f = (cast(params["ln_f.weight"]), cast(params["ln_f.bias"]))
+        self._converted: dict = {}  # dtype -> GPT, filled by astype
 
     def astype(self, dtype) -> "GPT":
-        """The same model computing in ``dtype`` (float32 or float64); self if it already does."""
-        return self if np.dtype(dtype) == self.dtype else GPT(self.config, self.params, dtype)
+        """The same model computing in ``dtype`` (float32 or float64); self if it already does.
+
+        The converted model is kept, so repeated calls cost nothing (it holds a second copy of the
+        weights: 15 MB in float64).
+        """
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        converted = self._converted.get(dtype)
+        if converted is None:
+            converted = self._converted[dtype] = GPT(self.config, self.params, dtype)
+        return converted
 
     def new_cache(self, batch: int = 1) -> KVCache:
         """An empty key/value cache for ``batch`` sequences."""
