@@ -14,6 +14,7 @@ import numpy as np
 
 from .enumeration import count_paths, enumerate_paths
 from .grammar import FiniteGrammar
+from .rejection import rejection_sample
 from .sampling import generate
 from .views import is_partial, token_label
 
@@ -25,6 +26,10 @@ UNMASKED_SEEDS = [0, 1, 2]
 UNMASKED_TOKENS = 30
 WALK_SEED = 0  # the masked sample walked through position by position
 UTF8_NAME, UTF8_PREFIX = "Doña Paca", '{"personaje":"Do'  # a name with a two-byte letter
+# A grammar the model does write now and then: the three novels' protagonists, each followed by a
+# space (the end of the word), for the live rejection sampler.
+REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
+REJECTION_ACCEPTED = 20
 
 
 def answer(name: str, spaced: bool = False) -> str:
@@ -47,6 +52,7 @@ def compute_figures(model, tok) -> dict:
     out["finish"] = {n: staying_mass(model, tok, n) for n in NAMES}
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
+    out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     return out
 
@@ -133,6 +139,19 @@ def enumeration_summary(model, tok, grammar) -> dict:
             "most_inflated": max(rows, key=lambda r: r["ratio"]),
             "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
             "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)}}
+
+
+def rejection_summary(model, tok) -> dict:
+    """The reachable grammar: its exact table, and one seeded run of the rejection sampler."""
+    grammar = FiniteGrammar(REACHABLE, tok.vocab)
+    exact = enumerate_paths(model, tok, PROMPT, grammar)
+    run = rejection_sample(model, tok, PROMPT, grammar, accepted=REJECTION_ACCEPTED, seed=0)
+    counts = run.counts()
+    return {"texts": REACHABLE, "p_grammar": exact.p_grammar, "expected_tries": exact.expected_tries,
+            "rows": [{"text": r.label, "conditional": r.conditional, "masked": r.masked,
+                      "accepted": counts.get(r.text, 0)} for r in exact.rows],
+            "accepted": REJECTION_ACCEPTED, "tries": len(run.tries), "mean_tries": run.mean_tries,
+            "passes": run.passes, "passes_full": run.passes_full}
 
 
 def toy_example() -> dict:

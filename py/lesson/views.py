@@ -181,3 +181,18 @@ def enumeration_html(result) -> str:
             f"<tfoot><tr><th scope='row'>suma</th><td class='num'>{es_int(result.paths)}</td>"
             f"<td>{es_decimal(cond_sum, 6)}</td><td>{es_decimal(mask_sum, 6)}</td><td></td></tr></tfoot>"
             "</table></div>")
+
+
+def rejection_html(result) -> str:
+    """Rejection sampling: tries, passes with and without early abort, and the accepted answers."""
+    counts = result.counts()
+    rows = "".join(f"<tr><td><code>{escape(text.decode('utf-8', 'replace'))}</code></td>"
+                   f"<td class='num'>{n}</td></tr>" for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    accepted = len(result.accepted)
+    return (f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
+            f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
+            f'en G: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
+            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de G, '
+            f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'
+            '<table class="compact-table"><thead><tr><th scope="col">respuesta aceptada</th>'
+            f'<th scope="col">veces</th></tr></thead><tbody>{rows}</tbody></table>')

@@ -1,0 +1,128 @@
+"""Rejection sampling: draw whole unmasked answers until one is a text of G.
+
+Each try i samples tokens after the prompt with its own generator (``default_rng([seed, i])``), so a
+try draws the same tokens whether or not it is aborted early. A try is accepted when its bytes
+become a text of G with every prefix inside G on the way; it is rejected as soon as its bytes leave
+G. Two costs are counted per try, in forward passes (one per sampled token):
+
+- with early abort: the try stops at the first token that leaves G;
+- without: the try goes on until it has as many bytes as the longest text (only then is it judged).
+
+The accepted answers follow p(y | x, G) exactly; the number of tries per accepted answer is
+geometric with mean 1 / p(G | x), with or without early abort (it saves passes, not tries).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .grammar import FiniteGrammar
+from .sampling import _softmax
+
+
+@dataclass
+class Try:
+    """One try: index, the bytes it wrote (up to the decision), accepted or not, and its cost in
+    forward passes with early abort (``passes``) and without (``passes_full``)."""
+    index: int
+    text: bytes
+    accepted: bool
+    passes: int
+    passes_full: int
+
+
+@dataclass
+class Rejection:
+    """The tries of :func:`rejection_sample`, in order, up to the last accepted one."""
+    tries: list[Try] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def accepted(self) -> list[Try]:
+        return [t for t in self.tries if t.accepted]
+
+    @property
+    def mean_tries(self) -> float:
+        """Tries per accepted answer (estimates 1 / p(G | x))."""
+        return len(self.tries) / max(1, len(self.accepted))
+
+    @property
+    def passes(self) -> int:
+        return sum(t.passes for t in self.tries)
+
+    @property
+    def passes_full(self) -> int:
+        return sum(t.passes_full for t in self.tries)
+
+    def counts(self) -> dict[bytes, int]:
+        """How many accepted answers wrote each text."""
+        out: dict[bytes, int] = {}
+        for t in self.accepted:
+            out[t.text] = out.get(t.text, 0) + 1
+        return out
+
+    def _repr_html_(self) -> str:
+        from .views import rejection_html
+        return rejection_html(self)
+
+
+def rejection_sample(model, tok, prompt: str, grammar: FiniteGrammar, *, accepted: int = 10,
+                     seed: int = 0, batch: int = 64, max_tries: int = 100_000) -> Rejection:
+    """Run tries, ``batch`` at a time (one batched forward pass per token), until ``accepted``
+    answers are in G; see the module doc. Raises ValueError when ``max_tries`` tries give fewer
+    answers (the grammar is too unlikely for this model: compute 1 / p(G | x) first) or when the
+    grammar has an end token (not supported here)."""
+    if grammar.end_token is not None:
+        raise ValueError("rejection_sample supports grammars without an end token")
+    start = time.perf_counter()
+    m = model.astype(np.float64)
+    root = m.new_cache(1)
+    first = m.step(np.array([tok.encode(prompt)]), root)[0, -1]
+    longest = max(len(g) for g in grammar.texts)
+    result = Rejection()
+    while len(result.accepted) < accepted:
+        if len(result.tries) >= max_tries:
+            raise ValueError(f"{max_tries} tries gave {len(result.accepted)} answers in G, fewer "
+                             f"than {accepted}: p(G | x) is too small for rejection sampling")
+        result.tries += _wave(m, root, first, grammar, seed, len(result.tries), batch, longest)
+    last = max(t.index for t in result.accepted[:accepted])
+    result.tries = result.tries[:last + 1]
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _wave(m, root, first_logits, grammar, seed: int, offset: int, batch: int, longest: int) -> list[Try]:
+    """``batch`` tries side by side, each until it is decided and has ``longest`` bytes."""
+    rngs = [np.random.default_rng([seed, offset + i]) for i in range(batch)]
+    written = [b""] * batch
+    decided: list[Try | None] = [None] * batch
+    steps = [0] * batch
+    cache, logits, alive = None, np.repeat(first_logits[None], batch, axis=0), list(range(batch))
+    while alive:
+        tokens = []
+        for row, i in enumerate(alive):
+            p = _softmax(logits[row])
+            token = int(rngs[i].choice(len(p), p=p))
+            tokens.append(token)
+            steps[i] += 1
+            written[i] += grammar.vocab[token]
+            if decided[i] is None and not grammar.is_prefix(written[i]):
+                decided[i] = Try(offset + i, written[i], False, steps[i], 0)
+            elif decided[i] is None and grammar.is_complete(written[i]):
+                decided[i] = Try(offset + i, written[i], True, steps[i], steps[i])
+        keep = [row for row, i in enumerate(alive) if len(written[i]) < longest and not
+                (decided[i] is not None and decided[i].accepted)]
+        kept = set(keep)
+        for row, i in enumerate(alive):
+            if row not in kept and not decided[i].accepted:
+                decided[i].passes_full = steps[i]
+        if not keep:
+            break
+        cache = root.branch(len(keep), capacity=longest) if cache is None else cache.select(keep)
+        ids = np.array([[tokens[row]] for row in keep])
+        alive = [alive[row] for row in keep]
+        logits = m.step(ids, cache)[:, 0]
+    return decided
