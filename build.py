@@ -307,6 +307,7 @@ def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     from lesson import numbers  # the same number formats as the page's cells
     for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
         env.filters[name] = getattr(numbers, name)
+    env.filters["tex"] = lambda text: str(text).replace(",", "{,}")  # a decimal comma inside TeX
     return env
 
 

@@ -1,8 +1,9 @@
 """Exact enumeration of every token path that spells a text of a finite grammar G.
 
 For the prompt x, every token sequence y whose bytes are a text g of G is visited once (a depth-first
-walk over the byte trie of G, one batched forward pass per depth, with a key/value cache whose prompt
-part is shared by every row). Along each path it multiplies
+walk over the byte trie of G; the paths that reach the same depth from one batch go through the
+model together, in batches of at most ``batch_rows`` rows, with a key/value cache whose prompt part
+is shared by every row). Along each path it multiplies
 
 - p(y | x) = prod_j p(y_j | x, y_<j), the unmasked probability, and
 - q~(y | x) = prod_j p(y_j | x, y_<j) / p(A_j | x, y_<j), the masked probability,
@@ -99,17 +100,23 @@ class _Node:
 
 
 def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperature: float = 1.0,
-                    batch_rows: int = 256, dtype=np.float64) -> Enumeration:
+                    answer_prefix=(), batch_rows: int = 256, dtype=np.float64) -> Enumeration:
     """Visit every token path after ``prompt`` that spells a text of ``grammar``; see the module doc.
 
-    batch_rows caps the rows of one forward pass (memory: about 12 kB per row and position in
-    float64). Raises ValueError for temperature <= 0 or when a path would not fit in the context.
+    answer_prefix: token ids already written after the prompt (y_<j); the result is then
+    conditioned on them: p_grammar is p(G | x, y_<j), and only texts that start with their bytes
+    get a row. batch_rows caps the rows of one forward pass (memory: about 12 kB per row and
+    position in float64). Raises ValueError for temperature <= 0, an answer_prefix whose bytes leave
+    G or complete a text, or when a path would not fit in the context.
     """
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, found {temperature}")
     start = time.perf_counter()
     m = model.astype(dtype)
-    prompt_ids = tok.encode(prompt)
+    written = b"".join(grammar.vocab[t] for t in answer_prefix)
+    if not grammar.is_prefix(written) or grammar.is_complete(written):
+        raise ValueError(f"answer_prefix spells {written!r}, which is not a proper prefix of a text of G")
+    prompt_ids = tok.encode(prompt) + list(answer_prefix)
     longest = max(len(g) for g in grammar.texts) + 1
     if len(prompt_ids) + longest > model.config.n_ctx:
         raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus the longest text ({longest} bytes) "
@@ -120,7 +127,7 @@ def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperat
     # The stack holds batches still to run: (parent batch's cache or None for the prompt, the
     # parent row of each path, its new token, its node). A batch's cache is made only when it runs,
     # so memory holds the caches along one branch of the walk, not a whole depth.
-    stack = _batches(None, _expand(grammar, [_Node(b"", 0.0, 0.0)], logits / temperature, found), batch_rows)
+    stack = _batches(None, _expand(grammar, [_Node(written, 0.0, 0.0)], logits / temperature, found), batch_rows)
     rows = calls = 0
     while stack:
         parent, chunk = stack.pop()
@@ -170,6 +177,7 @@ def _expand(grammar: FiniteGrammar, nodes: list[_Node], logits: np.ndarray, foun
 
 
 def _summarise(found: dict, rows: int, calls: int, seconds: float, temperature: float) -> Enumeration:
+    found = {g: paths for g, paths in found.items() if paths}  # texts the answer prefix excludes
     per_text = {g: float(np.logaddexp.reduce([lp for lp, _ in paths])) for g, paths in found.items()}
     log_total = float(np.logaddexp.reduce(list(per_text.values())))
     results = [TextResult(g, len(paths), per_text[g], math.exp(per_text[g] - log_total),

@@ -14,8 +14,8 @@ THIN_SPACE = "\u202f"  # narrow no-break space
 
 
 def es_decimal(x: float, digits: int = 3) -> str:
-    """``x`` with ``digits`` decimals and a decimal comma: 0.4481 -> "0,448"."""
-    return f"{x:.{digits}f}".replace(".", ",")
+    """``x`` with ``digits`` decimals and a decimal comma: 0.4481 -> "0,448"; minus sign U+2212."""
+    return f"{x:.{digits}f}".replace(".", ",").replace("-", "\u2212")
 
 
 def es_sci(x: float, digits: int = 3) -> str:
@@ -48,7 +48,7 @@ def es_int(n: int) -> str:
             groups.insert(0, text[-3:])
             text = text[:-3]
         text = THIN_SPACE.join(groups)
-    return ("-" if n < 0 else "") + text
+    return ("\u2212" if n < 0 else "") + text
 
 
 def es_percent(x: float, digits: int = 1) -> str:

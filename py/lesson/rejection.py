@@ -70,7 +70,7 @@ class Rejection:
 
 
 def rejection_sample(model, tok, prompt: str, grammar: FiniteGrammar, *, accepted: int = 10,
-                     seed: int = 0, batch: int = 64, max_tries: int = 100_000) -> Rejection:
+                     seed: int = 0, batch: int = 64, max_tries: int = 10_000) -> Rejection:
     """Run tries, ``batch`` at a time (one batched forward pass per token), until ``accepted``
     answers are in G; see the module doc. Raises ValueError when ``max_tries`` tries give fewer
     answers (the grammar is too unlikely for this model: compute 1 / p(G | x) first) or when the

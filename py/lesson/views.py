@@ -19,8 +19,8 @@ _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 
 
 def token_label(piece: bytes) -> str:
-    """A token's bytes as readable text: valid UTF-8 characters as such (space as ␣, newline as ↵),
-    every byte that is not part of a whole character as <0xC3>."""
+    """A token's bytes as readable text: valid UTF-8 characters as such (space as ␣, newline as ↵,
+    tab as ⇥), every other control byte and every byte that is not part of a whole character as <0xC3>."""
     out, i = [], 0
     while i < len(piece):
         for n in (1, 2, 3, 4):
@@ -28,7 +28,7 @@ def token_label(piece: bytes) -> str:
                 char = piece[i:i + n].decode("utf-8")
             except UnicodeDecodeError:
                 continue
-            out.append(_VISIBLE.get(char, char))
+            out.append(_VISIBLE.get(char, f"<0x{ord(char):02X}>" if char < " " or char == "\x7f" else char))
             i += n
             break
         else:
@@ -66,7 +66,7 @@ def generation_html(gen) -> str:
     kind = "con máscara" if gen.masked else "sin máscara"
     probs = f"p(y | x) = {es_sci(math.exp(gen.log_p))}"
     if gen.masked:
-        probs += f" · q̃(y | x) = {es_prob(math.exp(gen.log_q))}"
+        probs += f" · q̃(camino) = {es_prob(math.exp(gen.log_q))}"
     return (f'<figure class="generation">'
             f'<figcaption>{kind} · semilla {gen.seed} · temperatura {es_decimal(gen.temperature, 1)} · '
             f'{len(gen.token_ids)} tokens · {probs}</figcaption>'
@@ -85,21 +85,32 @@ class SampleTable:
         rows = []
         for gen in self.generations:
             hook = "masked-sample" if gen.masked else "unmasked-sample"
-            extra = f"<br><small>q̃ = {es_prob(math.exp(gen.log_q))}</small>" if gen.masked else ""
+            extra = f"<br><small>q̃(camino) = {es_prob(math.exp(gen.log_q))}</small>" if gen.masked else ""
             rows.append(f'<tr><td>{gen.seed}</td><td><code class="answer" data-testid="{hook}">'
                         f'{escape(gen.text)}</code>{extra}</td>'
                         f'<td>{strip_html(gen.vocab, gen.token_ids)}</td></tr>')
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
-        return ('<div class="table-scroll"><table class="samples">' + caption +
+        return (_scroll("muestras") + '<table class="samples">' + caption +
                 "<thead><tr><th scope='col'>semilla</th><th scope='col'>respuesta</th>"
                 "<th scope='col'>tokens</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
+def _scroll(label: str) -> str:
+    """Opens a horizontally scrollable box for a wide table (focusable, so keys can scroll it)."""
+    return f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(label)}">'
+
+
 def _bar(p: float, label: str, chosen: bool = False) -> str:
+    """A horizontal bar for a probability with its number beside it (never on the fill)."""
     width = max(0.0, min(1.0, p)) * 100
     cls = "pbar chosen" if chosen else "pbar"
-    return (f'<span class="{cls}"><span class="pbar-fill" style="width:{width:.1f}%"></span>'
-            f'<span class="pbar-text">{label}</span></span>')
+    return (f'<span class="pbar-group"><span class="{cls}" aria-hidden="true"><span class="pbar-fill" '
+            f'style="width:{width:.1f}%"></span></span><span class="pbar-text">{label}</span></span>')
+
+
+def _table_prob(p: float) -> str:
+    """Four decimals, or a power of ten below 10^-4 (so no row reads 0,0000)."""
+    return es_decimal(p, 4) if p >= 1e-4 else es_sci(p, 3)
 
 
 def _ranked(vocab, pairs, chosen: int, limit: int) -> str:
@@ -144,8 +155,9 @@ class PositionsView:
         rows = "".join(self._row(j, pos) for j, pos in enumerate(gen.positions, start=1))
         forced = sum(pos.forced for pos in gen.positions)
         caption = (f"«{escape(gen.text)}», posición a posición: {len(gen.positions)} tokens, "
-                   f"{forced} posiciones forzadas (una sola continuación del texto)")
-        return ('<div class="table-scroll"><table class="positions">'
+                   f"{forced} posiciones forzadas (una sola continuación del texto). La masa "
+                   f"conservada va en escala logarítmica: la barra llena es 1, la vacía 10⁻¹² o menos.")
+        return (_scroll("posición a posición") + '<table class="positions">'
                 f"<caption>{caption}</caption><thead><tr><th scope='col'>j</th>"
                 "<th scope='col'>token elegido</th><th scope='col'>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</th>"
                 "<th scope='col'>masa conservada p(A<sub>j</sub>)</th>"
@@ -161,23 +173,23 @@ def enumeration_html(result) -> str:
         rows.append(f'<tr data-text="{escape(r.label)}" data-conditional="{r.conditional!r}" '
                     f'data-masked="{r.masked!r}"><th scope="row"><code>{escape(r.label)}</code></th>'
                     f'<td class="num">{es_int(r.paths)}</td>'
-                    f'<td>{_bar(r.conditional, es_decimal(r.conditional, 4))}</td>'
-                    f'<td>{_bar(r.masked, es_decimal(r.masked, 4))}</td>'
-                    f'<td class="num">×{es_sci(ratio, 2) if ratio < 100 else es_int(round(ratio))}</td></tr>')
+                    f'<td>{_bar(r.conditional, _table_prob(r.conditional))}</td>'
+                    f'<td>{_bar(r.masked, _table_prob(r.masked))}</td>'
+                    f'<td class="num">×{es_sci(ratio, 2)}</td></tr>')
     cond_sum = sum(r.conditional for r in result.rows)
     mask_sum = sum(r.masked for r in result.rows)
     summary = (f'<p class="enum-summary">p(G | x) = <strong data-testid="p-grammar" '
                f'data-value="{result.p_grammar!r}">{es_sci(result.p_grammar, 6)}</strong> '
                f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_int(result.paths)} caminos de tokens · '
                f'{es_int(result.forward_rows)} filas del modelo en {result.forward_calls} pasadas · '
-               f'{es_decimal(result.seconds, 2)} s</p>'
+               f'temperatura {es_decimal(result.temperature, 2)} · {es_decimal(result.seconds, 2)} s</p>'
                f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
                f'{es_sci(result.expected_tries)} intentos de media; a un nanosegundo por intento, '
                f'{es_sci(result.years_at_one_ns)} años.</p>')
-    return (summary + '<div class="table-scroll"><table class="enumeration" data-testid="enumeration-table">'
+    return (summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
             "<thead><tr><th scope='col'>texto g</th><th scope='col'>caminos</th>"
             "<th scope='col'>condicional p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"
-            "<th scope='col'>q̃ / p</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
+            "<th scope='col'>q̃ / condicional</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
             f"<tfoot><tr><th scope='row'>suma</th><td class='num'>{es_int(result.paths)}</td>"
             f"<td>{es_decimal(cond_sum, 6)}</td><td>{es_decimal(mask_sum, 6)}</td><td></td></tr></tfoot>"
             "</table></div>")

@@ -109,6 +109,6 @@ def test_scientific_numbers(value, text):
 def test_other_number_formats():
     assert es_decimal(0.44814, 3) == "0,448"
     assert es_prob(0.0005) == "5,00·10⁻⁴" and es_prob(0.25) == "0,250"
-    assert es_int(3429) == "3429" and es_int(1488000) == "1\u202f488\u202f000" and es_int(-12345) == "-12\u202f345"
+    assert es_int(3429) == "3429" and es_int(1488000) == "1\u202f488\u202f000" and es_int(-12345) == "\u221212\u202f345"
     assert es_percent(0.1234) == "12,3\u202f%"
     assert math.isclose(float(es_sci(6.5345e51, 6).split("·")[0].replace(",", ".")), 6.5345)

@@ -11,8 +11,13 @@ const STATE_LABELS = {
   error: "Python: error",
 };
 
+/** One decimal with a decimal comma, as Spanish writes it: 7.43 -> "7,4". */
+function decimal(x) {
+  return x.toFixed(1).replace(".", ",");
+}
+
 function formatBytes(n) {
-  return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${Math.round(n / 1e3)} kB`;
+  return n >= 1e6 ? `${decimal(n / 1e6)} MB` : `${Math.round(n / 1e3)} kB`;
 }
 
 /* The start-up panel: one row per stage (runtime, numpy, code, weights). */
@@ -56,7 +61,7 @@ function startupView(panel) {
         // Downloads overlap the runtime's start, so they show their size, not a time.
         r.detail.textContent = r.bytes
           ? `listo (${formatBytes(r.bytes)})`
-          : `listo (${((performance.now() - r.started) / 1000).toFixed(1)} s)`;
+          : `listo (${decimal((performance.now() - r.started) / 1000)} s)`;
       } else if (total) {
         r.bytes = total;
         r.bar.max = total;
@@ -114,7 +119,7 @@ function main() {
         readyText = STATE_LABELS.ready;
       } else if (state === "ready" && detail.seconds !== undefined) {
         status.dataset.readyMs = String(Math.round(performance.now())); // since navigation
-        readyText = `Python: listo (arrancó en ${detail.seconds.toFixed(1)} s)`;
+        readyText = `Python: listo (arrancó en ${decimal(detail.seconds)} s)`;
         panel.hidden = true;
       } else if (state === "error") {
         view.fail();
