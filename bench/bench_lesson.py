@@ -103,7 +103,7 @@ def main() -> None:
 
 def report(runs: list[dict]) -> None:
     n, labels = len(runs), runs[0]["labels"]
-    enumeration = next(i for i, label in enumerate(labels) if ENUMERATION in label)
+    enumeration = next(i for i, label in enumerate(labels) if ENUMERATION in label.lower())
     median = statistics.median
     print(f"kernel start-up median {median(r['startup'] for r in runs):.2f} s (n={n})")
     print(f"run all median {median(r['run_all'] for r in runs):.2f} s (n={n}, "

@@ -100,7 +100,10 @@ def test_cache_select_branches_rows():
     assert np.abs(got - want).max() <= 1e-5
 
 
-def test_branched_cache_shares_the_prefix_and_equals_full_forward():
+@pytest.mark.parametrize("einsum", [False, True])  # True: the code path Pyodide takes
+def test_branched_cache_shares_the_prefix_and_equals_full_forward(einsum, monkeypatch):
+    import minigpt.gpt as gpt
+    monkeypatch.setattr(gpt, "USE_EINSUM", einsum)
     cfg = GPTConfig(n_layer=2, n_head=2, n_embd=16, n_ctx=16)
     m = GPT(cfg, random_params(cfg, 5), dtype=np.float64)
     prompt = np.array([[3, 1, 4, 1, 5]])

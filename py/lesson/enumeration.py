@@ -155,24 +155,26 @@ def _expand(grammar: FiniteGrammar, nodes: list[_Node], logits: np.ndarray, foun
     """Extend every node by each allowed token; finished paths go to ``found``, the rest are returned
     as (parent row, token id, child node) and still need a forward pass."""
     logp = _log_softmax(logits)  # (n, V)
-    allowed_of: dict[bytes, list[int]] = {}  # rows with the same bytes share their allowed set
-    children = []
+    groups: dict[bytes, list[int]] = {}  # rows with the same bytes share their allowed set
     for row, node in enumerate(nodes):
-        allowed = allowed_of.get(node.prefix)
-        if allowed is None:
-            allowed = allowed_of[node.prefix] = grammar.allowed_ids(node.prefix)
-        lp = logp[row, allowed]
-        log_kept = float(np.logaddexp.reduce(lp))  # ln p(A_j | x, y_<j)
-        for token, lpv in zip(allowed, lp.tolist()):
-            log_p, log_q = node.log_p + lpv, node.log_q + lpv - log_kept
-            if token == grammar.end_token:
-                found[node.prefix].append((log_p, log_q))
-                continue
-            child = _Node(node.prefix + grammar.vocab[token], log_p, log_q)
-            if grammar.end_token is None and grammar.is_complete(child.prefix):
-                found[child.prefix].append((log_p, log_q))
-            else:
-                children.append((row, token, child))
+        groups.setdefault(node.prefix, []).append(row)
+    children = []
+    for prefix, rows in groups.items():
+        allowed = grammar.allowed_ids(prefix)
+        lp = logp[np.ix_(rows, allowed)]  # (rows, allowed)
+        log_kept = np.logaddexp.reduce(lp, axis=1)  # ln p(A_j | x, y_<j) per row
+        pieces = [None if t == grammar.end_token else prefix + grammar.vocab[t] for t in allowed]
+        done = [grammar.end_token is None and grammar.is_complete(piece) for piece in pieces]
+        for row, lps, kept in zip(rows, lp.tolist(), log_kept.tolist()):
+            node = nodes[row]
+            for token, piece, complete, lpv in zip(allowed, pieces, done, lps):
+                log_p, log_q = node.log_p + lpv, node.log_q + lpv - kept
+                if piece is None:  # the end token: the text is the prefix itself
+                    found[prefix].append((log_p, log_q))
+                elif complete:
+                    found[piece].append((log_p, log_q))
+                else:
+                    children.append((row, token, _Node(piece, log_p, log_q)))
     return children
 
 

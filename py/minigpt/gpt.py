@@ -162,6 +162,19 @@ def _mix(weights: np.ndarray, vals: np.ndarray) -> np.ndarray:
     return np.einsum("bhts,bhsd->bhtd", weights, vals) if USE_EINSUM else weights @ vals
 
 
+def _prefix_scores(q: np.ndarray, pk: np.ndarray) -> np.ndarray:
+    """q @ pk^T with keys shared by every row: float[B, h, T, hd] x float[1, h, P, hd] -> float[B, h, T, P].
+
+    In Pyodide, one row-major einsum per head (all rows at once) beats a broadcast matmul.
+    """
+    if not USE_EINSUM:
+        return q @ pk.transpose(0, 1, 3, 2)
+    b, h, t, hd = q.shape
+    per_head = np.ascontiguousarray(q.transpose(1, 0, 2, 3)).reshape(h, b * t, hd)  # (h, B*T, hd)
+    out = np.stack([np.einsum("nd,pd->np", per_head[i], pk[0, i]) for i in range(h)])  # (h, B*T, P)
+    return out.reshape(h, b, t, -1).transpose(1, 0, 2, 3)
+
+
 class GPT:
     """A trained GPT. ``params`` maps the names of ``config.parameter_shapes`` to arrays.
 
@@ -277,7 +290,7 @@ class GPT:
         else:  # the shared prefix: every query sees all of it; its arrays broadcast over the batch
             pk = pre.k[layer][:, :, :pre.filled]  # (1, h, P, hd)
             pv = pre.v[layer][:, :, :pre.filled]
-            att_pre = (q @ pk.transpose(0, 1, 3, 2)) * scale  # (B, h, T, P)
+            att_pre = _prefix_scores(q, pk) * scale  # (B, h, T, P)
             top = np.maximum(att_pre.max(axis=-1, keepdims=True), att.max(axis=-1, keepdims=True))
             e_pre, e_own = np.exp(att_pre - top), np.exp(att - top)  # softmax over P + S keys
             total = e_pre.sum(axis=-1, keepdims=True) + e_own.sum(axis=-1, keepdims=True)
