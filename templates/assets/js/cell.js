@@ -33,7 +33,7 @@ export class Cell {
       this.kernel.enqueue(this);
       return true;
     };
-    return new EditorView({
+    const view = new EditorView({
       parent: host,
       state: EditorState.create({
         doc: source,
@@ -54,6 +54,11 @@ export class Cell {
         ],
       }),
     });
+    // Wrapped lines are measured with the fonts at hand; measure again once the page's fonts are
+    // in, or the line numbers drift from their lines until the first edit.
+    requestAnimationFrame(() => view.requestMeasure());
+    document.fonts?.ready.then(() => view.requestMeasure());
+    return view;
   }
 
   code() {
