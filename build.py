@@ -13,9 +13,10 @@ plain data that a test can call alone:
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file;
 3. bundle the page script (CodeMirror) with esbuild;
 4. pack ``py/`` into one zip archive;
-5. collect ``weights/``;
+5. collect ``weights/``, and compute the lesson's figures from them (``lesson_figures``, cached);
 6. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
-7. write the hashed assets, the vendored runtime and the rendered pages into ``site/``.
+7. write the hashed assets, the vendored runtime, the rendered pages and their Jupyter notebooks
+   (``page_notebook``) into ``site/``.
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
 browser caches turn over cleanly; the runtime lives in a versioned folder.
@@ -34,9 +35,11 @@ import textwrap
 import time
 import zipfile
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 import jinja2
+import nbformat
 
 import texmath
 from devserver import make_server
@@ -62,7 +65,8 @@ PAGES = (
     {"template": "marco.html", "out": "marco.html",
      "title": "Python en el navegador", "summary":
      "Celdas de Python con NumPy que se ejecutan en esta página, sin servidor."},
-    {"template": "mascara.html", "out": "mascara.html", "title": "La máscara", "summary":
+    {"template": "mascara.html", "out": "mascara.html", "title": "La máscara", "notebook": "mascara.ipynb",
+     "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
 )
@@ -280,7 +284,9 @@ def plan_site(root: Path = ROOT) -> SitePlan:
         "app_js": ("app.js", bundle_script(assets / "js" / "page.js", root / "node_modules")),
         "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
         "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
-        "css": ("site.css", (assets / "site.css").read_bytes()),
+        # the lesson views' styles (py/lesson/views.css) also style the prose's tables and tokens
+        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
+                + (root / "py" / "lesson" / "views.css").read_bytes()),
         "py_zip": ("py.zip", pack_python(root / "py")),
     }
     for key, (name, data) in own.items():
@@ -355,6 +361,70 @@ def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
             for page in pages]
 
 
+class _CellsAndHeadings(HTMLParser):
+    """Collects, in page order, the h2/h3 headings and the source of every cell of a rendered page."""
+
+    def __init__(self):
+        super().__init__()
+        self.items: list[tuple[str, str]] = []  # ("h2" or "h3", text) or ("code", source)
+        self._kind: str | None = None
+        self._text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        classes = dict(attrs).get("class") or ""
+        if tag in ("h2", "h3") or (tag == "pre" and "cell-source" in classes.split()):
+            self._kind, self._text = ("code" if tag == "pre" else tag), []
+
+    def handle_endtag(self, tag):
+        if self._kind and tag in ("h2", "h3", "pre"):
+            text = "".join(self._text)
+            self.items.append((self._kind, text if self._kind == "code" else " ".join(text.split())))
+            self._kind = None
+
+    def handle_data(self, data):
+        if self._kind:
+            self._text.append(data)
+
+
+NOTEBOOK_SETUP = """\
+# Este cuaderno usa el mismo paquete de Python (py/) y los mismos pesos (weights/) que la página:
+# ábrelo desde la carpeta del proyecto (un clon del repositorio) o cambia PROYECTO.
+import os
+import sys
+
+PROYECTO = os.path.abspath(".")
+sys.path.insert(0, os.path.join(PROYECTO, "py"))
+os.environ.setdefault("MINIGPT_WEIGHTS", os.path.join(PROYECTO, "weights"))"""
+
+
+def page_notebook(html: str, title: str) -> bytes:
+    """A Jupyter notebook (nbformat 4) with a rendered page's headings and cells, in order.
+
+    The first code cell makes the project's ``py/`` and ``weights/`` importable; the others are the
+    page's cells, unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    """
+    parser = _CellsAndHeadings()
+    parser.feed(html)
+    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nLas celdas de la lección «{title}». "
+                                           "Cada una se ejecuta en orden, como en la página."),
+             nbformat.v4.new_code_cell(NOTEBOOK_SETUP)]
+    for kind, text in parser.items:
+        cells.append(nbformat.v4.new_code_cell(text) if kind == "code"
+                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1])} {text}"))
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}})
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook).encode()
+
+
+def notebooks(pages: list[Asset]) -> list[Asset]:
+    """One notebook per page of ``PAGES`` that names one (key ``notebook``)."""
+    by_path = {page.path: page for page in pages}
+    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].data.decode(), spec["title"]))
+            for spec in PAGES if spec.get("notebook") and spec["out"] in by_path]
+
+
 def write_site(assets: list[Asset], site: Path = SITE) -> None:
     """Replace ``site/`` with exactly ``assets`` (written to a temp folder, then swapped)."""
     tmp = site.with_name(site.name + ".tmp")
@@ -373,7 +443,7 @@ def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
     """Run every step; on any BuildError nothing in ``site/`` has changed."""
     plan = plan_site(root)
     pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)
-    write_site(plan.assets + pages, site)
+    write_site(plan.assets + pages + notebooks(pages), site)
     return plan
 
 

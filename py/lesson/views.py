@@ -12,10 +12,19 @@ from __future__ import annotations
 
 import math
 from html import escape
+from pathlib import Path
 
 from .numbers import es_decimal, es_int, es_prob, es_sci
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
+_CSS: list[str] = []  # views.css, read once
+
+
+def styled(html: str) -> str:
+    """A view's HTML with the views' stylesheet in front, so it renders alike in a page and in Jupyter."""
+    if not _CSS:
+        _CSS.append((Path(__file__).with_name("views.css")).read_text(encoding="utf-8"))
+    return f'<div class="lesson-view"><style>{_CSS[0]}</style>{html}</div>'
 
 
 def token_label(piece: bytes) -> str:
@@ -67,7 +76,7 @@ def generation_html(gen) -> str:
     probs = f"p(y | x) = {es_sci(math.exp(gen.log_p))}"
     if gen.masked:
         probs += f" · q̃(camino) = {es_prob(math.exp(gen.log_q))}"
-    return (f'<figure class="generation">'
+    return styled(f'<figure class="generation">'
             f'<figcaption>{kind} · semilla {gen.seed} · temperatura {es_decimal(gen.temperature, 1)} · '
             f'{len(gen.token_ids)} tokens · {probs}</figcaption>'
             f'<pre class="answer"><code data-testid="{hook}">{escape(gen.text)}</code></pre>'
@@ -90,7 +99,7 @@ class SampleTable:
                         f'{escape(gen.text)}</code>{extra}</td>'
                         f'<td>{strip_html(gen.vocab, gen.token_ids)}</td></tr>')
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
-        return (_scroll("muestras") + '<table class="samples">' + caption +
+        return styled(_scroll("muestras") + '<table class="samples">' + caption +
                 "<thead><tr><th scope='col'>semilla</th><th scope='col'>respuesta</th>"
                 "<th scope='col'>tokens</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
@@ -157,7 +166,7 @@ class PositionsView:
         caption = (f"«{escape(gen.text)}», posición a posición: {len(gen.positions)} tokens, "
                    f"{forced} posiciones forzadas (una sola continuación del texto). La masa "
                    f"conservada va en escala logarítmica: la barra llena es 1, la vacía 10⁻¹² o menos.")
-        return (_scroll("posición a posición") + '<table class="positions">'
+        return styled(_scroll("posición a posición") + '<table class="positions">'
                 f"<caption>{caption}</caption><thead><tr><th scope='col'>j</th>"
                 "<th scope='col'>token elegido</th><th scope='col'>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</th>"
                 "<th scope='col'>masa conservada p(A<sub>j</sub>)</th>"
@@ -186,7 +195,7 @@ def enumeration_html(result) -> str:
                f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
                f'{es_sci(result.expected_tries)} intentos de media; a un nanosegundo por intento, '
                f'{es_sci(result.years_at_one_ns)} años.</p>')
-    return (summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
+    return styled(summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
             "<thead><tr><th scope='col'>texto g</th><th scope='col'>caminos</th>"
             "<th scope='col'>condicional p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"
             "<th scope='col'>q̃ / condicional</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
@@ -201,7 +210,7 @@ def rejection_html(result) -> str:
     rows = "".join(f"<tr><td><code>{escape(text.decode('utf-8', 'replace'))}</code></td>"
                    f"<td class='num'>{n}</td></tr>" for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     accepted = len(result.accepted)
-    return (f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
+    return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
             f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
             f'en G: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
             f'{es_int(result.passes)} abortando en cuanto el prefijo sale de G, '
