@@ -30,6 +30,7 @@ UTF8_NAME, UTF8_PREFIX = "Doña Paca", '{"personaje":"Do'  # a name with a two-b
 # space (the end of the word), for the live rejection sampler.
 REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
 REJECTION_ACCEPTED = 20
+SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
 
 
 def answer(name: str, spaced: bool = False) -> str:
@@ -51,6 +52,7 @@ def compute_figures(model, tok) -> dict:
     out["walk"] = walk_summary(masked[MASKED_SEEDS.index(WALK_SEED)], tok, model, grammar)
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
+    out["sweep"] = temperature_sweep(model, tok, grammar)
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     return out
@@ -129,6 +131,21 @@ def enumeration_summary(model, tok, grammar) -> dict:
             "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
             "reversed": [r["name"] for r in rows] == [r["name"] for r in by_masked][::-1],
             "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)}}
+
+
+def temperature_sweep(model, tok, grammar) -> list[dict]:
+    """The exact table at a few temperatures, with the total variation distance between the
+    conditional and the masked distributions (half the sum of absolute differences)."""
+    out = []
+    for t in SWEEP_TEMPERATURES:
+        result = enumerate_paths(model, tok, PROMPT, grammar, temperature=t)
+        by_masked = max(result.rows, key=lambda r: r.masked)
+        out.append({"temperature": t, "p_grammar": result.p_grammar,
+                    "tv": 0.5 * sum(abs(r.conditional - r.masked) for r in result.rows),
+                    "top_conditional": json.loads(result.rows[0].label)["personaje"],
+                    "top_conditional_p": result.rows[0].conditional,
+                    "top_masked": json.loads(by_masked.label)["personaje"], "top_masked_q": by_masked.masked})
+    return out
 
 
 def rejection_summary(model, tok) -> dict:
