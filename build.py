@@ -393,8 +393,12 @@ import os
 import sys
 
 PROYECTO = os.path.abspath(".")
+if not os.path.isdir(os.path.join(PROYECTO, "py", "lesson")):
+    raise FileNotFoundError(f"{PROYECTO} no es la carpeta del proyecto: falta py/lesson. "
+                            "Abre el cuaderno desde un clon del repositorio o cambia PROYECTO.")
 sys.path.insert(0, os.path.join(PROYECTO, "py"))
-os.environ.setdefault("MINIGPT_WEIGHTS", os.path.join(PROYECTO, "weights"))"""
+os.environ.setdefault("MINIGPT_WEIGHTS", os.path.join(PROYECTO, "weights"))
+print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", os.environ["MINIGPT_WEIGHTS"])"""
 
 
 def page_notebook(html: str, title: str) -> bytes:

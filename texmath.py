@@ -117,7 +117,8 @@ def replace_formulas(page: str, formulas: list[Formula], mathml: dict[str, str])
         parts.append(page[last:formula.start])
         markup = mathml[formula.key]
         if formula.display:
-            markup = f'<span class="math-display">{markup}</span>'
+            # focusable, so a formula wider than a narrow screen can be scrolled with the keys
+            markup = f'<span class="math-display" tabindex="0" role="group" aria-label="fórmula">{markup}</span>'
         parts.append(markup)
         last = formula.end
     parts.append(page[last:])

@@ -35,7 +35,7 @@ def test_inline_and_display_math_become_mathml(root):
     assert 'display="block"' not in inline.split(">")[0]
     assert 'display="block"' in display.split(">")[0]
     assert "<msub><mi>p</mi><mi>i</mi></msub>" in inline
-    assert '<span class="math-display">' in out and out.endswith(" fin</p>")
+    assert '<span class="math-display" tabindex="0" role="group" aria-label="fórmula">' in out and out.endswith(" fin</p>")
 
 
 def test_raw_and_escaped_less_than_give_the_same_formula(root):

@@ -88,17 +88,40 @@ def walk_summary(gen, tok, model, grammar) -> dict:
     pos = gen.positions[first]
     written = b"".join(tok.vocab[t] for t in gen.token_ids[:first]).decode("utf-8", "replace")
     allowed = []
+    bpe = bpe_prefix(tok, gen.text, len(written.encode()))  # the same bytes, split as BPE splits them
+    m64 = model.astype(np.float64)
+    logits = m64.forward(np.array([tok.encode(PROMPT) + bpe]))[0, -1]
+    p_bpe = np.exp(logits - logits.max())
+    p_bpe /= p_bpe.sum()
     for t, q in pos.allowed:
         finish = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=gen.token_ids[:first] + [t])
+        finish_bpe = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=bpe + [t])
         allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": q * pos.kept_mass,
-                        "finish": finish.p_grammar, "name": json.loads(finish.rows[0].label)["personaje"]})
+                        "finish": finish.p_grammar, "name": json.loads(finish.rows[0].label)["personaje"],
+                        "bpe_weight": float(p_bpe[t]) * finish_bpe.p_grammar})
     total = sum(a["p"] * a["finish"] for a in allowed)
+    total_bpe = sum(a["bpe_weight"] for a in allowed)
     for a in allowed:
         a["conditional"] = a["p"] * a["finish"] / total
+        a["conditional_bpe"] = a.pop("bpe_weight") / total_bpe
     return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
-            "written": written, "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
+            "written": written, "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
+            "bpe_split": [token_label(tok.vocab[t]) for t in bpe], "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
             "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]),
             "kept": [p.kept_mass for p in gen.positions]}
+
+
+def bpe_prefix(tok, text: str, n_bytes: int) -> list[int]:
+    """The tokens BPE uses for the first ``n_bytes`` of ``text``; ValueError if no token ends there."""
+    ids, length = [], 0
+    for t in tok.encode(text):
+        if length == n_bytes:
+            return ids
+        ids.append(t)
+        length += len(tok.vocab[t])
+    if length != n_bytes:
+        raise ValueError(f"BPE has no token boundary after {n_bytes} bytes of {text!r}")
+    return ids
 
 
 def utf8_example(tok) -> dict:

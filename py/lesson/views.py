@@ -190,15 +190,15 @@ def enumeration_html(result) -> str:
     summary = (f'<p class="enum-summary">p(G | x) = <strong data-testid="p-grammar" '
                f'data-value="{result.p_grammar!r}">{es_sci(result.p_grammar, 6)}</strong> '
                f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_int(result.paths)} caminos de tokens · '
-               f'{es_int(result.forward_rows)} filas del modelo en {result.forward_calls} pasadas · '
+               f'{es_int(result.forward_rows)} posiciones del modelo en {result.forward_calls} pasadas · '
                f'temperatura {es_decimal(result.temperature, 2)} · {es_decimal(result.seconds, 2)} s</p>'
                f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
                f'{es_sci(result.expected_tries)} intentos de media; a un nanosegundo por intento, '
                f'{es_sci(result.years_at_one_ns)} años.</p>')
     return styled(summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
             "<thead><tr><th scope='col'>texto g</th><th scope='col'>caminos</th>"
-            "<th scope='col'>condicional p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"
-            "<th scope='col'>q̃ / condicional</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
+            "<th scope='col'>condicionada p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"
+            "<th scope='col'>q̃ / condicionada</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
             f"<tfoot><tr><th scope='row'>suma</th><td class='num'>{es_int(result.paths)}</td>"
             f"<td>{es_decimal(cond_sum, 6)}</td><td>{es_decimal(mask_sum, 6)}</td><td></td></tr></tfoot>"
             "</table></div>")
