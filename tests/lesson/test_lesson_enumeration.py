@@ -11,22 +11,10 @@ import pytest
 
 from lesson import FiniteGrammar, count_paths, enumerate_paths
 from lesson.figures import NAMES, PROMPT, answer
-from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
 from tests.lesson.reference import all_paths, log_p_grammar_after, logsumexp, next_logp
 
 SMALL = ["sí", "no", "Benina."]  # a few dozen paths: the naive reference stays cheap
 SHORT_PROMPT = "—¿Vendrá usted mañana?\n—"
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return load_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model():
-    return load_model()
 
 
 @pytest.fixture(scope="module")

@@ -11,19 +11,7 @@ import pytest
 
 from lesson import FiniteGrammar, generate
 from lesson.figures import NAMES, PROMPT, answer
-from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
 from tests.lesson.reference import logsumexp, next_logp
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return load_tokenizer()
-
-
-@pytest.fixture(scope="module")
-def model():
-    return load_model()
 
 
 @pytest.fixture(scope="module")
