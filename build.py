@@ -246,13 +246,14 @@ def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
     recomputes only when one of them changed (the computation takes a few seconds).
     """
     weights = root / "weights"
-    names = [n for n, _ in collect_weights(weights)]
+    files = collect_weights(weights)
+    names = [name for name, _ in files]
     if not (has_model(names) and "merges.txt" in names):
         return None
-    digest = hashlib.sha256()
     sources = sorted((root / "py" / "lesson").glob("*.py")) + sorted((root / "py" / "minigpt").glob("*.py"))
-    for path in sorted(p for p in weights.iterdir() if p.is_file()) + sources:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256()
+    for name, data in files + [(path.name, path.read_bytes()) for path in sources]:
+        digest.update(name.encode() + b"\0" + data)
     stored = cache / f"lesson-figures-{digest.hexdigest()[:16]}.json"
     if stored.exists():
         return json.loads(stored.read_text(encoding="utf-8"))

@@ -106,13 +106,14 @@ class FiniteGrammar:
         """True when ``prefix`` is a text of G."""
         return prefix in self.texts
 
-    def is_forced(self, prefix: bytes) -> bool:
+    def is_forced(self, prefix: bytes, allowed: list[int] | None = None) -> bool:
         """True when only one continuation of the text is possible after ``prefix``.
 
         That is: every allowed token spells the start of one and the same byte string (the tokens
         differ only in how they split it), so the mask decides the bytes and the model only the split.
+        ``allowed``: the allowed set of ``prefix`` when the caller already has it.
         """
-        allowed = self.allowed_ids(prefix)
+        allowed = self.allowed_ids(prefix) if allowed is None else allowed
         if self.end_token is not None and self.end_token in allowed:
             return len(allowed) == 1
         pieces = sorted((self.vocab[v] for v in allowed), key=len)

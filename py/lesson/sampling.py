@@ -143,7 +143,8 @@ def _choose(p: np.ndarray, grammar: FiniteGrammar | None, prefix: bytes, rng, to
     if grammar is None:
         chosen = int(rng.choice(len(p), p=p))
         return Position(top, None, None, chosen, float(p[chosen]), float(p[chosen]), False)
-    allowed = np.array(grammar.allowed_ids(prefix), dtype=np.int64)
+    allowed_ids = grammar.allowed_ids(prefix)
+    allowed = np.array(allowed_ids, dtype=np.int64)
     kept = float(p[allowed].sum())
     if not kept > 0:
         raise GrammarError(f"the model gives probability 0 to every allowed token after {prefix!r}")
@@ -152,4 +153,4 @@ def _choose(p: np.ndarray, grammar: FiniteGrammar | None, prefix: bytes, rng, to
     chosen = int(rng.choice(len(q), p=q))
     ranked = allowed[np.argsort(-q[allowed], kind="stable")]
     return Position(top, [(int(i), float(q[i])) for i in ranked], kept, chosen,
-                    float(p[chosen]), float(q[chosen]), grammar.is_forced(prefix))
+                    float(p[chosen]), float(q[chosen]), grammar.is_forced(prefix, allowed_ids))

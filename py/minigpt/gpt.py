@@ -66,12 +66,10 @@ class KVCache:
     copied (see :meth:`branch`). ``length``: positions seen by each row, the prefix's included.
     """
 
-    def __init__(self, cfg: GPTConfig, batch: int, dtype=np.float32, capacity: int | None = None,
-                 prefix: "KVCache | None" = None):
-        self.prefix = prefix
-        self.offset = prefix.length if prefix is not None else 0
-        capacity = cfg.n_ctx - self.offset if capacity is None else capacity
-        shape = (batch, cfg.n_head, capacity, cfg.head_dim)
+    def __init__(self, cfg: GPTConfig, batch: int, dtype=np.float32):
+        self.prefix: KVCache | None = None  # set by branch()
+        self.offset = 0  # positions of the prefix
+        shape = (batch, cfg.n_head, cfg.n_ctx, cfg.head_dim)
         self.k = [np.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
         self.v = [np.zeros(shape, dtype=dtype) for _ in range(cfg.n_layer)]
         self.filled = 0  # positions held in self.k / self.v
@@ -139,7 +137,8 @@ class KVCache:
 
 
 # In Pyodide, NumPy has no BLAS: ``einsum`` with both operands row-major is 1.5-3x faster than
-# ``@`` there (bench/bench_gpt_pyodide.py). CPython keeps BLAS.
+# ``@`` there (measured under Node: about 5 against 1.7-3.5 GFLOP/s; see docs/lesson.md). CPython
+# keeps BLAS.
 USE_EINSUM = sys.platform == "emscripten"
 
 
