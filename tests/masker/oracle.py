@@ -92,6 +92,11 @@ def tokenizer(vocab: list[bytes]) -> LLTokenizer:
     return _TOKENIZERS[key]
 
 
+class OracleLimit(ValueError):
+    """llguidance stopped at one of its own work limits (e.g. 2000 Earley items per row): it gives
+    no verdict on this prefix, which says nothing about our masks."""
+
+
 class Oracle:
     """One llguidance matcher: ``allowed()`` -> (set of ids < len(vocab), may_end)."""
 
@@ -109,7 +114,9 @@ class Oracle:
 
     def consume(self, token_id: int) -> None:
         if not self.matcher.consume_token(token_id):
-            raise ValueError(f"llguidance refused token {token_id}: {self.matcher.get_error()}")
+            error = self.matcher.get_error()
+            kind = OracleLimit if "ParserTooComplex" in error else ValueError
+            raise kind(f"llguidance refused token {token_id}: {error}")
 
     def copy(self) -> "Oracle":
         return Oracle("", self.vocab, self.matcher.deep_copy())

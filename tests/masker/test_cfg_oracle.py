@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from masker import GrammarSyntaxError, compile_cfg
 from masker.gbnf_parse import parse_gbnf
 from tests.masker.cfg_corpus import GRAMMARS
-from tests.masker.oracle import ast_lark, compare_walks, gbnf_lark, lark
+from tests.masker.oracle import OracleLimit, ast_lark, compare_walks, gbnf_lark, lark
 from tests.masker.strategies import gbnf_grammars
 from tests.masker.vocabs import MIXED_VOCAB, vocab_params
 
@@ -77,6 +77,9 @@ def test_random_grammars_match_llguidance(gbnf, seed, engine):
     except GrammarSyntaxError:
         assume(False)  # empty language
     rules, _ = parse_gbnf(gbnf)
-    report = compare_walks(grammar, ast_lark(rules), MIXED_VOCAB, n_walks=3, max_steps=12,
-                           seed=seed, min_states=5)
+    try:
+        report = compare_walks(grammar, ast_lark(rules), MIXED_VOCAB, n_walks=3, max_steps=12,
+                               seed=seed, min_states=5)
+    except OracleLimit:
+        assume(False)  # the oracle hit its own work limit: no verdict to compare with
     assert report.mismatches == [], (gbnf, report.mismatches)
