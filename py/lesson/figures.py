@@ -20,12 +20,17 @@ from .views import is_partial, token_label
 
 PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
 NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
+# The JSON key, short on purpose: every path of G goes through one token split of the key, and
+# "personaje", the other natural key, has 24 splits against 9 for "nombre" (744 paths and 3,429
+# model positions in the exact enumeration, against 279 and 1,277).
+KEY, OTHER_KEY = "nombre", "personaje"
 PROTAGONIST = "Benina"  # of Misericordia (Galdós, 1897)
 MASKED_SEEDS = [0, 1, 2, 3, 4]
 UNMASKED_SEEDS = [0, 1, 2]
 UNMASKED_TOKENS = 30
 WALK_SEED = 0  # the masked sample walked through position by position
-UTF8_NAME, UTF8_PREFIX = "Doña Paca", '{"personaje":"Do'  # a name with a two-byte letter
+UTF8_NAME = "Doña Paca"  # a name with a two-byte letter
+UTF8_PREFIX = '{"%s":"Do' % KEY  # the text of UTF8_NAME up to its two-byte letter
 # A grammar the model does write now and then: the three novels' protagonists, each followed by a
 # space (the end of the word), for the live rejection sampler.
 REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
@@ -33,17 +38,22 @@ REJECTION_ACCEPTED = 20
 SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
 
 
-def answer(name: str, spaced: bool = False) -> str:
-    """The JSON text for one name: compact ``{"personaje":"Benina"}`` (or with spaces, as json.dumps
+def answer(name: str, spaced: bool = False, key: str = KEY) -> str:
+    """The JSON text for one name: compact ``{"nombre":"Benina"}`` (or with spaces, as json.dumps
     writes it by default)."""
     separators = (", ", ": ") if spaced else (",", ":")
-    return json.dumps({"personaje": name}, ensure_ascii=False, separators=separators)
+    return json.dumps({key: name}, ensure_ascii=False, separators=separators)
+
+
+def name_of(text) -> str:
+    """The name in one of the answer texts (str or bytes); KeyError if it has no KEY."""
+    return json.loads(text)[KEY]
 
 
 def compute_figures(model, tok) -> dict:
     """All figures of the lesson as JSON-ready data (floats unrounded; the templates format them)."""
     grammar = FiniteGrammar([answer(n) for n in NAMES], tok.vocab)
-    out = {"prompt": PROMPT, "names": NAMES, "protagonist": PROTAGONIST,
+    out = {"prompt": PROMPT, "names": NAMES, "protagonist": PROTAGONIST, "key": KEY,
            "texts": [answer(n) for n in NAMES], "model_alone": model_alone(model, tok)}
     masked = [generate(model, tok, PROMPT, grammar, seed=s) for s in MASKED_SEEDS]
     out["masked"] = [sample_summary(g, tok) for g in masked]
@@ -52,6 +62,9 @@ def compute_figures(model, tok) -> dict:
     out["walk"] = walk_summary(masked[MASKED_SEEDS.index(WALK_SEED)], tok, model, grammar)
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
+    exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
+    # how far the walk's per-initial conditional (one split of the prefix) is from the exact table
+    out["walk"]["table_gap"] = max(abs(a["conditional"] - exact[a["name"]]) for a in out["walk"]["allowed"])
     out["sweep"] = temperature_sweep(model, tok, grammar)
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
@@ -73,9 +86,12 @@ def model_alone(model, tok) -> dict:
 
 
 def sample_summary(gen, tok) -> dict:
-    """One masked sample: text, name, token counts (the mask's and BPE's own), path probabilities."""
-    return {"seed": gen.seed, "text": gen.text, "name": json.loads(gen.text)["personaje"],
-            "tokens": len(gen.token_ids), "bpe_tokens": len(tok.encode(gen.text)),
+    """One masked sample: text, name, its token split and BPE's (labels and counts), path probabilities."""
+    bpe = tok.encode(gen.text)
+    return {"seed": gen.seed, "text": gen.text, "name": name_of(gen.text),
+            "tokens": len(gen.token_ids), "bpe_tokens": len(bpe),
+            "split": [token_label(tok.vocab[t]) for t in gen.token_ids],
+            "bpe_split": [token_label(tok.vocab[t]) for t in bpe], "bpe_differs": gen.token_ids != bpe,
             "forced": sum(p.forced for p in gen.positions),
             "log_p": gen.log_p, "q": math.exp(gen.log_q)}
 
@@ -83,49 +99,36 @@ def sample_summary(gen, tok) -> dict:
 def walk_summary(gen, tok, model, grammar) -> dict:
     """The walkthrough: forced positions, then the first position with a real choice and, for each
     allowed initial v there, the exact chance p(G | x, y_<j, v) that the unmasked model goes on to
-    finish a text of G (all token paths summed), and the conditional p(v | x, y_<j, G) it implies."""
+    finish a text of G (all token paths summed), and the conditional p(v | x, y_<j, G) it implies.
+
+    The conditional depends on how the forced prefix was split into tokens; ``split_share`` is the
+    share of this sample's split in p(prefix | x), all ``splits`` token splits of the prefix summed.
+    """
     first = next(j for j, pos in enumerate(gen.positions) if not pos.forced)
     pos = gen.positions[first]
-    written = b"".join(tok.vocab[t] for t in gen.token_ids[:first]).decode("utf-8", "replace")
+    prefix = b"".join(tok.vocab[t] for t in gen.token_ids[:first])
     allowed = []
-    bpe = bpe_prefix(tok, gen.text, len(written.encode()))  # the same bytes, split as BPE splits them
-    m64 = model.astype(np.float64)
-    logits = m64.forward(np.array([tok.encode(PROMPT) + bpe]))[0, -1]
-    p_bpe = np.exp(logits - logits.max())
-    p_bpe /= p_bpe.sum()
     for t, q in pos.allowed:
         finish = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=gen.token_ids[:first] + [t])
-        finish_bpe = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=bpe + [t])
         allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": q * pos.kept_mass,
-                        "finish": finish.p_grammar, "name": json.loads(finish.rows[0].label)["personaje"],
-                        "bpe_weight": float(p_bpe[t]) * finish_bpe.p_grammar})
+                        "finish": finish.p_grammar, "name": name_of(finish.rows[0].label)})
     total = sum(a["p"] * a["finish"] for a in allowed)
-    total_bpe = sum(a["bpe_weight"] for a in allowed)
     for a in allowed:
         a["conditional"] = a["p"] * a["finish"] / total
-        a["conditional_bpe"] = a.pop("bpe_weight") / total_bpe
+    all_splits = enumerate_paths(model, tok, PROMPT, FiniteGrammar([prefix], tok.vocab))
+    log_p_split = sum(math.log(p.p_chosen) for p in gen.positions[:first])
     return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
-            "written": written, "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
-            "bpe_split": [token_label(tok.vocab[t]) for t in bpe], "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
+            "written": prefix.decode("utf-8", "replace"),
+            "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
+            "bpe_split": [token_label(tok.vocab[t]) for t in tok.encode(prefix.decode("utf-8"))],
+            "splits": all_splits.paths, "split_share": math.exp(log_p_split - all_splits.log_p_grammar),
+            "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
             "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]),
             "kept": [p.kept_mass for p in gen.positions]}
 
 
-def bpe_prefix(tok, text: str, n_bytes: int) -> list[int]:
-    """The tokens BPE uses for the first ``n_bytes`` of ``text``; ValueError if no token ends there."""
-    ids, length = [], 0
-    for t in tok.encode(text):
-        if length == n_bytes:
-            return ids
-        ids.append(t)
-        length += len(tok.vocab[t])
-    if length != n_bytes:
-        raise ValueError(f"BPE has no token boundary after {n_bytes} bytes of {text!r}")
-    return ids
-
-
 def utf8_example(tok) -> dict:
-    """The allowed set in the middle of a two-byte letter: after ``{"personaje":"Do`` for the text
+    """The allowed set in the middle of a two-byte letter: after ``{"nombre":"Do`` for the text
     with "Doña Paca", one allowed token is the whole letter and another only its first byte."""
     grammar = FiniteGrammar([answer(UTF8_NAME)], tok.vocab)
     allowed = grammar.allowed_ids(UTF8_PREFIX.encode())
@@ -139,10 +142,12 @@ def utf8_example(tok) -> dict:
 
 
 def enumeration_summary(model, tok, grammar) -> dict:
-    """p(G | x), the table, the rejection-sampling cost, and path counts of the compact and spaced forms."""
+    """p(G | x), the table, the rejection-sampling cost, and the path counts of G, of its spaced form
+    and of the same texts with OTHER_KEY, with how many token splits each key has."""
     result = enumerate_paths(model, tok, PROMPT, grammar)
     spaced = FiniteGrammar([answer(n, spaced=True) for n in NAMES], tok.vocab)
-    rows = [{"text": r.label, "name": json.loads(r.label)["personaje"], "paths": r.paths,
+    other = FiniteGrammar([answer(n, key=OTHER_KEY) for n in NAMES], tok.vocab)
+    rows = [{"text": r.label, "name": name_of(r.label), "paths": r.paths,
              "conditional": r.conditional, "masked": r.masked, "ratio": r.masked / r.conditional}
             for r in result.rows]
     by_masked = sorted(rows, key=lambda r: -r["masked"])
@@ -153,7 +158,10 @@ def enumeration_summary(model, tok, grammar) -> dict:
             "most_inflated": max(rows, key=lambda r: r["ratio"]),
             "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
             "reversed": [r["name"] for r in rows] == [r["name"] for r in by_masked][::-1],
-            "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)}}
+            "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)},
+            "other_key": {"key": OTHER_KEY, "paths": sum(count_paths(other).values()),
+                          "key_splits": count_paths(FiniteGrammar([OTHER_KEY], tok.vocab))[OTHER_KEY.encode()]},
+            "key_splits": count_paths(FiniteGrammar([KEY], tok.vocab))[KEY.encode()]}
 
 
 def temperature_sweep(model, tok, grammar) -> list[dict]:
@@ -165,9 +173,9 @@ def temperature_sweep(model, tok, grammar) -> list[dict]:
         by_masked = max(result.rows, key=lambda r: r.masked)
         out.append({"temperature": t, "p_grammar": result.p_grammar,
                     "tv": 0.5 * sum(abs(r.conditional - r.masked) for r in result.rows),
-                    "top_conditional": json.loads(result.rows[0].label)["personaje"],
+                    "top_conditional": name_of(result.rows[0].label),
                     "top_conditional_p": result.rows[0].conditional,
-                    "top_masked": json.loads(by_masked.label)["personaje"], "top_masked_q": by_masked.masked})
+                    "top_masked": name_of(by_masked.label), "top_masked_q": by_masked.masked})
     return out
 
 

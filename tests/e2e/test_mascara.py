@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import pytest
 
 from lesson.enumeration import enumerate_paths
-from lesson.figures import NAMES, PROMPT, answer
+from lesson.figures import KEY, NAMES, PROMPT, answer, name_of
 from lesson.grammar import FiniteGrammar
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
@@ -91,7 +91,7 @@ def test_masked_samples_are_texts_of_g_and_parse_as_json_in_the_page(page, cpyth
     parsed = page.locator("[data-testid=masked-sample]").evaluate_all(
         "els => els.map(e => JSON.parse(e.textContent))")
     assert parsed == [json.loads(s) for s in samples]
-    assert all(set(p) == {"personaje"} and p["personaje"] in NAMES for p in parsed)
+    assert all(set(p) == {KEY} and p[KEY] in NAMES for p in parsed)
 
 
 def test_unmasked_samples_never_open_a_brace(page):
@@ -136,7 +136,7 @@ def test_cells_question_answered_with_the_enumeration_shows_correcto(page, cpyth
     """The question on the enumeration, answered through the UI with CPython's largest q~."""
     top = max(cpython.enumeration.rows, key=lambda r: r.masked)
     question = page.locator("[data-testid=quiz-question]#q-cells")
-    question.get_by_role("radio", name=json.loads(top.label)["personaje"], exact=True).check()
+    question.get_by_role("radio", name=name_of(top.label), exact=True).check()
     question.get_by_role("button", name="Comprobar").click()
     assert question.get_attribute("data-result") == "correct"
     assert question.locator("[data-testid=quiz-feedback]").inner_text().startswith("Correcto")

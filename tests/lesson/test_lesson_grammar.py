@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lesson.figures import NAMES, answer
+from lesson.figures import KEY, NAMES, UTF8_PREFIX, answer
 from lesson.grammar import FiniteGrammar, GrammarError
 from masker import compile_choice
 from minigpt.bpe import load_tokenizer
@@ -49,7 +49,7 @@ def test_allowed_sets_equal_brute_force_and_the_masker_at_every_prefix(vocab, te
 
 def test_partial_utf8_tokens_are_allowed_mid_letter(vocab):
     grammar = FiniteGrammar([answer("Doña Paca")], vocab)
-    prefix = '{"personaje":"Do'.encode()
+    prefix = UTF8_PREFIX.encode()  # the text up to the ñ
     pieces = {vocab[t] for t in grammar.allowed_ids(prefix)}
     assert b"\xc3" in pieces and "ñ".encode() in pieces
     assert [vocab[t] for t in grammar.allowed_ids(prefix + b"\xc3")] == [b"\xb1"]
@@ -75,9 +75,10 @@ def test_random_grammars_agree_with_brute_force(texts, data):
 def test_forced_means_a_single_text_continuation(vocab):
     grammar = FiniteGrammar([answer(n) for n in NAMES], vocab)
     assert grammar.is_forced(b"")  # only "{"
-    assert grammar.is_forced(b'{"')  # p, pe, per: one text, several splits
-    assert not grammar.is_forced(b'{"personaje":"')  # the initials
-    assert grammar.is_forced(b'{"personaje":"F')  # only Frasquito starts with F
+    assert grammar.is_forced(b'{"')  # the key: one text, several splits
+    key = f'{{"{KEY}":"'.encode()
+    assert not grammar.is_forced(key)  # the initials
+    assert grammar.is_forced(key + b"F")  # only Frasquito starts with F
     tiny = FiniteGrammar(["ab", "ac"], TINY)
     assert not tiny.is_forced(b"a") and tiny.is_forced(b"")
 
