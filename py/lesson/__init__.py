@@ -7,11 +7,11 @@
 Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
 """
 
-from .enumeration import Enumeration, count_paths, enumerate_paths
+from .enumeration import Enumeration, count_paths, count_positions, enumerate_paths
 from .grammar import FiniteGrammar, GrammarError
 from .rejection import Rejection, rejection_sample
 from .sampling import Generation, Position, generate
 from .views import PositionsView, SampleTable, token_label
 
 __all__ = ["Enumeration", "FiniteGrammar", "Generation", "GrammarError", "Position", "PositionsView", "Rejection",
-           "SampleTable", "count_paths", "enumerate_paths", "generate", "rejection_sample", "token_label"]
+           "SampleTable", "count_paths", "count_positions", "enumerate_paths", "generate", "rejection_sample", "token_label"]

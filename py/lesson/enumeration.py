@@ -203,3 +203,21 @@ def count_paths(grammar: FiniteGrammar) -> dict[bytes, int]:
                           if v != grammar.end_token and piece and text.startswith(piece, i))
         counts[text] = ways[0]
     return counts
+
+
+def count_positions(grammar: FiniteGrammar) -> int:
+    """How many model positions :func:`enumerate_paths` runs after the prompt (no model needed):
+    one per token path prefix that is not yet a finished path.
+
+    below[p] = sum over allowed tokens v after the bytes p (the end token excluded) that do not
+    finish a text of (1 + below[p + v]), computed from the longest byte prefix of G down to b"".
+    """
+    prefixes = sorted({text[:i] for text in grammar.texts for i in range(len(text) + 1)}, key=len, reverse=True)
+    below: dict[bytes, int] = {}
+    for prefix in prefixes:
+        below[prefix] = 0
+        for t in grammar.allowed_ids(prefix):
+            piece = None if t == grammar.end_token else prefix + grammar.vocab[t]
+            if piece is not None and not (grammar.end_token is None and grammar.is_complete(piece)):
+                below[prefix] += 1 + below[piece]
+    return below[b""]

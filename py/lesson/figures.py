@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .enumeration import count_paths, enumerate_paths
+from .enumeration import count_paths, count_positions, enumerate_paths
 from .grammar import FiniteGrammar
 from .rejection import rejection_sample
 from .sampling import generate
@@ -60,6 +60,8 @@ def compute_figures(model, tok) -> dict:
     out["unmasked"] = [{"seed": s, "text": generate(model, tok, PROMPT, seed=s, max_tokens=UNMASKED_TOKENS).text}
                        for s in UNMASKED_SEEDS]
     out["walk"] = walk_summary(masked[MASKED_SEEDS.index(WALK_SEED)], tok, model, grammar)
+    forced = len(out["walk"]["written"].encode())
+    out["walk"]["splits_in_samples"] = len({prefix_split(g, forced) for g in masked})
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
     exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
@@ -127,6 +129,18 @@ def walk_summary(gen, tok, model, grammar) -> dict:
             "kept": [p.kept_mass for p in gen.positions]}
 
 
+def prefix_split(gen, n_bytes: int) -> tuple[int, ...]:
+    """The token ids with which ``gen`` wrote its first ``n_bytes`` bytes (its first tokens, whose
+    bytes add up to at least n_bytes)."""
+    ids, length = [], 0
+    for t in gen.token_ids:
+        if length >= n_bytes:
+            break
+        ids.append(t)
+        length += len(gen.vocab[t])
+    return tuple(ids)
+
+
 def utf8_example(tok) -> dict:
     """The allowed set in the middle of a two-byte letter: after ``{"nombre":"Do`` for the text
     with "Doña Paca", one allowed token is the whole letter and another only its first byte."""
@@ -143,7 +157,8 @@ def utf8_example(tok) -> dict:
 
 def enumeration_summary(model, tok, grammar) -> dict:
     """p(G | x), the table, the rejection-sampling cost, and the path counts of G, of its spaced form
-    and of the same texts with OTHER_KEY, with how many token splits each key has."""
+    and of the same texts with OTHER_KEY (paths and model positions), with how many token splits
+    each key has."""
     result = enumerate_paths(model, tok, PROMPT, grammar)
     spaced = FiniteGrammar([answer(n, spaced=True) for n in NAMES], tok.vocab)
     other = FiniteGrammar([answer(n, key=OTHER_KEY) for n in NAMES], tok.vocab)
@@ -160,6 +175,7 @@ def enumeration_summary(model, tok, grammar) -> dict:
             "reversed": [r["name"] for r in rows] == [r["name"] for r in by_masked][::-1],
             "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)},
             "other_key": {"key": OTHER_KEY, "paths": sum(count_paths(other).values()),
+                          "positions": count_positions(other),
                           "key_splits": count_paths(FiniteGrammar([OTHER_KEY], tok.vocab))[OTHER_KEY.encode()]},
             "key_splits": count_paths(FiniteGrammar([KEY], tok.vocab))[KEY.encode()]}
 

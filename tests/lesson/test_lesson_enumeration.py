@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from lesson import FiniteGrammar, count_paths, enumerate_paths
+from lesson import FiniteGrammar, count_paths, count_positions, enumerate_paths
 from lesson.figures import NAMES, PROMPT, answer
 from tests.lesson.reference import all_paths, log_p_grammar_after, logsumexp, next_logp
 
@@ -41,6 +41,7 @@ def test_batched_walk_equals_naive_recursion(model, m64, tok, temperature, end, 
                              batch_rows=batch_rows)
     log_total, table, _ = naive_table(m64, tok, grammar, temperature)
     assert result.log_p_grammar == pytest.approx(log_total, rel=1e-10)
+    assert result.forward_rows == count_positions(grammar)
     for text, (n, conditional, masked) in table.items():
         row = result.row(text)
         assert row.paths == n
@@ -74,6 +75,7 @@ def test_lesson_table_columns_sum_to_one_and_counts_match(model, tok):
     assert abs(sum(r.masked for r in result.rows) - 1) <= 1e-9
     counts = count_paths(grammar)
     assert {r.text: r.paths for r in result.rows} == counts
+    assert result.forward_rows == count_positions(grammar)
     assert [r.conditional for r in result.rows] == sorted((r.conditional for r in result.rows), reverse=True)
     assert result.expected_tries == pytest.approx(1 / result.p_grammar, rel=1e-12)
     assert result.years_at_one_ns == pytest.approx(result.expected_tries * 1e-9 / (365.25 * 86400))
@@ -88,6 +90,21 @@ def test_count_paths_equals_brute_force_segmentation(tok):
         brute = sum(all(text[a:b] in pieces for a, b in zip((0,) + cuts, cuts + (n,)))
                     for k in range(n) for cuts in itertools.combinations(range(1, n), k))
         assert count_paths(grammar)[text] == brute
+
+
+def test_count_positions_equals_the_token_trie_walked_by_brute_force(tok):
+    for texts, end in [(["personaje", "señora", "Benina"], None), (["sí", "si", "Be", "Benina"], b"\n")]:
+        grammar = FiniteGrammar(texts, tok.vocab, end_token=tok.vocab.index(end) if end else None)
+        stack, rows = [b""], 0  # every token sequence whose bytes stay inside G, visited one by one
+        while stack:
+            written = stack.pop()
+            for t, piece in enumerate(tok.vocab):
+                if t == grammar.end_token or not grammar.is_prefix(written + piece):
+                    continue
+                if end or not grammar.is_complete(written + piece):
+                    rows += 1
+                    stack.append(written + piece)
+        assert count_positions(grammar) == rows
 
 
 def test_temperature_must_be_positive(model, tok):
