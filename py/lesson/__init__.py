@@ -1,17 +1,25 @@
-"""The computations and views of the lesson «La máscara» (CPython and Pyodide alike).
+"""The computations and views of the lessons (CPython and Pyodide alike), on the masker's grammars.
 
-- :class:`FiniteGrammar`: a finite set of texts and its allowed sets over the token vocabulary;
-- :func:`generate`: sampling with or without the mask, recording every position;
-- :func:`enumerate_paths`: every token path that spells a text of G, with p(G|x), the conditional
-  and the masked distributions.
+Every function takes a masker ``Grammar`` (``compile_choice``, ``compile_regex``,
+``compile_json_schema``, ``compile_cfg``) and drives it through its matcher only:
+
+- :func:`generate`: sampling with or without the mask (temperature, top-k, top-p, a token budget),
+  recording every position;
+- :func:`enumerate_paths`: every token path that spells a text of a finite grammar, with p(G|x),
+  the conditional and the masked distributions; :func:`count_language` counts them first;
+- :func:`rejection_sample`: whole unmasked answers until enough are texts of the grammar.
 Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
 """
 
-from .enumeration import Enumeration, count_paths, count_positions, enumerate_paths
-from .grammar import FiniteGrammar, GrammarError
+from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex
+
+from .enumeration import Enumeration, enumerate_paths
+from .language import LanguageCounts, LanguageTooLarge, count_language, count_paths, count_positions
 from .rejection import Rejection, rejection_sample
 from .sampling import Generation, Position, generate
 from .views import PositionsView, SampleTable, token_label
 
-__all__ = ["Enumeration", "FiniteGrammar", "Generation", "GrammarError", "Position", "PositionsView", "Rejection",
-           "SampleTable", "count_paths", "count_positions", "enumerate_paths", "generate", "rejection_sample", "token_label"]
+__all__ = ["Enumeration", "Generation", "LanguageCounts", "LanguageTooLarge", "Position", "PositionsView",
+           "Rejection", "SampleTable", "compile_cfg", "compile_choice", "compile_json_schema",
+           "compile_regex", "count_language", "count_paths", "count_positions", "enumerate_paths",
+           "generate", "rejection_sample", "token_label"]

@@ -1,9 +1,12 @@
 """Exact enumeration of every token path that spells a text of a finite grammar G.
 
-For the prompt x, every token sequence y whose bytes are a text g of G is visited once (a depth-first
-walk over the byte trie of G; the paths that reach the same depth from one batch go through the
+G is any masker grammar with a finite language (``compile_choice``, a regular expression without
+unbounded repetition, an ``enum`` schema, a non-recursive GBNF grammar...). For the prompt x, every
+token sequence y whose bytes are a text g of G is visited once: a depth-first walk over token paths
+driven by the masker's matcher (``mask``, ``fork``, ``consume``, the end rule of
+:func:`lesson.language.ended`). The paths that reach the same depth from one batch go through the
 model together, in batches of at most ``batch_rows`` rows, with a key/value cache whose prompt part
-is shared by every row). Along each path it multiplies
+is shared by every row; rows whose matchers share a state share one mask. Along each path it multiplies
 
 - p(y | x) = prod_j p(y_j | x, y_<j), the unmasked probability, and
 - q~(y | x) = prod_j p(y_j | x, y_<j) / p(A_j | x, y_<j), the masked probability,
@@ -26,7 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .grammar import FiniteGrammar
+from masker import Grammar
+from minigpt.gpt import log_softmax
+
+from .language import (DEFAULT_MAX_PATHS, DEFAULT_MAX_POSITIONS, LanguageCounts, allowed_ids,
+                       count_language, ended)
 
 SECONDS_PER_YEAR = 365.25 * 24 * 3600  # Julian year
 
@@ -59,6 +66,7 @@ class Enumeration:
     forward_calls: int
     seconds: float
     temperature: float = 1.0
+    counts: LanguageCounts | None = None
 
     @property
     def p_grammar(self) -> float:
@@ -94,40 +102,56 @@ class Enumeration:
 
 @dataclass
 class _Node:
-    prefix: bytes
+    matcher: object  # a masker Matcher at this path's prefix
     log_p: float
     log_q: float
 
 
-def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperature: float = 1.0,
-                    answer_prefix=(), batch_rows: int = 256, dtype=np.float64) -> Enumeration:
+def enumerate_paths(model, tok, prompt: str, grammar: Grammar, *, temperature: float = 1.0,
+                    answer_prefix=(), stop_at_accept: bool = False, batch_rows: int = 256,
+                    max_paths: int = DEFAULT_MAX_PATHS, max_positions: int = DEFAULT_MAX_POSITIONS,
+                    dtype=np.float64) -> Enumeration:
     """Visit every token path after ``prompt`` that spells a text of ``grammar``; see the module doc.
 
+    grammar: any masker Grammar whose language is finite. Before any model call the language is
+    counted (:func:`lesson.language.count_language`): an infinite language, or one with more than
+    ``max_paths`` token paths or ``max_positions`` model positions, raises LanguageTooLarge, whose
+    message names the limit and the count. The counts are in ``result.counts``.
     answer_prefix: token ids already written after the prompt (y_<j); the result is then
     conditioned on them: p_grammar is p(G | x, y_<j), and only texts that start with their bytes
-    get a row. batch_rows caps the rows of one forward pass (memory: about 12 kB per row and
-    position in float64). Raises ValueError for temperature <= 0, an answer_prefix whose bytes leave
-    G or complete a text, or when a path would not fit in the context.
+    get a row. stop_at_accept: the end rule of :func:`lesson.sampling.generate`. batch_rows caps the
+    rows of one forward pass (memory: about 12 kB per row and position in float64). Raises
+    ValueError for temperature <= 0, an answer_prefix that leaves the grammar or ends the text,
+    or when a path would not fit in the context.
     """
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, found {temperature}")
     start = time.perf_counter()
-    m = model.astype(dtype)
-    written = b"".join(grammar.vocab[t] for t in answer_prefix)
-    if not grammar.is_prefix(written) or grammar.is_complete(written):
-        raise ValueError(f"answer_prefix spells {written!r}, which is not a proper prefix of a text of G")
+    matcher = grammar.matcher(tok.vocab)
+    for t in answer_prefix:
+        if not matcher.mask()[t] or ended(matcher, stop_at_accept):
+            raise ValueError(f"answer_prefix spells {matcher.prefix_bytes + tok.vocab[t]!r}, which "
+                             "is not a proper prefix of a text of the grammar")
+        matcher.consume(t)
+    if ended(matcher, stop_at_accept):
+        raise ValueError(f"answer_prefix spells {matcher.prefix_bytes!r}, which already ends the text")
     prompt_ids = tok.encode(prompt) + list(answer_prefix)
-    longest = max(len(g) for g in grammar.texts) + 1
-    if len(prompt_ids) + longest > model.config.n_ctx:
-        raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus the longest text ({longest} bytes) "
-                         f"may not fit in the context of {model.config.n_ctx} tokens")
+    room = model.config.n_ctx - len(prompt_ids)
+    counts = count_language(grammar, tok.vocab, stop_at_accept=stop_at_accept, max_paths=max_paths,
+                            max_positions=max_positions, max_tokens=max(room, 1), start=matcher)
+    if counts.longest_tokens > room:
+        raise ValueError(f"prompt ({len(prompt_ids)} tokens) plus the longest path "
+                         f"({counts.longest_tokens} tokens) do not fit in the context of "
+                         f"{model.config.n_ctx} tokens")
+    m = model.astype(dtype)
     root = m.new_cache(1)
     logits = m.step(np.array([prompt_ids]), root)[:, -1]  # (1, V)
-    found: dict[bytes, list[tuple[float, float]]] = {g: [] for g in grammar.texts}
+    found: dict[bytes, list[tuple[float, float]]] = {}
     # The stack holds batches still to run: (parent batch's cache or None for the prompt, the
     # parent row of each path, its new token, its node). A batch's cache is made only when it runs,
     # so memory holds the caches along one branch of the walk, not a whole depth.
-    stack = _batches(None, _expand(grammar, [_Node(written, 0.0, 0.0)], logits / temperature, found), batch_rows)
+    first = [_Node(matcher, 0.0, 0.0)]
+    stack = _batches(None, _expand(first, logits / temperature, found, stop_at_accept), batch_rows)
     rows = calls = 0
     while stack:
         parent, chunk = stack.pop()
@@ -136,9 +160,9 @@ def enumerate_paths(model, tok, prompt: str, grammar: FiniteGrammar, *, temperat
                  else parent.select([row for row, _, _ in chunk], extra=1, spare=3))
         logits = m.step(np.array([[token] for _, token, _ in chunk]), cache)[:, 0]  # (n, V)
         nodes = [node for _, _, node in chunk]
-        stack += _batches(cache, _expand(grammar, nodes, logits / temperature, found), batch_rows)
+        stack += _batches(cache, _expand(nodes, logits / temperature, found, stop_at_accept), batch_rows)
         rows, calls = rows + len(chunk), calls + 1
-    return _summarise(found, rows, calls, time.perf_counter() - start, temperature)
+    return _summarise(found, counts, rows, calls, time.perf_counter() - start, temperature)
 
 
 def _batches(cache, children: list, size: int) -> list:
@@ -146,78 +170,38 @@ def _batches(cache, children: list, size: int) -> list:
     return [(cache, children[lo:lo + size]) for lo in range(0, len(children), size)]
 
 
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits - logits.max(axis=-1, keepdims=True)
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-
-
-def _expand(grammar: FiniteGrammar, nodes: list[_Node], logits: np.ndarray, found: dict) -> list:
-    """Extend every node by each allowed token; finished paths go to ``found``, the rest are returned
-    as (parent row, token id, child node) and still need a forward pass."""
-    logp = _log_softmax(logits)  # (n, V)
-    groups: dict[bytes, list[int]] = {}  # rows with the same bytes share their allowed set
+def _expand(nodes: list[_Node], logits: np.ndarray, found: dict, stop_at_accept: bool) -> list:
+    """Extend every node by each allowed token; finished paths go to ``found`` (text -> list of
+    (ln p, ln q~)), the rest are returned as (parent row, token id, child node) and still need a
+    forward pass. Rows whose matchers share a state key share their allowed set and children."""
+    logp = log_softmax(logits)  # (n, V)
+    groups: dict = {}
     for row, node in enumerate(nodes):
-        groups.setdefault(node.prefix, []).append(row)
+        groups.setdefault(node.matcher.state_key(), []).append(row)
     children = []
-    for prefix, rows in groups.items():
-        allowed = grammar.allowed_ids(prefix)
+    for rows in groups.values():
+        allowed = allowed_ids(nodes[rows[0]].matcher)
         lp = logp[np.ix_(rows, allowed)]  # (rows, allowed)
         log_kept = np.logaddexp.reduce(lp, axis=1)  # ln p(A_j | x, y_<j) per row
-        pieces = [None if t == grammar.end_token else prefix + grammar.vocab[t] for t in allowed]
-        done = [grammar.end_token is None and grammar.is_complete(piece) for piece in pieces]
         for row, lps, kept in zip(rows, lp.tolist(), log_kept.tolist()):
             node = nodes[row]
-            for token, piece, complete, lpv in zip(allowed, pieces, done, lps):
+            for token, lpv in zip(allowed.tolist(), lps):
+                child = node.matcher.fork()
+                child.consume(token)
                 log_p, log_q = node.log_p + lpv, node.log_q + lpv - kept
-                if piece is None:  # the end token: the text is the prefix itself
-                    found[prefix].append((log_p, log_q))
-                elif complete:
-                    found[piece].append((log_p, log_q))
+                if ended(child, stop_at_accept):
+                    found.setdefault(child.prefix_bytes, []).append((log_p, log_q))
                 else:
-                    children.append((row, token, _Node(piece, log_p, log_q)))
+                    children.append((row, token, _Node(child, log_p, log_q)))
     return children
 
 
-def _summarise(found: dict, rows: int, calls: int, seconds: float, temperature: float) -> Enumeration:
-    found = {g: paths for g, paths in found.items() if paths}  # texts the answer prefix excludes
+def _summarise(found: dict, counts: LanguageCounts, rows: int, calls: int, seconds: float,
+               temperature: float) -> Enumeration:
     per_text = {g: float(np.logaddexp.reduce([lp for lp, _ in paths])) for g, paths in found.items()}
     log_total = float(np.logaddexp.reduce(list(per_text.values())))
     results = [TextResult(g, len(paths), per_text[g], math.exp(per_text[g] - log_total),
                           float(sum(math.exp(lq) for _, lq in paths)))
                for g, paths in found.items()]
     results.sort(key=lambda r: (-r.conditional, r.text))
-    return Enumeration(results, log_total, rows, calls, seconds, temperature)
-
-
-def count_paths(grammar: FiniteGrammar) -> dict[bytes, int]:
-    """Per text of G, how many token sequences spell it (no model needed).
-
-    ways[i] = number of ways to write text[i:] = sum over tokens v that start text[i:] of
-    ways[i + len(v)], with ways[len(text)] = 1 (dynamic programming over byte offsets).
-    """
-    counts = {}
-    for text in grammar.texts:
-        ways = [0] * len(text) + [1]
-        for i in range(len(text) - 1, -1, -1):
-            ways[i] = sum(ways[i + len(piece)] for v, piece in enumerate(grammar.vocab)
-                          if v != grammar.end_token and piece and text.startswith(piece, i))
-        counts[text] = ways[0]
-    return counts
-
-
-def count_positions(grammar: FiniteGrammar) -> int:
-    """How many model positions :func:`enumerate_paths` runs after the prompt (no model needed):
-    one per token path prefix that is not yet a finished path.
-
-    below[p] = sum over allowed tokens v after the bytes p (the end token excluded) that do not
-    finish a text of (1 + below[p + v]), computed from the longest byte prefix of G down to b"".
-    """
-    prefixes = sorted({text[:i] for text in grammar.texts for i in range(len(text) + 1)}, key=len, reverse=True)
-    below: dict[bytes, int] = {}
-    for prefix in prefixes:
-        below[prefix] = 0
-        for t in grammar.allowed_ids(prefix):
-            piece = None if t == grammar.end_token else prefix + grammar.vocab[t]
-            if piece is not None and not (grammar.end_token is None and grammar.is_complete(piece)):
-                below[prefix] += 1 + below[piece]
-    return below[b""]
+    return Enumeration(results, log_total, rows, calls, seconds, temperature, counts)

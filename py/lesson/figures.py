@@ -12,8 +12,10 @@ import math
 
 import numpy as np
 
-from .enumeration import count_paths, count_positions, enumerate_paths
-from .grammar import FiniteGrammar
+from masker import compile_choice
+
+from .enumeration import enumerate_paths
+from .language import allowed_ids, count_paths, count_positions
 from .rejection import rejection_sample
 from .sampling import generate
 from .views import is_partial, token_label
@@ -52,7 +54,7 @@ def name_of(text) -> str:
 
 def compute_figures(model, tok) -> dict:
     """All figures of the lesson as JSON-ready data (floats unrounded; the templates format them)."""
-    grammar = FiniteGrammar([answer(n) for n in NAMES], tok.vocab)
+    grammar = compile_choice([answer(n) for n in NAMES])
     out = {"prompt": PROMPT, "names": NAMES, "protagonist": PROTAGONIST, "key": KEY,
            "texts": [answer(n) for n in NAMES], "model_alone": model_alone(model, tok)}
     masked = [generate(model, tok, PROMPT, grammar, seed=s) for s in MASKED_SEEDS]
@@ -94,7 +96,7 @@ def sample_summary(gen, tok) -> dict:
             "tokens": len(gen.token_ids), "bpe_tokens": len(bpe),
             "split": [token_label(tok.vocab[t]) for t in gen.token_ids],
             "bpe_split": [token_label(tok.vocab[t]) for t in bpe], "bpe_differs": gen.token_ids != bpe,
-            "forced": sum(p.forced for p in gen.positions),
+            "forced": sum(p.is_forced for p in gen.positions),
             "log_p": gen.log_p, "q": math.exp(gen.log_q)}
 
 
@@ -106,18 +108,18 @@ def walk_summary(gen, tok, model, grammar) -> dict:
     The conditional depends on how the forced prefix was split into tokens; ``split_share`` is the
     share of this sample's split in p(prefix | x), all ``splits`` token splits of the prefix summed.
     """
-    first = next(j for j, pos in enumerate(gen.positions) if not pos.forced)
+    first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
     pos = gen.positions[first]
     prefix = b"".join(tok.vocab[t] for t in gen.token_ids[:first])
     allowed = []
-    for t, q in pos.allowed:
+    for t, p, q in pos.allowed:
         finish = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=gen.token_ids[:first] + [t])
-        allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": q * pos.kept_mass,
+        allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": p,
                         "finish": finish.p_grammar, "name": name_of(finish.rows[0].label)})
     total = sum(a["p"] * a["finish"] for a in allowed)
     for a in allowed:
         a["conditional"] = a["p"] * a["finish"] / total
-    all_splits = enumerate_paths(model, tok, PROMPT, FiniteGrammar([prefix], tok.vocab))
+    all_splits = enumerate_paths(model, tok, PROMPT, compile_choice([prefix.decode("utf-8")]))
     log_p_split = sum(math.log(p.p_chosen) for p in gen.positions[:first])
     return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
             "written": prefix.decode("utf-8", "replace"),
@@ -144,10 +146,12 @@ def prefix_split(gen, n_bytes: int) -> tuple[int, ...]:
 def utf8_example(tok) -> dict:
     """The allowed set in the middle of a two-byte letter: after ``{"nombre":"Do`` for the text
     with "Doña Paca", one allowed token is the whole letter and another only its first byte."""
-    grammar = FiniteGrammar([answer(UTF8_NAME)], tok.vocab)
-    allowed = grammar.allowed_ids(UTF8_PREFIX.encode())
+    matcher = compile_choice([answer(UTF8_NAME)]).matcher(tok.vocab)
+    matcher.consume_bytes(UTF8_PREFIX)
+    allowed = allowed_ids(matcher).tolist()
     lead = [t for t in allowed if len(tok.vocab[t]) == 1][0]
-    after_lead = grammar.allowed_ids(UTF8_PREFIX.encode() + tok.vocab[lead])
+    matcher.consume(lead)
+    after_lead = allowed_ids(matcher).tolist()
     return {"name": UTF8_NAME, "prefix": UTF8_PREFIX,
             "allowed": [{"token": t, "label": token_label(tok.vocab[t]), "bytes": tok.vocab[t].hex(" "),
                          "partial": is_partial(tok.vocab[t])} for t in allowed],
@@ -160,24 +164,29 @@ def enumeration_summary(model, tok, grammar) -> dict:
     and of the same texts with OTHER_KEY (paths and model positions), with how many token splits
     each key has."""
     result = enumerate_paths(model, tok, PROMPT, grammar)
-    spaced = FiniteGrammar([answer(n, spaced=True) for n in NAMES], tok.vocab)
-    other = FiniteGrammar([answer(n, key=OTHER_KEY) for n in NAMES], tok.vocab)
+    spaced = compile_choice([answer(n, spaced=True) for n in NAMES])
+    other = compile_choice([answer(n, key=OTHER_KEY) for n in NAMES])
     rows = [{"text": r.label, "name": name_of(r.label), "paths": r.paths,
              "conditional": r.conditional, "masked": r.masked, "ratio": r.masked / r.conditional}
             for r in result.rows]
     by_masked = sorted(rows, key=lambda r: -r["masked"])
     return {"p_grammar": result.p_grammar, "log_p_grammar": result.log_p_grammar, "rows": rows,
-            "paths": result.paths, "paths_spaced": sum(count_paths(spaced).values()),
+            "paths": result.paths, "paths_spaced": sum(count_paths(spaced, tok.vocab).values()),
             "forward_rows": result.forward_rows, "expected_tries": result.expected_tries,
             "years": result.years_at_one_ns, "top_conditional": rows[0], "top_masked": by_masked[0],
             "most_inflated": max(rows, key=lambda r: r["ratio"]),
             "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
             "reversed": [r["name"] for r in rows] == [r["name"] for r in by_masked][::-1],
             "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)},
-            "other_key": {"key": OTHER_KEY, "paths": sum(count_paths(other).values()),
-                          "positions": count_positions(other),
-                          "key_splits": count_paths(FiniteGrammar([OTHER_KEY], tok.vocab))[OTHER_KEY.encode()]},
-            "key_splits": count_paths(FiniteGrammar([KEY], tok.vocab))[KEY.encode()]}
+            "other_key": {"key": OTHER_KEY, "paths": sum(count_paths(other, tok.vocab).values()),
+                          "positions": count_positions(other, tok.vocab),
+                          "key_splits": key_splits(OTHER_KEY, tok)},
+            "key_splits": key_splits(KEY, tok)}
+
+
+def key_splits(key: str, tok) -> int:
+    """How many token splits the vocabulary has for ``key`` (token paths of the text alone)."""
+    return count_paths(compile_choice([key]), tok.vocab)[key.encode()]
 
 
 def temperature_sweep(model, tok, grammar) -> list[dict]:
@@ -197,7 +206,7 @@ def temperature_sweep(model, tok, grammar) -> list[dict]:
 
 def rejection_summary(model, tok) -> dict:
     """The reachable grammar: its exact table, and one seeded run of the rejection sampler."""
-    grammar = FiniteGrammar(REACHABLE, tok.vocab)
+    grammar = compile_choice(REACHABLE)
     exact = enumerate_paths(model, tok, PROMPT, grammar)
     out = {"texts": REACHABLE, "p_grammar": exact.p_grammar, "expected_tries": exact.expected_tries,
            "rows": [{"text": r.label, "conditional": r.conditional, "masked": r.masked} for r in exact.rows],

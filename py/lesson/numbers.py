@@ -24,13 +24,34 @@ def es_sci(x: float, digits: int = 3) -> str:
     Numbers from 0.01 to 10 000 are written without a power of ten; 0 and non-finite values as such.
     """
     if x == 0 or not math.isfinite(x):
-        return "0" if x == 0 else str(x)
+        return "0" if x == 0 else ("NaN" if math.isnan(x) else ("∞" if x > 0 else "−∞"))
     exponent = math.floor(math.log10(abs(x)))
     mantissa = round(x / 10 ** exponent, digits - 1)
     if abs(mantissa) >= 10:  # 9.996 rounds up to 10.0
         mantissa, exponent = mantissa / 10, exponent + 1
     if -2 <= exponent <= 3:
         return es_decimal(x, max(0, digits - 1 - exponent))
+    return f"{es_decimal(mantissa, digits - 1)}·10{str(exponent).translate(_SUPERSCRIPT)}"
+
+
+def es_sci_log(ln_x: float, digits: int = 3) -> str:
+    """e^ln_x written like :func:`es_sci`, computed in the log domain, so that numbers a float64
+    cannot hold (1e-400, 1e+400) still print: es_sci_log(-1000) == "5,08·10⁻⁴³⁵". Where e^ln_x is
+    an ordinary float the result is exactly ``es_sci(math.exp(ln_x), digits)``; -inf prints "0",
+    +inf and NaN print "∞" and "NaN"."""
+    if math.isnan(ln_x):
+        return "NaN"
+    if ln_x == -math.inf:
+        return "0"
+    if ln_x == math.inf:
+        return "∞"
+    if -690 < ln_x < 690:  # e^ln_x is a normal float64
+        return es_sci(math.exp(ln_x), digits)
+    log10 = ln_x / math.log(10)
+    exponent = math.floor(log10)
+    mantissa = round(10 ** (log10 - exponent), digits - 1)
+    if mantissa >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
     return f"{es_decimal(mantissa, digits - 1)}·10{str(exponent).translate(_SUPERSCRIPT)}"
 
 

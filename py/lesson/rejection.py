@@ -6,7 +6,8 @@ become a text of G with every prefix inside G on the way; it is rejected as soon
 G. Two costs are counted per try, in forward passes (one per sampled token):
 
 - with early abort: the try stops at the first token that leaves G;
-- without: the try goes on until it has as many bytes as the longest text (only then is it judged).
+- without: the try goes on until it has as many bytes as the longest text (only then is it judged),
+  or, for an infinite language, until the token budget.
 
 The accepted answers follow p(y | x, G) exactly; the number of tries per accepted answer is
 geometric with mean 1 / p(G | x), with or without early abort (it saves passes, not tries).
@@ -19,8 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grammar import FiniteGrammar
-from .sampling import _softmax
+from masker import Grammar, TokenNotAllowed
+from minigpt.gpt import softmax
+
+from .language import LanguageTooLarge, count_language, ended
 
 
 @dataclass
@@ -69,34 +72,56 @@ class Rejection:
         return rejection_html(self)
 
 
-def rejection_sample(model, tok, prompt: str, grammar: FiniteGrammar, *, accepted: int = 10,
-                     seed: int = 0, batch: int = 64, max_tries: int = 10_000) -> Rejection:
+def rejection_sample(model, tok, prompt: str, grammar: Grammar, *, accepted: int = 10,
+                     seed: int = 0, batch: int = 64, max_tries: int = 10_000,
+                     max_tokens: int | None = None, stop_at_accept: bool = False) -> Rejection:
     """Run tries, ``batch`` at a time (one batched forward pass per token), until ``accepted``
-    answers are in G; see the module doc. Raises ValueError when ``max_tries`` tries give fewer
-    answers (the grammar is too unlikely for this model: compute 1 / p(G | x) first) or when the
-    grammar has an end token (not supported here)."""
-    if grammar.end_token is not None:
-        raise ValueError("rejection_sample supports grammars without an end token")
+    answers are texts of ``grammar`` (any masker Grammar); see the module doc.
+
+    A try is judged by the masker's matcher: it leaves the language at the first token with a byte
+    the grammar refuses, and it is accepted when the end rule (:func:`lesson.language.ended`,
+    ``stop_at_accept`` as in ``generate``) says its text is complete. Without early abort a try runs
+    until it has as many bytes as the longest text when the language is finite, else until
+    ``max_tokens`` tokens (default: the room left in the model's context), where an undecided try
+    counts as rejected. Raises ValueError when ``max_tries`` tries give fewer answers (the grammar
+    is too unlikely for this model: compute 1 / p(G | x) first) or the prompt leaves no room.
+    """
     start = time.perf_counter()
+    prompt_ids = tok.encode(prompt)
+    room = model.config.n_ctx - len(prompt_ids)
+    max_tokens = room if max_tokens is None else max_tokens
+    if not 0 < max_tokens <= room:
+        raise ValueError(f"max_tokens must be in 1..{room} (the room left in the context after the "
+                         f"prompt's {len(prompt_ids)} tokens), found {max_tokens}")
+    try:
+        longest = count_language(grammar, tok.vocab, stop_at_accept=stop_at_accept,
+                                 max_tokens=max_tokens).longest_bytes
+    except LanguageTooLarge:
+        longest = None  # infinite, or too large to count: tries run to the token budget
     m = model.astype(np.float64)
     root = m.new_cache(1)
-    first = m.step(np.array([tok.encode(prompt)]), root)[0, -1]
-    longest = max(len(g) for g in grammar.texts)
+    first = m.step(np.array([prompt_ids]), root)[0, -1]
+    matcher = grammar.matcher(tok.vocab)
     result = Rejection()
     while len(result.accepted) < accepted:
         if len(result.tries) >= max_tries:
             raise ValueError(f"{max_tries} tries gave {len(result.accepted)} answers in G, fewer "
                              f"than {accepted}: p(G | x) is too small for rejection sampling")
-        result.tries += _wave(m, root, first, grammar, seed, len(result.tries), batch, longest)
+        result.tries += _wave(m, root, first, matcher, seed, len(result.tries), batch, longest,
+                              max_tokens, stop_at_accept)
     last = max(t.index for t in result.accepted[:accepted])
     result.tries = result.tries[:last + 1]
     result.seconds = time.perf_counter() - start
     return result
 
 
-def _wave(m, root, first_logits, grammar, seed: int, offset: int, batch: int, longest: int) -> list[Try]:
-    """``batch`` tries side by side, each until it is decided and has ``longest`` bytes."""
+def _wave(m, root, first_logits, matcher, seed: int, offset: int, batch: int, longest: int | None,
+          max_tokens: int, stop_at_accept: bool) -> list[Try]:
+    """``batch`` tries side by side, each until it is decided and has ``longest`` bytes (or has
+    written ``max_tokens`` tokens)."""
+    vocab = matcher.vocab
     rngs = [np.random.default_rng([seed, offset + i]) for i in range(batch)]
+    matchers: list = [matcher.fork() for _ in range(batch)]  # None once the try has left G
     written = [b""] * batch
     decided: list[Try | None] = [None] * batch
     steps = [0] * batch
@@ -104,24 +129,35 @@ def _wave(m, root, first_logits, grammar, seed: int, offset: int, batch: int, lo
     while alive:
         tokens = []
         for row, i in enumerate(alive):
-            p = _softmax(logits[row])
+            p = softmax(logits[row])
             token = int(rngs[i].choice(len(p), p=p))
             tokens.append(token)
             steps[i] += 1
-            written[i] += grammar.vocab[token]
-            if decided[i] is None and not grammar.is_prefix(written[i]):
+            written[i] += vocab[token]
+            if decided[i] is not None:
+                continue
+            try:
+                matchers[i].consume(token)
+            except TokenNotAllowed:
                 decided[i] = Try(offset + i, written[i], False, steps[i], 0)
-            elif decided[i] is None and grammar.is_complete(written[i]):
+                continue
+            if ended(matchers[i], stop_at_accept):
                 decided[i] = Try(offset + i, written[i], True, steps[i], steps[i])
-        keep = [row for row, i in enumerate(alive) if len(written[i]) < longest and not
-                (decided[i] is not None and decided[i].accepted)]
+        keep = [row for row, i in enumerate(alive) if steps[i] < max_tokens
+                and (longest is None or len(written[i]) < longest)
+                and not (decided[i] is not None and decided[i].accepted)]
         kept = set(keep)
         for row, i in enumerate(alive):
-            if row not in kept and not decided[i].accepted:
+            if row in kept:
+                continue
+            if decided[i] is None:  # the budget ran out before the text was complete
+                decided[i] = Try(offset + i, written[i], False, steps[i], 0)
+            if not decided[i].accepted:
                 decided[i].passes_full = steps[i]
         if not keep:
             break
-        cache = root.branch(len(keep), capacity=longest) if cache is None else cache.select(keep)
+        capacity = max_tokens if longest is None else min(longest, max_tokens)
+        cache = root.branch(len(keep), capacity=capacity) if cache is None else cache.select(keep)
         ids = np.array([[tokens[row]] for row in keep])
         alive = [alive[row] for row in keep]
         logits = m.step(ids, cache)[:, 0]

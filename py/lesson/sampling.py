@@ -1,13 +1,16 @@
-"""Sampling from the mini-GPT with and without the mask, recording every position.
+"""Sampling from the mini-GPT with and without a grammar's mask, recording every position.
 
-The decode loop, written out (one position j per turn):
+The decode loop, written out (one position j per turn), for any masker grammar (``compile_choice``,
+``compile_regex``, ``compile_json_schema``, ``compile_cfg``):
 
-1. the model gives the next-token distribution p(. | x, y_<j) (logits / temperature, softmax);
-2. mask: keep the allowed set A_j of the grammar, whose mass is the kept mass p(A_j | x, y_<j);
-3. renormalise: q(v) = p(v) / p(A_j) for v in A_j, 0 outside;
-4. sample y_j from q, append it, and repeat until the text is complete (or the end token comes).
+1. the model gives the next-token distribution p_T(. | x, y_<j) = softmax(logits / T);
+2. mask: ``matcher.mask()`` gives the allowed set A_j, whose mass is the kept mass p_T(A_j | x, y_<j);
+3. renormalise: q(v) = p_T(v) / p_T(A_j) for v in A_j, 0 outside;
+4. optionally truncate q with top-k / top-p (among the allowed tokens) and renormalise again;
+5. sample y_j from q, ``matcher.consume(y_j)``, and repeat until the end rule
+   (:func:`lesson.language.ended`) says the text is complete, or the token budget runs out.
 
-Without a grammar, steps 2-3 are skipped and the loop stops after ``max_tokens`` tokens.
+Without a grammar, steps 2-3 are skipped and the loop runs ``max_tokens`` tokens.
 Computed in float64 (``model.astype(np.float64)``), so that CPython and the browser agree to
 far more digits than the lesson prints.
 """
@@ -19,45 +22,73 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grammar import FiniteGrammar, GrammarError
+from masker import Grammar
+from minigpt.gpt import softmax
+
+from .language import allowed_ids, ended, forced_kind
+
+# Generation.status values
+FINISHED = "finished"  # the grammar's text is complete and no token may follow
+STOPPED = "stopped"    # stop_at_accept: the text is complete (it could have gone on)
+BUDGET = "budget"      # max_tokens reached before the grammar's text was complete: incomplete
+LENGTH = "length"      # no grammar: max_tokens tokens written, as asked
 
 
 @dataclass
 class Position:
     """What happened at one position j of a generation.
 
-    top: the model's ``top_k`` most probable tokens before the mask, as (token id, p), most probable first.
-    allowed: every allowed token after the mask with its renormalised probability q, most probable
-        first (None without a grammar).
-    kept_mass: p(A_j | x, y_<j), the probability the model put on allowed tokens (None without a grammar).
+    top: the model's ``record_top`` most probable tokens before the mask, as (token id, p), most
+        probable first (p after temperature).
+    allowed: every allowed token with its probability before the mask p and after it q, as
+        (token id, p, q), most probable first (None without a grammar). q includes top-k / top-p.
+    kept_mass: p_T(A_j | x, y_<j), the tempered probability on allowed tokens (None without a grammar).
     chosen: the sampled token id; p_chosen: its probability before the mask; q_chosen: after it.
-    forced: True when the grammar left a single continuation of the text (see FiniteGrammar.is_forced).
+    forced: None for a real choice, "token" when one token was allowed, "split" when the grammar
+        left one continuation of the text and the model only chose its token split
+        (:func:`lesson.language.forced_kind`); always None without a grammar.
     """
     top: list[tuple[int, float]]
-    allowed: list[tuple[int, float]] | None
+    allowed: list[tuple[int, float, float]] | None
     kept_mass: float | None
     chosen: int
     p_chosen: float
     q_chosen: float
-    forced: bool
+    forced: str | None = None
+
+    @property
+    def is_forced(self) -> bool:
+        return self.forced is not None
 
 
 @dataclass
 class Generation:
-    """One sampled answer: token ids, the bytes they spell, and one Position per token."""
+    """One sampled answer: token ids, the bytes they spell, one Position per token, and why it
+    stopped (``status``: "finished", "stopped", "budget" or "length"; see the module constants)."""
     prompt: str
     vocab: list[bytes]
     token_ids: list[int] = field(default_factory=list)
     positions: list[Position] = field(default_factory=list)
-    masked: bool = False
+    grammar: Grammar | None = None
     seed: int = 0
     temperature: float = 1.0
-    end_token: int | None = None
+    top_k: int | None = None
+    top_p: float | None = None
+    max_tokens: int = 0
+    status: str = LENGTH
+
+    @property
+    def masked(self) -> bool:
+        return self.grammar is not None
+
+    @property
+    def complete(self) -> bool:
+        """True when the grammar's text is complete (always True without a grammar)."""
+        return self.status != BUDGET
 
     @property
     def bytes(self) -> bytes:
-        """The answer's bytes (the end token, if any, not included)."""
-        return b"".join(self.vocab[t] for t in self.token_ids if t != self.end_token)
+        return b"".join(self.vocab[t] for t in self.token_ids)
 
     @property
     def text(self) -> str:
@@ -66,13 +97,18 @@ class Generation:
 
     @property
     def log_p(self) -> float:
-        """ln p(y | x): natural log of the unmasked probability of this token path."""
+        """ln p_T(y | x): natural log of the unmasked (tempered) probability of this token path."""
         return float(sum(math.log(pos.p_chosen) for pos in self.positions))
 
     @property
     def log_q(self) -> float:
-        """ln q~(y | x): natural log of the masked probability of this token path."""
+        """ln q~(y | x): natural log of the probability with which this loop drew this token path."""
         return float(sum(math.log(pos.q_chosen) for pos in self.positions))
+
+    @property
+    def log_kept(self) -> float:
+        """ln prod_j p_T(A_j | x, y_<j): what the mask threw away along this path (0 without one)."""
+        return float(sum(math.log(pos.kept_mass) for pos in self.positions if pos.kept_mass is not None))
 
     def _repr_html_(self) -> str:
         from .views import generation_html
@@ -84,73 +120,111 @@ class Generation:
         return PositionsView(self, top_k)
 
 
-def generate(model, tok, prompt: str, grammar: FiniteGrammar | None = None, *, seed: int = 0,
-             temperature: float = 1.0, max_tokens: int | None = None, top_k: int = 5) -> Generation:
-    """Sample one answer after ``prompt``, masked by ``grammar`` when one is given.
+def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
+             temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+             max_tokens: int | None = None, stop_at_accept: bool = False,
+             record_top: int = 5) -> Generation:
+    """Sample one answer after ``prompt``, masked by ``grammar`` (a masker Grammar) when one is given.
 
-    model: a minigpt GPT (computed in float64 here); tok: its Tokenizer (to encode the prompt).
-    seed: NumPy ``default_rng`` seed; temperature > 0 divides the logits before the softmax (the mask
-    then acts on the tempered distribution). max_tokens: required without a grammar (default 40);
-    with one, generation stops when the text is complete (at most the longest text's byte count).
-    Raises ValueError for an empty prompt, temperature <= 0 or a context overflow (prompt plus
-    answer longer than the model's n_ctx tokens), and GrammarError if the model puts no mass at all
-    on the allowed set (float64 underflow; does not happen with this model).
+    model: a minigpt GPT (computed in float64 here); tok: its Tokenizer (prompt and vocabulary).
+    seed: NumPy ``default_rng`` seed. temperature > 0 divides the logits before the softmax; the
+    mask acts on that tempered distribution (the kept mass is measured there), and top_k (keep the
+    k most probable) and top_p (keep the smallest most-probable set whose mass reaches p, 0 < p <= 1)
+    then truncate the masked distribution among the allowed tokens, so they never empty the
+    allowed set. Without a grammar they truncate the tempered distribution.
+
+    End rule (:func:`lesson.language.ended`): the loop stops when the matcher is finished, or with
+    ``stop_at_accept`` as soon as the text is complete. max_tokens: the token budget (default 40
+    without a grammar, the room left in the model's context with one); a masked generation that
+    reaches it stops with ``status == "budget"`` and an incomplete text (``complete`` is False).
+
+    Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1],
+    or a prompt plus max_tokens longer than the model's n_ctx tokens; masker errors
+    (``LimitExceeded``) pass through.
     """
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, found {temperature}")
-    if grammar is None and max_tokens is None:
-        max_tokens = 40
-    if max_tokens is None:
-        max_tokens = max(len(g) for g in grammar.texts) + (grammar.end_token is not None)
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be at least 1, found {top_k}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], found {top_p}")
     prompt_ids = tok.encode(prompt)
     if not prompt_ids:
         raise ValueError("the prompt must hold at least one token")
     n_ctx = model.config.n_ctx
+    if max_tokens is None:
+        max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
     if len(prompt_ids) + max_tokens > n_ctx:
         raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
                          f"fit in the model's context of {n_ctx} tokens")
     m = model.astype(np.float64)
     rng = np.random.default_rng(seed)
-    out = Generation(prompt, grammar.vocab if grammar else tok.vocab, masked=grammar is not None,
-                     seed=seed, temperature=temperature,
-                     end_token=grammar.end_token if grammar else None)
+    out = Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,
+                     top_k=top_k, top_p=top_p, max_tokens=max_tokens)
+    matcher = grammar.matcher(tok.vocab) if grammar is not None else None
+    if matcher is not None and ended(matcher, stop_at_accept):
+        out.status = STOPPED if stop_at_accept else FINISHED
+        return out
     cache = m.new_cache(1)
     logits = m.step(np.array([prompt_ids]), cache)[0, -1]
-    prefix = b""
     for _ in range(max_tokens):
-        p = _softmax(logits / temperature)
-        position = _choose(p, grammar, prefix, rng, top_k)
+        p = softmax(logits / temperature)
+        position = choose(p, matcher, rng, record_top, top_k, top_p, stop_at_accept)
         out.positions.append(position)
         out.token_ids.append(position.chosen)
-        if grammar is not None and position.chosen == grammar.end_token:
-            break
-        prefix += out.vocab[position.chosen]
-        if grammar is not None and grammar.end_token is None and grammar.is_complete(prefix):
-            break
-        logits = m.step(np.array([[position.chosen]]), cache)[0, -1]
+        if matcher is not None:
+            matcher.consume(position.chosen)
+            if ended(matcher, stop_at_accept):
+                out.status = STOPPED if stop_at_accept and not matcher.is_finished() else FINISHED
+                return out
+        if len(out.token_ids) < max_tokens:
+            logits = m.step(np.array([[position.chosen]]), cache)[0, -1]
+    out.status = LENGTH if matcher is None else BUDGET
     return out
 
 
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = np.exp(logits - logits.max())
-    return z / z.sum()
+def truncate(q: np.ndarray, ids: np.ndarray, top_k: int | None, top_p: float | None) -> np.ndarray:
+    """Top-k and top-p over the candidates ``ids`` of the distribution ``q`` (float64[V], summing to
+    1 over ``ids``): the probabilities of the candidates kept, renormalised, 0 elsewhere. Ties are
+    broken by token id (a stable sort). Top-p keeps the smallest prefix of the ranked candidates
+    whose mass reaches ``top_p`` (Holtzman et al., 2020, "The Curious Case of Neural Text
+    Degeneration")."""
+    if top_k is None and top_p is None:
+        return q
+    ranked = ids[np.argsort(-q[ids], kind="stable")]
+    if top_k is not None:
+        ranked = ranked[:top_k]
+    if top_p is not None:
+        cumulative = np.cumsum(q[ranked])
+        ranked = ranked[:int(np.searchsorted(cumulative, top_p * cumulative[-1] * (1 - 1e-12))) + 1]
+    out = np.zeros_like(q)
+    out[ranked] = q[ranked] / q[ranked].sum()
+    return out
 
 
-def _choose(p: np.ndarray, grammar: FiniteGrammar | None, prefix: bytes, rng, top_k: int) -> Position:
-    """Steps 2-4 of the loop for one position: mask, renormalise, sample."""
-    order = np.argsort(-p, kind="stable")[:top_k]
+def choose(p: np.ndarray, matcher, rng, record_top: int = 5, top_k: int | None = None,
+           top_p: float | None = None, stop_at_accept: bool = False) -> Position:
+    """Steps 2-5 of the loop for one position: mask, renormalise, truncate, sample.
+
+    p: float64[V], the tempered next-token distribution; matcher: a masker Matcher at the prefix
+    (None: no mask). The matcher is not advanced. Raises ValueError if the model puts no mass at
+    all on the allowed set (float64 underflow; does not happen with this model).
+    """
+    order = np.argsort(-p, kind="stable")[:record_top]
     top = [(int(i), float(p[i])) for i in order]
-    if grammar is None:
-        chosen = int(rng.choice(len(p), p=p))
-        return Position(top, None, None, chosen, float(p[chosen]), float(p[chosen]), False)
-    allowed_ids = grammar.allowed_ids(prefix)
-    allowed = np.array(allowed_ids, dtype=np.int64)
+    if matcher is None:
+        q = truncate(p, np.arange(len(p)), top_k, top_p)
+        chosen = int(rng.choice(len(q), p=q))
+        return Position(top, None, None, chosen, float(p[chosen]), float(q[chosen]))
+    allowed = allowed_ids(matcher)
     kept = float(p[allowed].sum())
     if not kept > 0:
-        raise GrammarError(f"the model gives probability 0 to every allowed token after {prefix!r}")
+        raise ValueError(f"the model gives probability 0 to every allowed token after "
+                         f"{matcher.prefix_bytes[-40:]!r}")
     q = np.zeros_like(p)
     q[allowed] = p[allowed] / kept
+    q = truncate(q, allowed, top_k, top_p)
     chosen = int(rng.choice(len(q), p=q))
     ranked = allowed[np.argsort(-q[allowed], kind="stable")]
-    return Position(top, [(int(i), float(q[i])) for i in ranked], kept, chosen,
-                    float(p[chosen]), float(q[chosen]), grammar.is_forced(prefix, allowed_ids))
+    return Position(top, [(int(i), float(p[i]), float(q[i])) for i in ranked], kept, chosen,
+                    float(p[chosen]), float(q[chosen]), forced_kind(matcher, allowed, stop_at_accept))

@@ -10,11 +10,13 @@ carries p(G | x) in ``data-value``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from html import escape
 from pathlib import Path
 
-from .numbers import es_decimal, es_int, es_prob, es_sci
+from .enumeration import SECONDS_PER_YEAR
+from .numbers import es_decimal, es_int, es_prob, es_sci, es_sci_log
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 _CSS: list[str] = []  # views.css, read once
@@ -69,16 +71,38 @@ def strip_html(vocab: list[bytes], tokens: list[int]) -> str:
             + "</span>")
 
 
+KIND_NAMES = {"choice": "lista de opciones", "regex": "expresión regular", "json_schema": "JSON Schema",
+              "cfg": "gramática GBNF"}
+
+
+def status_html(gen) -> str:
+    """Why a generation stopped, in words: nothing for a complete text; a warning for a budget
+    that ran out before the grammar's text was complete."""
+    if gen.status == "budget":
+        return (f'<span class="status-budget" data-testid="budget-reached">presupuesto agotado '
+                f'({gen.max_tokens} tokens): texto incompleto</span>')
+    if gen.status == "stopped":
+        return '<span class="status-note">parada en cuanto el texto fue válido</span>'
+    return ""
+
+
 def generation_html(gen) -> str:
-    """One Generation: the answer (test hook), its token strip and its path probabilities."""
+    """One Generation: the answer (test hook), its token strip, its path probabilities, why it
+    stopped and, with a grammar, whether the grammar accepts the text."""
     hook = "masked-sample" if gen.masked else "unmasked-sample"
-    kind = "con máscara" if gen.masked else "sin máscara"
-    probs = f"p(y | x) = {es_sci(math.exp(gen.log_p))}"
+    kind = f"con máscara ({KIND_NAMES.get(gen.grammar.kind, gen.grammar.kind)})" if gen.masked else "sin máscara"
+    probs = f"p(y | x) = {es_sci_log(gen.log_p)}"
     if gen.masked:
-        probs += f" · q̃(camino) = {es_prob(math.exp(gen.log_q))}"
+        probs += f" · q̃(camino) = {es_sci_log(gen.log_q)}"
+    verdict = ""
+    if gen.masked:
+        ok = gen.grammar.accepts(gen.bytes)
+        verdict = (f'<span class="verdict" data-testid="verdict" data-accepted="{str(ok).lower()}">'
+                   f'{"la gramática lo acepta" if ok else "la gramática no lo acepta (aún)"}</span>')
+    extra = " · ".join(x for x in (status_html(gen), verdict) if x)
     return styled(f'<figure class="generation">'
             f'<figcaption>{kind} · semilla {gen.seed} · temperatura {es_decimal(gen.temperature, 1)} · '
-            f'{len(gen.token_ids)} tokens · {probs}</figcaption>'
+            f'{len(gen.token_ids)} tokens · {probs}{" · " + extra if extra else ""}</figcaption>'
             f'<pre class="answer"><code data-testid="{hook}">{escape(gen.text)}</code></pre>'
             f'{strip_html(gen.vocab, gen.token_ids)}</figure>')
 
@@ -94,7 +118,9 @@ class SampleTable:
         rows = []
         for gen in self.generations:
             hook = "masked-sample" if gen.masked else "unmasked-sample"
-            extra = f"<br><small>q̃(camino) = {es_prob(math.exp(gen.log_q))}</small>" if gen.masked else ""
+            extra = f"<br><small>q̃(camino) = {es_sci_log(gen.log_q)}</small>" if gen.masked else ""
+            if status_html(gen):
+                extra += f"<br><small>{status_html(gen)}</small>"
             rows.append(f'<tr><td>{gen.seed}</td><td><code class="answer" data-testid="{hook}">'
                         f'{escape(gen.text)}</code>{extra}</td>'
                         f'<td>{strip_html(gen.vocab, gen.token_ids)}</td></tr>')
@@ -132,46 +158,98 @@ def _ranked(vocab, pairs, chosen: int, limit: int) -> str:
 
 def log_width(p: float, decades: int = 12) -> float:
     """Bar width (0..100) for a probability on a log scale: 1 is full, 10^-decades or less is empty."""
-    if p <= 0:
+    if not p > 0:
         return 0.0
     return max(0.0, min(100.0, 100 * (1 + math.log10(p) / decades)))
 
 
+FORCED_LABELS = {"token": "forzada: un solo token",
+                 "split": "forzada: una sola continuación, varias particiones",
+                 None: "elección real"}
+
+
 class PositionsView:
-    """The per-position picture of one generation: for each position j, the model's top tokens
-    before the mask, the allowed tokens after it (renormalised), the kept mass p(A_j) on a log
-    scale, the chosen token, and whether the position was forced."""
+    """The per-position picture of one generation, readable at any length.
+
+    A token strip (it wraps) with one entry per position j; choosing one (click, or Tab into the
+    strip and the arrow keys: they are radio buttons, no script needed) opens its detail below:
+    the model's top tokens before the mask (the ones the mask removes struck out), the allowed
+    tokens with p before and q after the mask, the kept mass p(A_j) on a labelled log scale, the
+    chosen token and whether the position was forced. The first real choice is open at first.
+
+    Test hooks: ``[data-testid=positions-view]``; each strip entry has ``data-position`` (1-based)
+    and ``data-forced`` ("token", "split" or ""); each panel ``data-panel`` (1-based).
+    """
 
     def __init__(self, gen, top_k: int = 5):
         self.gen, self.top_k = gen, top_k
 
-    def _row(self, j: int, pos) -> str:
+    def _uid(self) -> str:
+        """An id prefix that depends only on the generation (the same view renders the same HTML)."""
+        gen = self.gen
+        key = repr((gen.prompt, gen.token_ids, gen.seed, gen.temperature, gen.top_k, gen.top_p,
+                    None if gen.grammar is None else repr(gen.grammar)))
+        return "pv" + hashlib.sha1(key.encode()).hexdigest()[:8]
+
+    def _panel(self, j: int, pos) -> str:
         vocab = self.gen.vocab
-        forced = '<span class="forced-mark">forzada</span>' if pos.forced else ""
-        kept = ""
-        if pos.kept_mass is not None:
-            kept = (f'<span class="logbar" title="escala logarítmica: de 10⁻¹² a 1">'
-                    f'<span class="pbar-fill" style="width:{log_width(pos.kept_mass):.1f}%"></span></span> '
-                    f'{es_prob(pos.kept_mass)}')
-        after = _ranked(vocab, pos.allowed, pos.chosen, self.top_k) if pos.allowed else ""
-        return (f'<tr class="{"forced" if pos.forced else "choice"}"><th scope="row">{j}</th>'
-                f'<td>{token_html(vocab, pos.chosen, "chosen")} {forced}</td>'
-                f'<td>{_ranked(vocab, pos.top, pos.chosen, self.top_k)}</td>'
-                f'<td class="kept">{kept}</td><td>{after}</td></tr>')
+        allowed = {t for t, _, _ in pos.allowed} if pos.allowed is not None else None
+        before = []
+        for t, p in pos.top:
+            removed = allowed is not None and t not in allowed
+            tok = token_html(vocab, t, "chosen" if t == pos.chosen else ("removed" if removed else ""))
+            mark = ' <span class="removed-mark">fuera</span>' if removed else ""
+            before.append(f'<li{" class=removed" if removed else ""}>{tok}{mark} '
+                          f'{_bar(p, es_prob(p), t == pos.chosen)}</li>')
+        head = (f'<p class="pv-head"><strong>Posición {j}</strong> · token elegido '
+                f'{token_html(vocab, pos.chosen, "chosen")} · p = {es_prob(pos.p_chosen)}')
+        if pos.allowed is None:
+            return (f'{head} (sin máscara)</p><div class="pv-cols"><div><h4>antes: p(v | x, y<sub>&lt;j</sub>)</h4>'
+                    f'<ol class="ranked">{"".join(before)}</ol></div></div>')
+        head += (f' · q = {es_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
+                 f'{FORCED_LABELS[pos.forced]}</span></p>')
+        kept = (f'<p class="pv-kept">masa conservada p(A<sub>{j}</sub>) = <strong>{es_prob(pos.kept_mass)}</strong> '
+                f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '
+                f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
+                f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'
+                f'<span>1</span></span></span> · {es_int(len(pos.allowed))} tokens permitidos</p>')
+        after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
+                 f'<span class="pq">p {es_prob(p)}</span> {_bar(q, es_prob(q), t == pos.chosen)}</li>'
+                 for t, p, q in pos.allowed[:self.top_k]]
+        if len(pos.allowed) > self.top_k:
+            after.append(f'<li class="more">y {len(pos.allowed) - self.top_k} más</li>')
+        return (head + kept + '<div class="pv-cols">'
+                f'<div><h4>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div>'
+                f'<div><h4>después: q̃(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(after)}</ol></div>'
+                '</div>')
 
     def _repr_html_(self) -> str:
-        gen = self.gen
-        rows = "".join(self._row(j, pos) for j, pos in enumerate(gen.positions, start=1))
-        forced = sum(pos.forced for pos in gen.positions)
-        caption = (f"«{escape(gen.text)}», posición a posición: {len(gen.positions)} tokens, "
-                   f"{forced} posiciones forzadas (una sola continuación del texto). La masa "
-                   f"conservada va en escala logarítmica: la barra llena es 1, la vacía 10⁻¹² o menos.")
-        return styled(_scroll("posición a posición") + '<table class="positions">'
-                f"<caption>{caption}</caption><thead><tr><th scope='col'>j</th>"
-                "<th scope='col'>token elegido</th><th scope='col'>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</th>"
-                "<th scope='col'>masa conservada p(A<sub>j</sub>)</th>"
-                "<th scope='col'>después: q̃(v | x, y<sub>&lt;j</sub>)</th></tr></thead>"
-                f"<tbody>{rows}</tbody></table></div>")
+        gen, uid = self.gen, self._uid()
+        n = len(gen.positions)
+        if n == 0:
+            return styled(f'<p class="enum-summary">«{escape(gen.text)}»: ninguna posición.</p>')
+        open_j = next((j for j, pos in enumerate(gen.positions, start=1) if not pos.is_forced), 1)
+        strip, panels, rules = [], [], []
+        for j, pos in enumerate(gen.positions, start=1):
+            kind = "forced" if pos.is_forced else "choice"
+            checked = " checked" if j == open_j else ""
+            strip.append(f'<label class="pv-pos {kind}" data-position="{j}" data-forced="{pos.forced or ""}" '
+                         f'title="posición {j}"><input type="radio" name="{uid}" id="{uid}-{j}" '
+                         f'aria-label="posición {j}"{checked}>'
+                         f'<span class="pv-j">{j}</span>{token_html(gen.vocab, pos.chosen)}</label>')
+            panels.append(f'<section class="pv-panel" data-panel="{j}" id="{uid}-p{j}">{self._panel(j, pos)}</section>')
+            rules.append(f"#{uid}:has(#{uid}-{j}:checked) #{uid}-p{j}")
+        forced = [pos.forced for pos in gen.positions]
+        caption = (f"«{escape(gen.text)}», posición a posición: {n} tokens; "
+                   f"{forced.count('token')} forzadas con un solo token, {forced.count('split')} con una sola "
+                   f"continuación pero varias particiones, {n - forced.count('token') - forced.count('split')} "
+                   "con elección real (marcadas en azul). Elige una posición con un clic, o con Tab y las "
+                   "flechas, para ver su detalle.")
+        style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
+        return styled(f'<div class="pv" id="{uid}" data-testid="positions-view">{style}'
+                      f'<p class="pv-caption">{caption}</p>'
+                      f'<div class="pv-strip" role="radiogroup" aria-label="posiciones">{"".join(strip)}</div>'
+                      f'<div class="pv-panels">{"".join(panels)}</div></div>')
 
 
 def enumeration_html(result) -> str:
@@ -188,13 +266,13 @@ def enumeration_html(result) -> str:
     cond_sum = sum(r.conditional for r in result.rows)
     mask_sum = sum(r.masked for r in result.rows)
     summary = (f'<p class="enum-summary">p(G | x) = <strong data-testid="p-grammar" '
-               f'data-value="{result.p_grammar!r}">{es_sci(result.p_grammar, 6)}</strong> '
+               f'data-value="{result.p_grammar!r}">{es_sci_log(result.log_p_grammar, 6)}</strong> '
                f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_int(result.paths)} caminos de tokens · '
                f'{es_int(result.forward_rows)} posiciones del modelo en {result.forward_calls} pasadas · '
                f'temperatura {es_decimal(result.temperature, 2)} · {es_decimal(result.seconds, 2)} s</p>'
                f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
-               f'{es_sci(result.expected_tries)} intentos de media; a un nanosegundo por intento, '
-               f'{es_sci(result.years_at_one_ns)} años.</p>')
+               f'{es_sci_log(-result.log_p_grammar)} intentos de media; a un nanosegundo por intento, '
+               f'{es_sci_log(-result.log_p_grammar + math.log(1e-9 / SECONDS_PER_YEAR))} años.</p>')
     return styled(summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
             "<thead><tr><th scope='col'>texto g</th><th scope='col'>caminos</th>"
             "<th scope='col'>condicionada p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"

@@ -174,6 +174,13 @@ class Matcher:
 
     fork = copy
 
+    def state_key(self):
+        """A hashable key of the automaton state: matchers with equal keys allow the same futures
+        (same masks from here on), so a walk over token paths can group or memoise on it. It is
+        the automaton's ``cache_key``, or the prefix bytes when the automaton has none."""
+        key = self.grammar.automaton.cache_key(self.state)
+        return ("prefix", self._prefix) if key is None else key
+
     def __repr__(self) -> str:
         return f"<Matcher {self.grammar.kind} prefix={self._prefix[-30:]!r}>"
 

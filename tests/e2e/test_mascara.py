@@ -9,13 +9,15 @@ the exact enumeration of token paths.
 from __future__ import annotations
 
 import json
+import re
 from types import SimpleNamespace
 
+import jsonschema
 import pytest
 
+from lesson import compile_choice, compile_json_schema, compile_regex
 from lesson.enumeration import enumerate_paths
 from lesson.figures import KEY, NAMES, PROMPT, answer, name_of
-from lesson.grammar import FiniteGrammar
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
@@ -28,6 +30,11 @@ pytestmark = pytest.mark.e2e
 PAGE = "mascara.html"
 RUN_ALL_TIMEOUT_MS = 120_000
 MASKED_SEEDS = range(5)  # the page's cell samples with seeds 0..4
+# the page's cell «Una expresión regular y un JSON Schema»
+PATTERN = r"(Benina|Obdulia) tiene [1-9][0-9]? años\."
+SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 8},
+                                          "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
+          "required": ["nombre", "edad"], "additionalProperties": False}
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
@@ -37,11 +44,13 @@ def cpython():
     """G, the masked samples and the enumeration, computed in CPython with the page's code."""
     tok, model = load_tokenizer(), load_model()
     texts = [answer(name) for name in NAMES]
-    grammar = FiniteGrammar(texts, tok.vocab)
+    grammar = compile_choice(texts)
     return SimpleNamespace(
         texts=texts,
         masked=[generate(model, tok, PROMPT, grammar, seed=s).text for s in MASKED_SEEDS],
-        enumeration=enumerate_paths(model, tok, PROMPT, grammar))
+        enumeration=enumerate_paths(model, tok, PROMPT, grammar),
+        regex=generate(model, tok, PROMPT, compile_regex(PATTERN), seed=0).text,
+        schema=generate(model, tok, PROMPT, compile_json_schema(SCHEMA), seed=0).text)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +76,9 @@ def page(browser, servers):
         pytest.fail(f"errors in the page after the checks: {problems}")
 
 
-def texts_of(page, testid: str) -> list[str]:
-    return page.locator(f"[data-testid={testid}]").evaluate_all("els => els.map(e => e.textContent)")
+def texts_of(page, testid: str, cell: str = "Con y sin máscara") -> list[str]:
+    return page.locator(f'[data-testid=cell][aria-label="{cell}"] [data-testid={testid}]').evaluate_all(
+        "els => els.map(e => e.textContent)")
 
 
 def enumeration_rows(page) -> list[dict]:
@@ -88,7 +98,7 @@ def test_masked_samples_are_texts_of_g_and_parse_as_json_in_the_page(page, cpyth
     samples = texts_of(page, "masked-sample")
     assert len(samples) == 5
     assert set(samples) <= set(cpython.texts)
-    parsed = page.locator("[data-testid=masked-sample]").evaluate_all(
+    parsed = page.locator('[aria-label="Con y sin máscara"] [data-testid=masked-sample]').evaluate_all(
         "els => els.map(e => JSON.parse(e.textContent))")
     assert parsed == [json.loads(s) for s in samples]
     assert all(set(p) == {KEY} and p[KEY] in NAMES for p in parsed)
@@ -140,3 +150,27 @@ def test_cells_question_answered_with_the_enumeration_shows_correcto(page, cpyth
     question.get_by_role("button", name="Comprobar").click()
     assert question.get_attribute("data-result") == "correct"
     assert question.locator("[data-testid=quiz-feedback]").inner_text().startswith("Correcto")
+
+
+def test_a_regex_and_a_json_schema_on_the_model_match_cpython(page, cpython):
+    cell = '[data-testid=cell][aria-label="Una expresión regular y un JSON Schema"]'
+    (sentence,) = texts_of(page, "masked-sample", "Una expresión regular y un JSON Schema")
+    assert re.fullmatch(PATTERN, sentence) and sentence == cpython.regex
+    printed = page.locator(f"{cell} [data-testid=cell-output]").inner_text()
+    jsonschema.validate(json.loads(cpython.schema), SCHEMA)
+    assert repr(json.loads(cpython.schema)) in printed
+    view = page.locator(f"{cell} [data-testid=positions-view]")
+    assert view.locator("[data-position]").count() == view.locator("[data-panel]").count() > 5
+
+
+def test_positions_view_opens_one_position_on_click_and_with_the_arrow_keys(page):
+    view = page.locator('[aria-label="Con y sin máscara"] [data-testid=positions-view]')
+    visible = "els => els.filter(e => getComputedStyle(e).display !== 'none').map(e => e.dataset.panel)"
+    first = view.locator("[data-panel]").evaluate_all(visible)
+    assert len(first) == 1  # the first real choice is open
+    view.locator('[data-position="2"]').click()
+    assert view.locator("[data-panel]").evaluate_all(visible) == ["2"]
+    page.keyboard.press("ArrowRight")
+    assert view.locator("[data-panel]").evaluate_all(visible) == ["3"]
+    panel = view.locator('[data-panel="3"]')
+    assert "antes de la máscara" in panel.inner_text() and "masa conservada" in panel.inner_text()

@@ -25,17 +25,15 @@ def logsumexp(values) -> float:
 
 def all_paths(model64, prompt_ids: list[int], grammar, temperature: float = 1.0,
               tokens: tuple = (), prefix: bytes = b"", log_p: float = 0.0, log_q: float = 0.0):
-    """Yield (text, tokens, ln p(path), ln q~(path)) for every token path spelling a text of G."""
+    """Yield (text, tokens, ln p(path), ln q~(path)) for every token path spelling a text of G.
+    grammar: the naive oracle ``tests.lesson.finite.FiniteGrammar``."""
     logp = next_logp(model64, prompt_ids + list(tokens), temperature)
     allowed = grammar.brute_force_allowed_ids(prefix)
     log_kept = logsumexp(logp[allowed])
     for v in allowed:
         lp, lq = log_p + logp[v], log_q + logp[v] - log_kept
-        if v == grammar.end_token:
-            yield prefix, tokens + (v,), lp, lq
-            continue
         nxt = prefix + grammar.vocab[v]
-        if grammar.end_token is None and grammar.is_complete(nxt):
+        if grammar.is_complete(nxt):
             yield nxt, tokens + (v,), lp, lq
         else:
             yield from all_paths(model64, prompt_ids, grammar, temperature, tokens + (v,), nxt, lp, lq)
@@ -46,7 +44,7 @@ def log_p_grammar_after(model64, prompt_ids: list[int], grammar, tokens: tuple,
     """ln p(G | x, y_<j): the chance that the unmasked model, continuing after ``tokens``, writes a
     text of G (the sum over all completions of their probabilities)."""
     prefix = b"".join(grammar.vocab[t] for t in tokens)
-    if grammar.end_token is None and grammar.is_complete(prefix):
+    if grammar.is_complete(prefix):
         return 0.0
     return logsumexp(lp for *_, lp, _ in all_paths(model64, prompt_ids, grammar, temperature,
                                                   tokens, prefix))

@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from lesson import FiniteGrammar, enumerate_paths, rejection_sample
+from lesson import compile_choice, compile_regex, enumerate_paths, rejection_sample
 from lesson.figures import PROMPT
+from tests.lesson.finite import FiniteGrammar
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 
@@ -18,9 +19,9 @@ TEXTS = ["Y ", "Rosalía "]  # p(G | x) is about 0.19 for the lesson prompt: abo
 @pytest.fixture(scope="module")
 def run():
     tok, model = load_tokenizer(), load_model()
-    grammar = FiniteGrammar(TEXTS, tok.vocab)
+    grammar = compile_choice(TEXTS)
     exact = enumerate_paths(model, tok, PROMPT, grammar)
-    return grammar, exact, rejection_sample(model, tok, PROMPT, grammar, accepted=200, seed=3)
+    return FiniteGrammar(TEXTS, tok.vocab), exact, rejection_sample(model, tok, PROMPT, grammar, accepted=200, seed=3)
 
 
 def test_accepted_answers_follow_the_conditional_distribution(run):
@@ -49,9 +50,21 @@ def test_early_abort_saves_passes_not_tries(run):
 
 def test_same_seed_same_tries():
     tok, model = load_tokenizer(), load_model()
-    grammar = FiniteGrammar(TEXTS, tok.vocab)
+    grammar = compile_choice(TEXTS)
     a = rejection_sample(model, tok, PROMPT, grammar, accepted=5, seed=1, batch=16)
     b = rejection_sample(model, tok, PROMPT, grammar, accepted=5, seed=1, batch=7)
     assert a.tries == b.tries  # each try has its own generator: the batch size does not matter
     with pytest.raises(ValueError, match="too small"):
-        rejection_sample(model, tok, PROMPT, FiniteGrammar(["{"], tok.vocab), accepted=1, max_tries=50)
+        rejection_sample(model, tok, PROMPT, compile_choice(["{"]), accepted=1, max_tries=50)
+
+
+def test_any_grammar_even_an_infinite_one_with_early_abort(model, tok):
+    """A regex with unbounded repetition: tries are decided at the first refused byte, or run to
+    the token budget; accepted answers are texts of the grammar."""
+    grammar = compile_regex("(Y|Rosalía) [a-záéíóúñ]+ ")
+    result = rejection_sample(model, tok, PROMPT, grammar, accepted=5, seed=0, max_tokens=12, max_tries=2000)
+    assert len(result.accepted) == 5
+    assert all(grammar.accepts(t.text) for t in result.accepted)
+    assert all(not grammar.accepts(t.text) for t in result.tries if not t.accepted)
+    assert all(t.passes <= t.passes_full <= 12 for t in result.tries)
+    assert result.passes < result.passes_full

@@ -8,8 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from lesson import FiniteGrammar, enumerate_paths, generate
-from lesson.numbers import es_decimal, es_int, es_percent, es_prob, es_sci
+from lesson import (compile_cfg, compile_choice, compile_json_schema, compile_regex, enumerate_paths,
+                    generate)
+from lesson.numbers import es_decimal, es_int, es_percent, es_prob, es_sci, es_sci_log
 from lesson.views import PositionsView, SampleTable, is_partial, token_label
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
@@ -24,12 +25,18 @@ class Hooks(HTMLParser):
         super().__init__()
         self.found: list[dict] = []
         self.rows: list[dict] = []
+        self.strip: list[dict] = []
+        self.panels: list[dict] = []
         self._open: list[dict] = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "tr" and "data-text" in attrs:
             self.rows.append(attrs)
+        if "data-position" in attrs:
+            self.strip.append(attrs)
+        if "data-panel" in attrs:
+            self.panels.append(attrs)
         if "data-testid" in attrs:
             item = {"tag": tag, **attrs, "text": ""}
             self.found.append(item)
@@ -53,7 +60,7 @@ def parse(html: str) -> Hooks:
 @pytest.fixture(scope="module")
 def setup():
     tok, model = load_tokenizer(), load_model()
-    grammar = FiniteGrammar(['{"a":"ñu"}', '{"a":"sí"}'], tok.vocab)
+    grammar = compile_choice(['{"a":"ñu"}', '{"a":"sí"}'])
     return tok, model, grammar
 
 
@@ -65,16 +72,59 @@ def test_sample_hooks_hold_exactly_the_generated_text(setup):
     assert [h["text"] for h in hooks if h["data-testid"] == "masked-sample"] == [g.text for g in masked]
     assert [h["text"] for h in hooks if h["data-testid"] == "unmasked-sample"] == [prose.text]
     single = parse(masked[0]._repr_html_()).found
-    assert [(h["data-testid"], h["text"]) for h in single] == [("masked-sample", masked[0].text)]
+    assert [(h["data-testid"], h["text"]) for h in single if h["data-testid"] != "verdict"] == [
+        ("masked-sample", masked[0].text)]
 
 
-def test_positions_view_has_one_row_per_token_and_marks_forced(setup):
+def test_positions_view_has_one_entry_and_one_panel_per_token_and_marks_forced(setup):
     tok, model, grammar = setup
     gen = generate(model, tok, PROMPT, grammar, seed=1)
     html = PositionsView(gen)._repr_html_()
-    assert html.count('<tr class="forced">') == sum(p.forced for p in gen.positions)
-    assert html.count('<tr class="choice">') == sum(not p.forced for p in gen.positions)
-    assert html.count("<tbody>") == 1 and "masa conservada" in html
+    hooks = parse(html)
+    assert [int(e["data-position"]) for e in hooks.strip] == list(range(1, len(gen.positions) + 1))
+    assert [e["data-forced"] for e in hooks.strip] == [p.forced or "" for p in gen.positions]
+    assert [int(p["data-panel"]) for p in hooks.panels] == list(range(1, len(gen.positions) + 1))
+    assert html.count('type="radio"') == len(gen.positions) and html.count(" checked") == 1
+    first_choice = next(j for j, p in enumerate(gen.positions, 1) if not p.is_forced)
+    assert f'aria-label="posición {first_choice}" checked' in html
+    assert "masa conservada" in html and html == PositionsView(gen)._repr_html_()  # deterministic
+
+
+GRAMMAR_KINDS = [
+    compile_regex(r"[A-Z][a-zñ]+ tiene [0-9]{1,2} años\."),
+    compile_json_schema({"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 6}},
+                         "required": ["nombre"]}),
+    compile_cfg('root ::= "(" item (" " item)* ")"\nitem ::= [a-z]+ | root'),
+]
+
+
+@pytest.mark.parametrize("grammar", GRAMMAR_KINDS, ids=["regex", "json_schema", "cfg"])
+def test_views_render_any_grammar_kind(setup, grammar):
+    tok, model, _ = setup
+    gen = generate(model, tok, PROMPT, grammar, seed=4, max_tokens=40)
+    for html in (gen._repr_html_(), PositionsView(gen)._repr_html_(), SampleTable([gen])._repr_html_()):
+        assert "<table" in html or "<figure" in html or 'data-testid="positions-view"' in html
+    hooks = parse(PositionsView(gen)._repr_html_())
+    assert len(hooks.strip) == len(gen.positions) == len(hooks.panels)
+    verdict = [h for h in parse(gen._repr_html_()).found if h["data-testid"] == "verdict"]
+    assert verdict[0]["data-accepted"] == str(grammar.accepts(gen.bytes)).lower()
+
+
+def test_a_long_generation_keeps_one_panel_open_and_a_wrapping_strip(setup):
+    tok, model, _ = setup
+    gen = generate(model, tok, "La", compile_regex("[a-záéíóúñ ,.]+"), seed=0, max_tokens=220)
+    assert len(gen.positions) == 220 and gen.status == "budget"
+    html = PositionsView(gen)._repr_html_()
+    hooks = parse(html)
+    assert len(hooks.strip) == 220 and len(hooks.panels) == 220
+    assert html.count(" checked") == 1 and ".pv-strip { display: flex; flex-wrap: wrap" in html
+
+
+def test_unmasked_positions_view_has_no_mask_columns(setup):
+    tok, model, _ = setup
+    gen = generate(model, tok, PROMPT, seed=0, max_tokens=6)
+    html = PositionsView(gen)._repr_html_()
+    assert "sin máscara" in html and "masa conservada" not in html
 
 
 def test_enumeration_hooks_carry_the_values(setup):
@@ -84,7 +134,7 @@ def test_enumeration_hooks_carry_the_values(setup):
     (p,) = [h for h in hooks.found if h["data-testid"] == "p-grammar"]
     assert float(p["data-value"]) == result.p_grammar
     assert [h["data-testid"] for h in hooks.found].count("enumeration-table") == 1
-    assert {r["data-text"] for r in hooks.rows} == {t.decode() for t in grammar.texts}
+    assert {r["data-text"] for r in hooks.rows} == {'{"a":"ñu"}', '{"a":"sí"}'}
     for row in hooks.rows:
         mine = result.row(row["data-text"])
         assert float(row["data-conditional"]) == mine.conditional
@@ -112,3 +162,10 @@ def test_other_number_formats():
     assert es_int(3429) == "3429" and es_int(1488000) == "1\u202f488\u202f000" and es_int(-12345) == "\u221212\u202f345"
     assert es_percent(0.1234) == "12,3\u202f%"
     assert math.isclose(float(es_sci(6.5345e51, 6).split("·")[0].replace(",", ".")), 6.5345)
+
+
+@pytest.mark.parametrize("ln_x, text", [(-1000.0, "5,08·10⁻⁴³⁵"), (1000.0, "1,97·10⁴³⁴"), (-math.inf, "0"),
+                                        (math.inf, "∞"), (math.log(0.4481), "0,448"),
+                                        (math.log(4.849317675365746e-69), "4,85·10⁻⁶⁹")])
+def test_numbers_in_the_log_domain_never_overflow(ln_x, text):
+    assert es_sci_log(ln_x) == text
