@@ -6,16 +6,17 @@ Usage::
     python build.py serve [--port N]     # build, then serve site/ on 127.0.0.1
     python build.py serve --isolated     # ... with cross-origin isolation headers
 
-The build is an ordered list of small steps (see :func:`build`), each a function of
-plain data that a test can call alone:
+The build is the ordered list of small steps in :func:`build`, just below the constants; each is a
+function of plain data that a test can call alone:
 
 1. check the vendored runtime (``node_modules/pyodide``, installed by ``npm ci``);
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file;
 3. bundle the page script (CodeMirror) with esbuild;
 4. pack ``py/`` into one zip archive;
 5. collect ``weights/``, and compute the lesson's figures from them (``lesson_figures``, cached);
-6. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
-7. write the hashed assets, the vendored runtime, the rendered pages and their Jupyter notebooks
+6. name every file of the site with its content hash (``plan_site``);
+7. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
+8. write the hashed assets, the vendored runtime, the rendered pages and their Jupyter notebooks
    (``page_notebook``) into ``site/``.
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
@@ -49,6 +50,7 @@ SITE = ROOT / "site"
 CACHE = ROOT / ".cache"
 TEMPLATES = ROOT / "templates"
 NODE_MODULES = ROOT / "node_modules"
+PAGE_SCRIPT = Path("templates/assets/js/page.js")  # relative to the build root
 
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm",
@@ -70,6 +72,23 @@ PAGES = (
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
 )
+
+
+def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
+    """Build ``root``'s site into ``site``: the steps of the module docstring, in order.
+
+    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
+    """
+    runtime = check_runtime(root / "node_modules")                              # 1
+    wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
+    script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
+    py_zip = pack_python(root / "py")                                           # 4
+    weights = collect_weights(root / "weights")                                 # 5
+    figures = lesson_figures(root, root / ".cache")
+    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
+    pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)          # 7
+    write_site(plan.assets + pages + notebooks(pages), site)                    # 8
+    return plan
 
 
 class BuildError(Exception):
@@ -269,33 +288,43 @@ def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
 
 # ---------------------------------------------------------------- plan and render
 
-def plan_site(root: Path = ROOT) -> SitePlan:
-    """Gather every file of the site in memory (no writes into ``site/`` yet)."""
-    runtime = check_runtime(root / "node_modules")
-    wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")
-    plan = SitePlan()
+def own_assets(root: Path, script: bytes, py_zip: bytes) -> dict[str, tuple[str, bytes]]:
+    """The site's own files, by key: ``{key: (file name, bytes)}``.
+
+    ``script`` is the bundled page script and ``py_zip`` the packed ``py/``; the worker, the kernel
+    and the CSS are copied from ``root/templates/assets`` (the lesson views' styles,
+    ``py/lesson/views.css``, also style the prose's tables and tokens, so they follow ``site.css``).
+    """
+    assets = root / "templates" / "assets"
+    return {
+        "app_js": ("app.js", script),
+        "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
+        "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
+        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
+                + (root / "py" / "lesson" / "views.css").read_bytes()),
+        "py_zip": ("py.zip", py_zip),
+    }
+
+
+def plan_site(runtime: Path, wheel: Path, own: dict[str, tuple[str, bytes]],
+              weights: list[tuple[str, bytes]], figures: dict | None) -> SitePlan:
+    """Every file of the site in memory, with its path in ``site/`` (no writes yet).
+
+    ``runtime`` is the checked Pyodide folder, ``wheel`` the verified NumPy wheel, ``own`` the
+    result of ``own_assets`` and ``weights`` that of ``collect_weights``. The runtime keeps its
+    names in a versioned folder; every other file gets its content hash in its name.
+    """
+    plan = SitePlan(figures=figures)
     vendor = f"vendor/pyodide-{PYODIDE_VERSION}/"
     for name in PYODIDE_FILES:
         plan.add(name, vendor + name, (runtime / name).read_bytes())
     plan.add("numpy", vendor + NUMPY_WHEEL, wheel.read_bytes())
     plan.urls["pyodide_index"] = vendor
-
-    assets = root / "templates" / "assets"
-    own = {
-        "app_js": ("app.js", bundle_script(assets / "js" / "page.js", root / "node_modules")),
-        "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
-        "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
-        # the lesson views' styles (py/lesson/views.css) also style the prose's tables and tokens
-        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
-                + (root / "py" / "lesson" / "views.css").read_bytes()),
-        "py_zip": ("py.zip", pack_python(root / "py")),
-    }
     for key, (name, data) in own.items():
         plan.add(key, "assets/" + hashed_name(name, data), data)
-    for name, data in collect_weights(root / "weights"):
+    for name, data in weights:
         path = plan.add("weight:" + name, "weights/" + hashed_name(name, data), data)
         plan.weights.append({"name": name, "url": path, "size": len(data)})
-    plan.figures = lesson_figures(root, root / ".cache")
     return plan
 
 
@@ -442,14 +471,6 @@ def write_site(assets: list[Asset], site: Path = SITE) -> None:
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
     shutil.rmtree(site, ignore_errors=True)
     tmp.rename(site)
-
-
-def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
-    """Run every step; on any BuildError nothing in ``site/`` has changed."""
-    plan = plan_site(root)
-    pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)
-    write_site(plan.assets + pages + notebooks(pages), site)
-    return plan
 
 
 def main(argv: list[str] | None = None) -> int:
