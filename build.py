@@ -427,14 +427,16 @@ if not os.path.isdir(os.path.join(PROYECTO, "py", "lesson")):
     raise FileNotFoundError(f"{PROYECTO} no es la carpeta del proyecto: falta py/lesson. "
                             "Abre el cuaderno desde un clon del repositorio o cambia PROYECTO.")
 sys.path.insert(0, os.path.join(PROYECTO, "py"))
-os.environ.setdefault("MINIGPT_WEIGHTS", os.path.join(PROYECTO, "weights"))
-print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", os.environ["MINIGPT_WEIGHTS"])"""
+from minigpt.bpe import weights_dir  # PROYECTO/weights, junto a py/ (o $MINIGPT_WEIGHTS, si existe)
+
+print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", weights_dir())"""
 
 
 def page_notebook(html: str, title: str) -> bytes:
     """A Jupyter notebook (nbformat 4) with a rendered page's headings and cells, in order.
 
-    The first code cell makes the project's ``py/`` and ``weights/`` importable; the others are the
+    The first code cell puts the project's ``py/`` on the import path (``minigpt`` then finds
+    ``weights/`` beside it, see ``minigpt.bpe.weights_dir``); the others are the
     page's cells, unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
     """
     parser = _CellsAndHeadings()
