@@ -198,6 +198,16 @@ def test_bundle_script_bundles_npm_imports_and_reports_errors(tmp_path):
         build.bundle_script(entry)
 
 
+def test_license_matches_package_json_and_the_model_card_credits_the_corpus():
+    from minigpt.card import LICENSE_SECTION
+    assert json.loads((build.ROOT / "package.json").read_text())["license"] == "MIT"
+    assert (build.ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    card = (build.ROOT / "weights" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert card.endswith("\n".join(LICENSE_SECTION))  # written by the current generator
+    for words in ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/", "José Calvo Tello"):
+        assert words in card
+
+
 def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_icon(built):
     card = next((built / "weights").glob("MODEL_CARD.*.md"))
     for page in ("index.html", "marco.html"):
