@@ -40,6 +40,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import jinja2
+import markupsafe  # installed with jinja2
 import nbformat
 
 import texmath
@@ -333,12 +334,29 @@ def dedent_code(text: str) -> str:
     return str(textwrap.dedent(str(text)).strip("\n"))  # plain str: autoescaped
 
 
+def token_box(token: str | dict, partial: bool | None = None) -> markupsafe.Markup:
+    """Jinja2 filter ``token``: a token label in the site's token box, ``<span class="tok">…</span>``.
+
+    ``token`` is a label string (``lesson.token_label`` of the token's bytes) or a figure's dict with
+    ``label`` and, optionally, ``partial``. ``partial=True`` (else the dict's flag) marks a token that
+    holds only part of a UTF-8 character: class ``tok-byte``. The label is HTML-escaped.
+    """
+    if isinstance(token, dict):
+        label = token["label"]
+        partial = token.get("partial", False) if partial is None else partial
+    else:
+        label = token
+    classes = "tok tok-byte" if partial else "tok"
+    return markupsafe.Markup('<span class="{}">{}</span>').format(classes, label)
+
+
 def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]),
                              undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["dedent"] = dedent_code
+    env.filters["token"] = token_box
     use_py(templates.parent)
     from lesson import numbers  # the same number formats as the page's cells
     for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
