@@ -15,9 +15,10 @@ function of plain data that a test can call alone:
 4. pack ``py/`` into one zip archive;
 5. collect ``weights/``, and compute the lesson's figures from them (``lesson_figures``, cached);
 6. name every file of the site with its content hash (``plan_site``);
-7. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
-8. write the hashed assets, the vendored runtime, the rendered pages and their Jupyter notebooks
-   (``page_notebook``) into ``site/``.
+7. render the pages, recording each page's headings and cell sources (``PageOutline``), and
+   typeset their formulas as MathML (KaTeX, see ``texmath``);
+8. write the hashed assets, the vendored runtime, the rendered pages and the Jupyter notebooks
+   made from their recorded cells (``page_notebook``) into ``site/``.
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
 browser caches turn over cleanly; the runtime lives in a versioned folder.
@@ -35,8 +36,7 @@ import sys
 import textwrap
 import time
 import zipfile
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jinja2
@@ -101,6 +101,37 @@ class Asset:
     """One file to write into the site: ``path`` is relative to ``site/``."""
     path: str
     data: bytes
+
+
+@dataclass
+class Page(Asset):
+    """A rendered page, with what its notebook needs: ``outline`` (see ``PageOutline``)."""
+    outline: list[tuple[str, str]] = field(default_factory=list)
+
+
+class PageOutline:
+    """The parts of a page that its notebook repeats, recorded by the macros while the page renders.
+
+    ``make_env`` makes one the template global ``outline``: in ``macros.html``, the ``heading`` macro
+    calls ``outline.heading(level, text)`` and the ``cell`` macro calls ``outline.cell(source)`` with
+    the cell's dedented source, exactly as the reader's editor gets it. Jinja runs a template in page
+    order (a template that captures a cell with ``{% set %}`` to place it later would break that), so
+    ``items`` lists ``("h2", text)``, ``("h3", text)``, ... and ``("code", source)`` in the order the
+    page shows them. ``take`` returns them and starts over for the next page.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def heading(self, level: int, text: str) -> None:
+        self.items.append((f"h{int(level)}", str(text)))
+
+    def cell(self, source: str) -> None:
+        self.items.append(("code", str(source)))
+
+    def take(self) -> list[tuple[str, str]]:
+        items, self.items = self.items, []
+        return items
 
 
 @dataclass
@@ -354,7 +385,9 @@ def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]),
                              undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.do"])  # {% do outline.cell(...) %}
+    env.globals["outline"] = PageOutline()
     env.filters["dedent"] = dedent_code
     env.filters["token"] = token_box
     use_py(templates.parent)
@@ -372,8 +405,11 @@ def use_py(root: Path = ROOT) -> None:
         sys.path.insert(0, py_dir)
 
 
-def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
-    """Render every page of ``PAGES`` with the asset URLs and the runtime config."""
+def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
+    """Render every page of ``PAGES`` with the asset URLs and the runtime config.
+
+    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``).
+    """
     names = [w["name"] for w in plan.weights]
     runtime_config = {
         "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
@@ -384,13 +420,19 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
                "runtime_config": runtime_config, "fig": plan.figures}
-    return [Asset(page["out"], env.get_template(page["template"])
-                  .render(page=page, **context).encode())
-            for page in PAGES]
+    outline = env.globals["outline"]
+    pages = []
+    for page in PAGES:
+        outline.take()  # nothing left over from a render that raised
+        html = env.get_template(page["template"]).render(page=page, **context)
+        pages.append(Page(page["out"], html.encode(), outline.take()))
+    return pages
 
 
 def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
     """Replace the TeX formulas of rendered pages with MathML (see ``texmath``).
+
+    Each page is returned as a copy of the same type (a ``Page`` keeps its outline).
 
     Node runs once for all formulas of all pages not yet in ``root/.cache``. Raises
     BuildError naming the page, the TeX and KaTeX's message when a formula is refused.
@@ -404,34 +446,9 @@ def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
             raise BuildError(str(error)) from None
         page = next(path for path, fs in found.items() if error.tex in [f.tex for f in fs])
         raise BuildError(f"{page}: cannot typeset the formula `{error.tex}`: {error}") from None
-    return [Asset(page.path, texmath.replace_formulas(
+    return [replace(page, data=texmath.replace_formulas(
                 page.data.decode(), found[page.path], mathml).encode())
             for page in pages]
-
-
-class _CellsAndHeadings(HTMLParser):
-    """Collects, in page order, the h2/h3 headings and the source of every cell of a rendered page."""
-
-    def __init__(self):
-        super().__init__()
-        self.items: list[tuple[str, str]] = []  # ("h2" or "h3", text) or ("code", source)
-        self._kind: str | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        classes = dict(attrs).get("class") or ""
-        if tag in ("h2", "h3") or (tag == "pre" and "cell-source" in classes.split()):
-            self._kind, self._text = ("code" if tag == "pre" else tag), []
-
-    def handle_endtag(self, tag):
-        if self._kind and tag in ("h2", "h3", "pre"):
-            text = "".join(self._text)
-            self.items.append((self._kind, text if self._kind == "code" else " ".join(text.split())))
-            self._kind = None
-
-    def handle_data(self, data):
-        if self._kind:
-            self._text.append(data)
 
 
 NOTEBOOK_SETUP = """\
@@ -450,21 +467,23 @@ from minigpt.bpe import weights_dir  # PROYECTO/weights, junto a py/ (o $MINIGPT
 print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", weights_dir())"""
 
 
-def page_notebook(html: str, title: str) -> bytes:
-    """A Jupyter notebook (nbformat 4) with a rendered page's headings and cells, in order.
+def page_notebook(outline: list[tuple[str, str]], title: str) -> bytes:
+    """A Jupyter notebook (nbformat 4) of a page's ``outline`` (see ``PageOutline``): its headings
+    as Markdown and its cells' sources as code cells, in page order.
 
-    The first code cell puts the project's ``py/`` on the import path (``minigpt`` then finds
-    ``weights/`` beside it, see ``minigpt.bpe.weights_dir``); the others are the
-    page's cells, unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    A title cell and a setup cell come first: the setup puts the project's ``py/`` on the import
+    path (``minigpt`` then finds ``weights/`` beside it, see ``minigpt.bpe.weights_dir``); the
+    page's cells follow unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    Cell ids are numbered, so the same page gives the same bytes.
     """
-    parser = _CellsAndHeadings()
-    parser.feed(html)
     cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nLas celdas de la lección «{title}». "
                                            "Cada una se ejecuta en orden, como en la página."),
              nbformat.v4.new_code_cell(NOTEBOOK_SETUP)]
-    for kind, text in parser.items:
+    for kind, text in outline:
         cells.append(nbformat.v4.new_code_cell(text) if kind == "code"
-                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1])} {text}"))
+                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1:])} {text}"))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
     notebook = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"}})
@@ -472,10 +491,10 @@ def page_notebook(html: str, title: str) -> bytes:
     return nbformat.writes(notebook).encode()
 
 
-def notebooks(pages: list[Asset]) -> list[Asset]:
-    """One notebook per page of ``PAGES`` that names one (key ``notebook``)."""
+def notebooks(pages: list[Page]) -> list[Asset]:
+    """One notebook per page of ``PAGES`` that names one (key ``notebook``), from its outline."""
     by_path = {page.path: page for page in pages}
-    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].data.decode(), spec["title"]))
+    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].outline, spec["title"]))
             for spec in PAGES if spec.get("notebook") and spec["out"] in by_path]
 
 
