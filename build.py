@@ -6,17 +6,19 @@ Usage::
     python build.py serve [--port N]     # build, then serve site/ on 127.0.0.1
     python build.py serve --isolated     # ... with cross-origin isolation headers
 
-The build is an ordered list of small steps (see :func:`build`), each a function of
-plain data that a test can call alone:
+The build is the ordered list of small steps in :func:`build`, just below the constants; each is a
+function of plain data that a test can call alone:
 
 1. check the vendored runtime (``node_modules/pyodide``, installed by ``npm ci``);
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file;
 3. bundle the page script (CodeMirror) with esbuild;
 4. pack ``py/`` into one zip archive;
 5. collect ``weights/``, and compute the lesson's figures from them (``lesson_figures``, cached);
-6. render the pages and typeset their formulas as MathML (KaTeX, see ``texmath``);
-7. write the hashed assets, the vendored runtime, the rendered pages and their Jupyter notebooks
-   (``page_notebook``) into ``site/``.
+6. name every file of the site with its content hash (``plan_site``);
+7. render the pages, recording each page's headings and cell sources (``PageOutline``), and
+   typeset their formulas as MathML (KaTeX, see ``texmath``);
+8. write the hashed assets, the vendored runtime, the rendered pages and the Jupyter notebooks
+   made from their recorded cells (``page_notebook``) into ``site/``.
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
 browser caches turn over cleanly; the runtime lives in a versioned folder.
@@ -34,11 +36,11 @@ import sys
 import textwrap
 import time
 import zipfile
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import jinja2
+import markupsafe  # installed with jinja2
 import nbformat
 
 import texmath
@@ -49,6 +51,7 @@ SITE = ROOT / "site"
 CACHE = ROOT / ".cache"
 TEMPLATES = ROOT / "templates"
 NODE_MODULES = ROOT / "node_modules"
+PAGE_SCRIPT = Path("templates/assets/js/page.js")  # relative to the build root
 
 PYODIDE_VERSION = "0.27.7"
 PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm",
@@ -72,6 +75,23 @@ PAGES = (
 )
 
 
+def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
+    """Build ``root``'s site into ``site``: the steps of the module docstring, in order.
+
+    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
+    """
+    runtime = check_runtime(root / "node_modules")                              # 1
+    wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
+    script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
+    py_zip = pack_python(root / "py")                                           # 4
+    weights = collect_weights(root / "weights")                                 # 5
+    figures = lesson_figures(root, root / ".cache")
+    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
+    pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)          # 7
+    write_site(plan.assets + pages + notebooks(pages), site)                    # 8
+    return plan
+
+
 class BuildError(Exception):
     """A build step cannot go on; the message says what is wrong and how to fix it."""
 
@@ -81,6 +101,37 @@ class Asset:
     """One file to write into the site: ``path`` is relative to ``site/``."""
     path: str
     data: bytes
+
+
+@dataclass
+class Page(Asset):
+    """A rendered page, with what its notebook needs: ``outline`` (see ``PageOutline``)."""
+    outline: list[tuple[str, str]] = field(default_factory=list)
+
+
+class PageOutline:
+    """The parts of a page that its notebook repeats, recorded by the macros while the page renders.
+
+    ``make_env`` makes one the template global ``outline``: in ``macros.html``, the ``heading`` macro
+    calls ``outline.heading(level, text)`` and the ``cell`` macro calls ``outline.cell(source)`` with
+    the cell's dedented source, exactly as the reader's editor gets it. Jinja runs a template in page
+    order (a template that captures a cell with ``{% set %}`` to place it later would break that), so
+    ``items`` lists ``("h2", text)``, ``("h3", text)``, ... and ``("code", source)`` in the order the
+    page shows them. ``take`` returns them and starts over for the next page.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def heading(self, level: int, text: str) -> None:
+        self.items.append((f"h{int(level)}", str(text)))
+
+    def cell(self, source: str) -> None:
+        self.items.append(("code", str(source)))
+
+    def take(self) -> list[tuple[str, str]]:
+        items, self.items = self.items, []
+        return items
 
 
 @dataclass
@@ -269,33 +320,43 @@ def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
 
 # ---------------------------------------------------------------- plan and render
 
-def plan_site(root: Path = ROOT) -> SitePlan:
-    """Gather every file of the site in memory (no writes into ``site/`` yet)."""
-    runtime = check_runtime(root / "node_modules")
-    wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")
-    plan = SitePlan()
+def own_assets(root: Path, script: bytes, py_zip: bytes) -> dict[str, tuple[str, bytes]]:
+    """The site's own files, by key: ``{key: (file name, bytes)}``.
+
+    ``script`` is the bundled page script and ``py_zip`` the packed ``py/``; the worker, the kernel
+    and the CSS are copied from ``root/templates/assets`` (the lesson views' styles,
+    ``py/lesson/views.css``, also style the prose's tables and tokens, so they follow ``site.css``).
+    """
+    assets = root / "templates" / "assets"
+    return {
+        "app_js": ("app.js", script),
+        "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
+        "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
+        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
+                + (root / "py" / "lesson" / "views.css").read_bytes()),
+        "py_zip": ("py.zip", py_zip),
+    }
+
+
+def plan_site(runtime: Path, wheel: Path, own: dict[str, tuple[str, bytes]],
+              weights: list[tuple[str, bytes]], figures: dict | None) -> SitePlan:
+    """Every file of the site in memory, with its path in ``site/`` (no writes yet).
+
+    ``runtime`` is the checked Pyodide folder, ``wheel`` the verified NumPy wheel, ``own`` the
+    result of ``own_assets`` and ``weights`` that of ``collect_weights``. The runtime keeps its
+    names in a versioned folder; every other file gets its content hash in its name.
+    """
+    plan = SitePlan(figures=figures)
     vendor = f"vendor/pyodide-{PYODIDE_VERSION}/"
     for name in PYODIDE_FILES:
         plan.add(name, vendor + name, (runtime / name).read_bytes())
     plan.add("numpy", vendor + NUMPY_WHEEL, wheel.read_bytes())
     plan.urls["pyodide_index"] = vendor
-
-    assets = root / "templates" / "assets"
-    own = {
-        "app_js": ("app.js", bundle_script(assets / "js" / "page.js", root / "node_modules")),
-        "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
-        "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
-        # the lesson views' styles (py/lesson/views.css) also style the prose's tables and tokens
-        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
-                + (root / "py" / "lesson" / "views.css").read_bytes()),
-        "py_zip": ("py.zip", pack_python(root / "py")),
-    }
     for key, (name, data) in own.items():
         plan.add(key, "assets/" + hashed_name(name, data), data)
-    for name, data in collect_weights(root / "weights"):
+    for name, data in weights:
         path = plan.add("weight:" + name, "weights/" + hashed_name(name, data), data)
         plan.weights.append({"name": name, "url": path, "size": len(data)})
-    plan.figures = lesson_figures(root, root / ".cache")
     return plan
 
 
@@ -304,12 +365,31 @@ def dedent_code(text: str) -> str:
     return str(textwrap.dedent(str(text)).strip("\n"))  # plain str: autoescaped
 
 
+def token_box(token: str | dict, partial: bool | None = None) -> markupsafe.Markup:
+    """Jinja2 filter ``token``: a token label in the site's token box, ``<span class="tok">…</span>``.
+
+    ``token`` is a label string (``lesson.token_label`` of the token's bytes) or a figure's dict with
+    ``label`` and, optionally, ``partial``. ``partial=True`` (else the dict's flag) marks a token that
+    holds only part of a UTF-8 character: class ``tok-byte``. The label is HTML-escaped.
+    """
+    if isinstance(token, dict):
+        label = token["label"]
+        partial = token.get("partial", False) if partial is None else partial
+    else:
+        label = token
+    classes = "tok tok-byte" if partial else "tok"
+    return markupsafe.Markup('<span class="{}">{}</span>').format(classes, label)
+
+
 def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]),
                              undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.do"])  # {% do outline.cell(...) %}
+    env.globals["outline"] = PageOutline()
     env.filters["dedent"] = dedent_code
+    env.filters["token"] = token_box
     use_py(templates.parent)
     from lesson import numbers  # the same number formats as the page's cells
     for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
@@ -325,8 +405,11 @@ def use_py(root: Path = ROOT) -> None:
         sys.path.insert(0, py_dir)
 
 
-def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
-    """Render every page of ``PAGES`` with the asset URLs and the runtime config."""
+def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
+    """Render every page of ``PAGES`` with the asset URLs and the runtime config.
+
+    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``).
+    """
     names = [w["name"] for w in plan.weights]
     runtime_config = {
         "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
@@ -337,13 +420,19 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Asset]:
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
                "runtime_config": runtime_config, "fig": plan.figures}
-    return [Asset(page["out"], env.get_template(page["template"])
-                  .render(page=page, **context).encode())
-            for page in PAGES]
+    outline = env.globals["outline"]
+    pages = []
+    for page in PAGES:
+        outline.take()  # nothing left over from a render that raised
+        html = env.get_template(page["template"]).render(page=page, **context)
+        pages.append(Page(page["out"], html.encode(), outline.take()))
+    return pages
 
 
 def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
     """Replace the TeX formulas of rendered pages with MathML (see ``texmath``).
+
+    Each page is returned as a copy of the same type (a ``Page`` keeps its outline).
 
     Node runs once for all formulas of all pages not yet in ``root/.cache``. Raises
     BuildError naming the page, the TeX and KaTeX's message when a formula is refused.
@@ -357,34 +446,9 @@ def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:
             raise BuildError(str(error)) from None
         page = next(path for path, fs in found.items() if error.tex in [f.tex for f in fs])
         raise BuildError(f"{page}: cannot typeset the formula `{error.tex}`: {error}") from None
-    return [Asset(page.path, texmath.replace_formulas(
+    return [replace(page, data=texmath.replace_formulas(
                 page.data.decode(), found[page.path], mathml).encode())
             for page in pages]
-
-
-class _CellsAndHeadings(HTMLParser):
-    """Collects, in page order, the h2/h3 headings and the source of every cell of a rendered page."""
-
-    def __init__(self):
-        super().__init__()
-        self.items: list[tuple[str, str]] = []  # ("h2" or "h3", text) or ("code", source)
-        self._kind: str | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        classes = dict(attrs).get("class") or ""
-        if tag in ("h2", "h3") or (tag == "pre" and "cell-source" in classes.split()):
-            self._kind, self._text = ("code" if tag == "pre" else tag), []
-
-    def handle_endtag(self, tag):
-        if self._kind and tag in ("h2", "h3", "pre"):
-            text = "".join(self._text)
-            self.items.append((self._kind, text if self._kind == "code" else " ".join(text.split())))
-            self._kind = None
-
-    def handle_data(self, data):
-        if self._kind:
-            self._text.append(data)
 
 
 NOTEBOOK_SETUP = """\
@@ -398,24 +462,28 @@ if not os.path.isdir(os.path.join(PROYECTO, "py", "lesson")):
     raise FileNotFoundError(f"{PROYECTO} no es la carpeta del proyecto: falta py/lesson. "
                             "Abre el cuaderno desde un clon del repositorio o cambia PROYECTO.")
 sys.path.insert(0, os.path.join(PROYECTO, "py"))
-os.environ.setdefault("MINIGPT_WEIGHTS", os.path.join(PROYECTO, "weights"))
-print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", os.environ["MINIGPT_WEIGHTS"])"""
+from minigpt.bpe import weights_dir  # PROYECTO/weights, junto a py/ (o $MINIGPT_WEIGHTS, si existe)
+
+print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", weights_dir())"""
 
 
-def page_notebook(html: str, title: str) -> bytes:
-    """A Jupyter notebook (nbformat 4) with a rendered page's headings and cells, in order.
+def page_notebook(outline: list[tuple[str, str]], title: str) -> bytes:
+    """A Jupyter notebook (nbformat 4) of a page's ``outline`` (see ``PageOutline``): its headings
+    as Markdown and its cells' sources as code cells, in page order.
 
-    The first code cell makes the project's ``py/`` and ``weights/`` importable; the others are the
-    page's cells, unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    A title cell and a setup cell come first: the setup puts the project's ``py/`` on the import
+    path (``minigpt`` then finds ``weights/`` beside it, see ``minigpt.bpe.weights_dir``); the
+    page's cells follow unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    Cell ids are numbered, so the same page gives the same bytes.
     """
-    parser = _CellsAndHeadings()
-    parser.feed(html)
     cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nLas celdas de la lección «{title}». "
                                            "Cada una se ejecuta en orden, como en la página."),
              nbformat.v4.new_code_cell(NOTEBOOK_SETUP)]
-    for kind, text in parser.items:
+    for kind, text in outline:
         cells.append(nbformat.v4.new_code_cell(text) if kind == "code"
-                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1])} {text}"))
+                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1:])} {text}"))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
     notebook = nbformat.v4.new_notebook(cells=cells, metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"}})
@@ -423,10 +491,10 @@ def page_notebook(html: str, title: str) -> bytes:
     return nbformat.writes(notebook).encode()
 
 
-def notebooks(pages: list[Asset]) -> list[Asset]:
-    """One notebook per page of ``PAGES`` that names one (key ``notebook``)."""
+def notebooks(pages: list[Page]) -> list[Asset]:
+    """One notebook per page of ``PAGES`` that names one (key ``notebook``), from its outline."""
     by_path = {page.path: page for page in pages}
-    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].data.decode(), spec["title"]))
+    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].outline, spec["title"]))
             for spec in PAGES if spec.get("notebook") and spec["out"] in by_path]
 
 
@@ -442,14 +510,6 @@ def write_site(assets: list[Asset], site: Path = SITE) -> None:
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
     shutil.rmtree(site, ignore_errors=True)
     tmp.rename(site)
-
-
-def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
-    """Run every step; on any BuildError nothing in ``site/`` has changed."""
-    plan = plan_site(root)
-    pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)
-    write_site(plan.assets + pages + notebooks(pages), site)
-    return plan
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -123,6 +123,25 @@ def test_cells_render_with_escaped_dedented_source_and_test_hooks():
     assert "<code>import numpy as np\n" in html
 
 
+def test_token_filter_escapes_the_label_and_marks_partial_bytes():
+    env = build.make_env()
+
+    def render(source, **values):
+        return env.from_string(source).render(**values)
+    assert render("{{ t | token }}", t='<0xC3>&"') == '<span class="tok">&lt;0xC3&gt;&amp;&#34;</span>'
+    assert render("{{ t | token(partial=true) }}", t="<0xC3>") == (
+        '<span class="tok tok-byte">&lt;0xC3&gt;</span>')
+    assert render("{{ a | token }}", a={"label": "<0xC3>", "partial": True}) == (
+        '<span class="tok tok-byte">&lt;0xC3&gt;</span>')
+    assert render("{{ a | token }}", a={"label": "ña", "partial": False}) == '<span class="tok">ña</span>'
+    assert render("{{ a | token }}", a={"label": "{"}) == '<span class="tok">{</span>'
+
+
+def test_templates_box_tokens_with_the_filter_only():
+    for template in sorted(build.TEMPLATES.glob("*.html")):
+        assert 'class="tok' not in template.read_text(encoding="utf-8"), template.name
+
+
 def test_model_cell_only_when_the_model_files_exist():
     assert "load_model" not in render_marco(["merges.txt"])
     assert "load_tokenizer" in render_marco(["merges.txt"])
@@ -196,6 +215,16 @@ def test_bundle_script_bundles_npm_imports_and_reports_errors(tmp_path):
     entry.write_text("import { nothing } from './missing.js';\n")
     with pytest.raises(BuildError, match="esbuild failed"):
         build.bundle_script(entry)
+
+
+def test_license_matches_package_json_and_the_model_card_credits_the_corpus():
+    from minigpt.card import LICENSE_SECTION
+    assert json.loads((build.ROOT / "package.json").read_text())["license"] == "MIT"
+    assert (build.ROOT / "LICENSE").read_text().startswith("MIT License\n")
+    card = (build.ROOT / "weights" / "MODEL_CARD.md").read_text(encoding="utf-8")
+    assert card.endswith("\n".join(LICENSE_SECTION))  # written by the current generator
+    for words in ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/", "José Calvo Tello"):
+        assert words in card
 
 
 def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_icon(built):

@@ -179,9 +179,19 @@ def test_printed_text_round_trips(text):
     assert "".join(e["text"] for e in events) == text
 
 
-def test_prepare_sets_path_and_weights_env(monkeypatch, tmp_path):
+def test_prepare_sets_path_and_points_minigpt_at_the_weights(monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.setenv("MINIGPT_WEIGHTS", "before")  # restored (or removed) after the test
     kernel_module.prepare(str(tmp_path / "py"), str(tmp_path / "w"))
     assert sys.path[0] == str(tmp_path / "py")
     assert os.environ["MINIGPT_WEIGHTS"] == str(tmp_path / "w")
+    from minigpt.bpe import weights_dir  # the project's py/ is on the tests' path (pytest.ini)
+    assert weights_dir() == tmp_path / "w"
+
+
+def test_the_worker_leaves_the_weights_setting_to_prepare():
+    """kernel.prepare is the page's one place that sets MINIGPT_WEIGHTS; the worker hands it
+    the folder it writes the weights to."""
+    worker = (build.TEMPLATES / "assets" / "js" / "worker.js").read_text()
+    assert "kernelModule.prepare(PY_DIR, WEIGHTS_DIR)" in worker
+    assert "MINIGPT_WEIGHTS" not in worker

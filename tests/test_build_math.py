@@ -88,7 +88,8 @@ def test_a_built_page_with_display_math_has_block_mathml(tmp_path, monkeypatch):
     page = {"template": "formula.html", "out": "formula.html", "title": "F", "summary": ""}
     monkeypatch.setattr(build, "PAGES", build.PAGES + (page,))
     monkeypatch.setattr(build, "TEMPLATES", templates)
-    plan = build.plan_site(build.ROOT)
+    plan = build.SitePlan(urls={k: f"u/{k}" for k in (
+        "worker_js", "pyodide_index", "pyodide.js", "kernel_py", "py_zip", "css", "app_js")})
     pages = build.typeset_math(build.render_pages(plan, build.make_env(templates)), build.ROOT)
     html = next(p for p in pages if p.path == "formula.html").data.decode()
     assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in html

@@ -20,10 +20,23 @@ from .sample import generate, next_token_probs, token_text, top_tokens
 
 LESSON_PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
 SAMPLE_PROMPTS = ("Benina", "Tristana miró a don Lope", "La de Bringas")
-CREDIT = ("Benito Pérez Galdós, *Misericordia* (1897), *Tristana* (1892) and *La de Bringas* (1884), from the TEI "
+CORPUS = ("Benito Pérez Galdós, *Misericordia* (1897), *Tristana* (1892) and *La de Bringas* (1884), from the TEI "
           "edition of the CLiGS \"Corpus de novelas de la Edad de Plata\" (textbox repository, spanish/novela-espanola, "
-          "ne0002, ne0005, ne0027), edited by José Calvo Tello, CLiGS, University of Würzburg; CC BY 4.0. "
-          "The novels are in the public domain.")
+          "ne0002, ne0005, ne0027), edited by José Calvo Tello, CLiGS, University of Würzburg")
+CREDIT = CORPUS + "; CC BY 4.0. The novels are in the public domain."
+CC_BY = "https://creativecommons.org/licenses/by/4.0/"
+# The card's last section: what the files derive from, under which license, and what was done with it.
+LICENSE_SECTION = (
+    "## License and credit",
+    "The weights (`model.json`, `model.bin`) and the tokenizer (`merges.txt`, `vocab.txt`) derive from the "
+    f"training corpus, a CC BY 4.0 edition of three novels in the public domain: {CORPUS}. That edition is "
+    f"published under the Creative Commons Attribution 4.0 International license ({CC_BY}). Changes: its text was "
+    "reduced to plain text (one paragraph per line; chapter headings, notes and markup removed), split into a "
+    "training part and a held-out part, and used to train the tokenizer and the model. Keep this credit when you "
+    "share these files.",
+    "",
+    "The project's code is under the MIT License (`LICENSE` at the root of the project).", "",
+)
 
 
 def card_text(folder: Path, corpus) -> str:
@@ -68,6 +81,7 @@ def card_text(folder: Path, corpus) -> str:
     for seed, prompt in enumerate(SAMPLE_PROMPTS):
         text = tok.decode(generate(model, tok.encode(prompt), 60, temperature=1.0, seed=seed))
         lines += [f"Seed {seed}, prompt `{prompt}`:", "", "> " + (prompt + text).replace("\n", "\n> "), ""]
+    lines += LICENSE_SECTION
     return "\n".join(lines)
 
 

@@ -255,7 +255,9 @@ def redirect_stdin(stream: io.TextIOBase):
 def prepare(py_dir: str, weights_dir: str) -> None:
     """Put the project's Python on ``sys.path`` and point the model at its weights.
 
-    ``minigpt`` reads ``MINIGPT_WEIGHTS`` to find the tokenizer and model files.
+    Called by the worker before any project code runs. ``minigpt`` reads ``MINIGPT_WEIGHTS`` to
+    find the tokenizer and model files (``minigpt.bpe.weights_dir``); in the page, this is the one
+    place that sets it. Mutates ``sys.path`` and ``os.environ``.
     """
     if py_dir not in sys.path:
         sys.path.insert(0, py_dir)

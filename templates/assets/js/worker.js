@@ -66,7 +66,7 @@ async function startRuntime(config) {
   const py = await loadPyodide({
     indexURL: config.pyodideIndex,
     enableRunUntilComplete: false, // reported to crash Safari; cells are synchronous
-    env: { HOME: "/home/pyodide", MINIGPT_WEIGHTS: WEIGHTS_DIR },
+    env: { HOME: "/home/pyodide" },
   });
   // No keyboard stream in a worker (the default stdin calls prompt()): reads fail at
   // once. Cells get a clearer error from kernel.py, which replaces sys.stdin and input().
@@ -94,7 +94,7 @@ async function init(config) {
   pyodide.FS.writeFile(`${KERNEL_DIR}/kernel.py`, new Uint8Array(kernelSource));
   pyodide.runPython(`import sys; sys.path.insert(0, "${KERNEL_DIR}")`);
   const kernelModule = pyodide.pyimport("kernel");
-  kernelModule.prepare(PY_DIR, WEIGHTS_DIR);
+  kernelModule.prepare(PY_DIR, WEIGHTS_DIR); // the model's files will be in WEIGHTS_DIR
   stage("code", "done");
 
   const buffers = await weights;
