@@ -58,12 +58,14 @@ import {{ loadPyodide }} from {pyodide_mjs};
 import fs from "fs";
 const py = await loadPyodide({{ indexURL: {index_url} }});
 await py.loadPackage({wheel});
-for (const pkg of ["masker", "minigpt"]) {{
-  py.FS.mkdirTree("/lib/" + pkg);
-  for (const f of fs.readdirSync({py_dir} + "/" + pkg)) {{
-    if (f.endsWith(".py")) py.FS.writeFile("/lib/" + pkg + "/" + f, fs.readFileSync({py_dir} + "/" + pkg + "/" + f));
+function copyTree(src, dst) {{  // a package's .py files, subpackages included
+  py.FS.mkdirTree(dst);
+  for (const e of fs.readdirSync(src, {{ withFileTypes: true }})) {{
+    if (e.isDirectory() && e.name !== "__pycache__") copyTree(src + "/" + e.name, dst + "/" + e.name);
+    else if (e.isFile() && e.name.endsWith(".py")) py.FS.writeFile(dst + "/" + e.name, fs.readFileSync(src + "/" + e.name));
   }}
 }}
+for (const pkg of ["masker", "minigpt"]) copyTree({py_dir} + "/" + pkg, "/lib/" + pkg);
 py.FS.mkdirTree("/weights");
 py.FS.writeFile("/weights/merges.txt", fs.readFileSync({merges}));
 py.runPython("import sys; sys.path.insert(0, '/lib')");

@@ -10,13 +10,19 @@ of continuations share a state and therefore a cached mask.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from .automaton import Automaton
 from .errors import LimitExceeded
 from .nfa import Nfa
+
+if TYPE_CHECKING:
+    from .trie import TokenTrie
 
 DEFAULT_MAX_DFA_STATES = 20_000
 
 
-class Dfa:
+class Dfa(Automaton):
     """A complete-enough byte DFA implementing the automaton interface (see ``automaton.py``).
 
     States are ints ``0..n_states-1``; 0 is the start state. ``table[state][cls]`` is the next
@@ -48,6 +54,26 @@ class Dfa:
 
     def cache_key(self, state: int) -> int:
         return state
+
+    def allowed_tokens(self, state: int, trie: TokenTrie, max_steps: int) -> list[int]:
+        """The generic trie walk (``Automaton.allowed_tokens``) with table look-ups in place of
+        ``step`` calls: the same tokens, faster. A DFA step never fails, and the walk visits
+        each trie node at most once, so ``max_steps`` is not needed."""
+        table, byte_class = self.table, self.byte_class
+        children, tokens = trie.children, trie.tokens
+        allowed: list[int] = []
+        stack = [(0, state)]
+        while stack:
+            node, st = stack.pop()
+            row = table[st]
+            for byte, child in children[node]:
+                nxt = row[byte_class[byte]]
+                if nxt < 0:
+                    continue
+                allowed.extend(tokens[child])
+                if children[child]:
+                    stack.append((child, nxt))
+        return allowed
 
 
 def _byte_classes(nfa: Nfa, useful: set[int]) -> tuple[list[int], int]:

@@ -21,6 +21,7 @@ LimitExceeded rather than freezing the page; highly ambiguous grammars are the u
 
 from __future__ import annotations
 
+from .automaton import Automaton
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
@@ -42,8 +43,9 @@ class EarleySet:
         self.next: dict[int, object] = {}  # memoized step(byte) results
 
 
-class EarleyAutomaton:
-    """The automaton interface (``automaton.py``) over a grammar in production form.
+class EarleyAutomaton(Automaton):
+    """The automaton interface (``automaton.py``) over a grammar in production form; masks use
+    the generic trie walk (``Automaton.allowed_tokens``), one memoized ``step`` per trie edge.
 
     ``prods``: list of ``(lhs, rhs)``; rhs symbols >= 0 are nonterminals, a negative symbol ``~t``
     is terminal t whose byte set is the int bitmask ``terminals[t]`` (bit b set = byte b allowed).

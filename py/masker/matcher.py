@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .automaton import Automaton
 from .errors import GrammarSyntaxError, LimitExceeded, TokenNotAllowed
 from .trie import DEFAULT_MAX_TRIE_STEPS, TokenTrie, brute_force_mask, trie_mask
 
@@ -26,9 +27,10 @@ class _VocabIndex:
 
 class Grammar:
     """A compiled grammar: ``kind`` ("choice", "regex", "cfg", "json_schema"), ``source`` (the
-    text or object it came from) and ``automaton`` (start / step / is_accepting / can_continue)."""
+    text or object it came from) and ``automaton`` (an ``automaton.Automaton``: start / step /
+    is_accepting / can_continue / cache_key / allowed_tokens)."""
 
-    def __init__(self, automaton, kind: str, source):
+    def __init__(self, automaton: Automaton, kind: str, source):
         self.automaton, self.kind, self.source = automaton, kind, source
         self._indexes: dict[tuple, _VocabIndex] = {}
 

@@ -3,8 +3,10 @@
 A vocabulary is a list of ``bytes`` (token id = index). The trie stores every token's bytes once;
 tokens that share a prefix share nodes, so the automaton steps each shared prefix once, and a
 dead state prunes a whole subtree (llguidance's toktrie and lm-format-enforcer's prefix tree work
-the same way). ``brute_force_mask`` runs the automaton over every token's bytes separately; it is
-the reference the trie walk is tested against.
+the same way). ``trie_mask`` asks the automaton for the walk (``Automaton.allowed_tokens``: one
+``step`` per trie edge, or a DFA's table look-ups), so it depends on the automaton interface
+only. ``brute_force_mask`` runs the automaton over every token's bytes separately; it is the
+reference the trie walk is tested against.
 
 A token is allowed when every byte of it keeps the automaton alive (the state after it can still
 reach a complete text). An empty token (``b""``) is never allowed: it would not advance.
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import LimitExceeded
+from .automaton import Automaton
 
 DEFAULT_MAX_TRIE_STEPS = 200_000
 
@@ -53,61 +55,23 @@ class TokenTrie:
         return len(self.children)
 
 
-def trie_mask(automaton, state, trie: TokenTrie,
+def trie_mask(automaton: Automaton, state: object, trie: TokenTrie,
               max_steps: int = DEFAULT_MAX_TRIE_STEPS) -> np.ndarray:
-    """Allowed tokens after ``state``: ``bool (len(vocab),)``, by a depth-first walk of the trie.
+    """Allowed tokens after ``state``: ``bool (len(vocab),)``, by a depth-first walk of the trie
+    (``automaton.allowed_tokens``).
 
-    Each trie edge costs one ``automaton.step``; raises LimitExceeded after ``max_steps`` steps
-    (only reachable with an automaton whose step is itself limited, e.g. Earley).
+    The generic walk costs one ``automaton.step`` per trie edge and raises LimitExceeded after
+    ``max_steps`` steps (only reachable with an automaton whose step is itself limited, e.g.
+    Earley); a DFA's walk is bounded by the trie size and needs no limit.
     """
     mask = np.zeros(len(trie.vocab), dtype=bool)
-    if hasattr(automaton, "table"):  # a DFA: the same walk with the table inlined (faster)
-        mask[_dfa_walk(automaton, state, trie)] = True
-        return mask
-    allowed: list[int] = []
-    step, children, tokens = automaton.step, trie.children, trie.tokens
-    stack = [(0, state)]
-    steps = 0
-    while stack:
-        node, st = stack.pop()
-        kids = children[node]
-        steps += len(kids)
-        if steps > max_steps:
-            raise LimitExceeded("computing one mask needed too many automaton steps",
-                                "max_trie_steps", max_steps,
-                                "use a smaller vocabulary or grammar, or raise max_trie_steps")
-        for byte, child in kids:
-            nxt = step(st, byte)
-            if nxt is None:
-                continue
-            allowed.extend(tokens[child])
-            if children[child]:
-                stack.append((child, nxt))
-    mask[allowed] = True
+    mask[automaton.allowed_tokens(state, trie, max_steps)] = True
     return mask
 
 
-def _dfa_walk(dfa, state: int, trie: TokenTrie) -> list[int]:
-    """``trie_mask`` for a ``Dfa``: table look-ups instead of ``step`` calls (bounded by the
-    trie size, so no step limit is needed)."""
-    table, byte_class, children, tokens = dfa.table, dfa.byte_class, trie.children, trie.tokens
-    allowed: list[int] = []
-    stack = [(0, state)]
-    while stack:
-        node, st = stack.pop()
-        row = table[st]
-        for byte, child in children[node]:
-            nxt = row[byte_class[byte]]
-            if nxt < 0:
-                continue
-            allowed.extend(tokens[child])
-            if children[child]:
-                stack.append((child, nxt))
-    return allowed
-
-
-def brute_force_mask(automaton, state, vocab: list[bytes]) -> np.ndarray:
-    """Reference twin of ``trie_mask``: run the automaton over each token's bytes on its own."""
+def brute_force_mask(automaton: Automaton, state: object, vocab: list[bytes]) -> np.ndarray:
+    """Reference twin of ``trie_mask``: run the automaton over each token's bytes on its own.
+    Returns ``bool (len(vocab),)``; passes on what ``automaton.step`` raises."""
     mask = np.zeros(len(vocab), dtype=bool)
     for token_id, tok in enumerate(vocab):
         st = state

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from test_json_schema_support import SCHEMAS, IRSampler, validator
 
 from masker.json_schema import InvalidSchema, UnsupportedKeyword, schema_to_source
-from masker.json_schema_translate import Translator
+from masker.json_schema.translate import Translator
 
 WS = ["compact", "flexible"]
 

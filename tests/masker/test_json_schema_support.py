@@ -12,7 +12,7 @@ import random
 
 import jsonschema
 
-from masker.json_schema_ir import Alt, Chars, Lit, Ref, Repeat, Seq
+from masker.json_schema.ir import Alt, Chars, Lit, Ref, Repeat, Seq
 
 INF = float("inf")
 

@@ -140,7 +140,7 @@ def test_mask_samples_validate(name, whitespace):
 def test_mutated_samples_accepted_only_if_valid(name):
     """Soundness on near misses: one-character edits of valid texts are either rejected by
     the compiled grammar or parse as JSON and validate."""
-    from masker.json_schema_translate import Translator
+    from masker.json_schema.translate import Translator
     from test_json_schema_support import IRSampler
 
     schema = SCHEMAS[name]

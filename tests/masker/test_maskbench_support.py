@@ -14,7 +14,7 @@ import os
 
 import jsonschema
 
-from masker.json_schema_translate import Translator
+from masker.json_schema.translate import Translator
 
 MASKBENCH = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared",
                          "jsonschemabench", "maskbench")

@@ -36,10 +36,14 @@ import {{ loadPyodide }} from {pyodide_mjs};
 import fs from "fs";
 const py = await loadPyodide({{ indexURL: {index_url} }});
 await py.loadPackage({wheel});
-py.FS.mkdirTree("/lib/masker");
-for (const f of fs.readdirSync({masker_dir})) {{
-  if (f.endsWith(".py")) py.FS.writeFile("/lib/masker/" + f, fs.readFileSync({masker_dir} + "/" + f));
+function copyTree(src, dst) {{  // the package's .py files, subpackages included
+  py.FS.mkdirTree(dst);
+  for (const e of fs.readdirSync(src, {{ withFileTypes: true }})) {{
+    if (e.isDirectory() && e.name !== "__pycache__") copyTree(src + "/" + e.name, dst + "/" + e.name);
+    else if (e.isFile() && e.name.endsWith(".py")) py.FS.writeFile(dst + "/" + e.name, fs.readFileSync(src + "/" + e.name));
+  }}
 }}
+copyTree({masker_dir}, "/lib/masker");
 console.log("RESULT " + await py.runPythonAsync(fs.readFileSync({script}, "utf8")));
 """
 

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from masker import compile_choice, compile_regex
+from masker.automaton import Automaton
 from masker.trie import TokenTrie, brute_force_mask, trie_mask
 from tests.masker.strategies import CHOICE_SETS, REGEXES
 from tests.masker.vocabs import MIXED_VOCAB, TINY_VOCAB, trained_vocab
@@ -48,6 +49,22 @@ def test_trie_equals_brute_force_on_random_choices(texts, seed, which):
         matcher = grammar.matcher(VOCABS[which])
         matcher.consume_bytes(text)
         assert matcher.is_accepting()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=REGEXES, seed=st.integers(0, 2**16), which=st.integers(0, len(VOCABS) - 1))
+def test_dfa_table_walk_equals_the_generic_step_walk(pattern, seed, which):
+    """Dfa.allowed_tokens (table look-ups) gives the same ids, each once, as the base class's
+    walk through step()."""
+    grammar, vocab, rng = compile_regex(pattern), VOCABS[which], random.Random(seed)
+    trie, matcher = TokenTrie(vocab), grammar.matcher(vocab)
+    for _ in range(8):
+        fast = grammar.automaton.allowed_tokens(matcher.state, trie, 10**9)
+        generic = Automaton.allowed_tokens(grammar.automaton, matcher.state, trie, 10**9)
+        assert len(set(fast)) == len(fast) and sorted(fast) == sorted(generic)
+        if not fast:
+            break
+        matcher.consume(rng.choice(fast))
 
 
 def test_trie_shares_prefixes():

@@ -1,42 +1,59 @@
-"""Intermediate form of a compiled JSON Schema, and its two text emitters.
+"""Intermediate form of a compiled JSON Schema: a small grammar over Unicode characters.
 
-A schema is first translated into a small grammar over Unicode characters
-(nodes `Lit`, `Chars`, `Seq`, `Alt`, `Repeat`, `Ref`), kept as named rules.
-If no rule refers to itself (directly or through others), the rules are
-inlined into one regular expression (Python `re` syntax, the subset that
-`masker.compile_regex` reads). Otherwise they are written as GBNF rules
-(llama.cpp `grammars/README.md` syntax, read by `masker.compile_cfg`).
+A schema is first translated (``translate.py``) into nodes ``Lit``, ``Chars``, ``Seq``,
+``Alt``, ``Repeat`` and ``Ref``, kept as named rules (``Rules``: name -> node, "root" is the
+whole document). ``emit.py`` then writes the rules as one regular expression when no rule
+refers to itself, directly or through others, and as GBNF rules otherwise.
 
-Code points are ints; a character set is a tuple of closed ranges
-`((lo, hi), ...)`, sorted and disjoint. Surrogates (U+D800..U+DFFF) never
-appear in a set: they cannot be encoded in UTF-8.
+``Chars``, ``Seq``, ``Alt`` and ``Repeat`` are the masker's own tree nodes
+(``grammar_ast.py``; ``Repeat.hi`` None = unbounded); ``Lit`` and ``Ref`` are defined here.
+Build nodes with ``seq``, ``alt``, ``opt``, ``repeat`` and ``chars``, which simplify as they go
+(``NOTHING``, the empty language, absorbs a sequence; ``EMPTY`` is the empty string).
+
+Code points are ints; a character set is a tuple of closed ranges ``((lo, hi), ...)``, sorted
+and disjoint. Surrogates (U+D800..U+DFFF) never appear in a set: they cannot be encoded in UTF-8.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Union
 
-from .grammar_ast import Alt, Chars, Repeat, Seq  # the masker's own tree nodes; hi=None: unbounded
-from .utf8 import MAX_CODE_POINT as MAX_CP
-from .utf8 import SURROGATES, negate, normalize, remove_surrogates
+from ..grammar_ast import Alt, Chars, Repeat, Seq
+from ..utf8 import MAX_CODE_POINT as MAX_CP
+from ..utf8 import SURROGATES, Ranges, negate, normalize, remove_surrogates
+
+__all__ = ["Lit", "Ref", "Chars", "Seq", "Alt", "Repeat", "Node", "Rules", "Ranges", "EMPTY",
+           "NOTHING", "MAX_CP", "SURROGATES", "seq", "alt", "opt", "repeat", "chars",
+           "char_set", "set_complement", "set_intersect", "set_minus", "refs_in",
+           "is_recursive"]
 
 
 @dataclass(frozen=True)
 class Lit:
+    """The exact string ``text`` ("" is the empty string)."""
+
     text: str
 
 
 @dataclass(frozen=True)
 class Ref:
+    """A reference to the named rule ``name``."""
+
     name: str
 
+
+Node = Union[Lit, Ref, Chars, Seq, Alt, Repeat]
+Rules = dict[str, Node]
 
 EMPTY = Lit("")
 NOTHING = Alt(())  # matches no string at all
 
 
-def seq(*items):
+def seq(*items: Node) -> Node:
     """Concatenation, flattening nested Seq and merging adjacent literals."""
-    out = []
+    out: list[Node] = []
     for it in items:
         parts = it.items if isinstance(it, Seq) else (it,)
         for p in parts:
@@ -51,9 +68,9 @@ def seq(*items):
     return out[0] if len(out) == 1 else Seq(tuple(out))
 
 
-def alt(*items):
+def alt(*items: Node) -> Node:
     """Alternation, flattening nested Alt and dropping duplicates."""
-    out = []
+    out: list[Node] = []
     for it in items:
         for p in (it.items if isinstance(it, Alt) else (it,)):
             if not any(_same(p, q) for q in out):
@@ -63,20 +80,22 @@ def alt(*items):
     return out[0] if len(out) == 1 else Alt(tuple(out))
 
 
-def _is_nothing(node):
+def _is_nothing(node: Node) -> bool:
     return isinstance(node, Alt) and not node.items
 
 
-def _same(a, b):
+def _same(a: Node, b: Node) -> bool:
     """Cheap equality: identity, or equal leaves (no deep comparison)."""
     return a is b or (type(a) is type(b) and isinstance(a, (Lit, Chars)) and a == b)
 
 
-def opt(item):
+def opt(item: Node) -> Node:
+    """``item`` or the empty string."""
     return EMPTY if _is_nothing(item) else alt(item, EMPTY)
 
 
-def repeat(item, lo, hi=None):
+def repeat(item: Node, lo: int, hi: int | None = None) -> Node:
+    """``item`` repeated ``lo`` to ``hi`` times (``hi`` None: no upper bound)."""
     if hi is not None and hi < lo:
         return NOTHING
     if hi == 0 or (isinstance(item, Lit) and not item.text):
@@ -90,25 +109,29 @@ def repeat(item, lo, hi=None):
 
 # ---- character sets -------------------------------------------------------
 
-def char_set(ranges):
+def char_set(ranges: Iterable[tuple[int, int]]) -> Ranges:
     """Normalise ranges: clip to Unicode, sort, merge, remove surrogates."""
     return remove_surrogates(normalize((max(0, lo), min(MAX_CP, hi)) for lo, hi in ranges))
 
 
-def set_complement(ranges):
+def set_complement(ranges: Iterable[tuple[int, int]]) -> Ranges:
     """Every encodable code point not in ``ranges``."""
     return remove_surrogates(negate(char_set(ranges)))
 
 
-def set_intersect(a, b):
+def set_intersect(a: Ranges, b: Ranges) -> Ranges:
+    """The code points in both ``a`` and ``b``."""
     return set_complement(char_set(set_complement(a) + set_complement(b)))
 
 
-def set_minus(a, b):
+def set_minus(a: Ranges, b: Ranges) -> Ranges:
+    """The code points of ``a`` that are not in ``b``."""
     return set_intersect(a, set_complement(b))
 
 
-def chars(ranges):
+def chars(ranges: Iterable[tuple[int, int]]) -> Node:
+    """One character of the set ``ranges``: ``NOTHING`` if it is empty, a ``Lit`` if it holds
+    one code point, else ``Chars``."""
     rs = char_set(ranges)
     if not rs:
         return NOTHING
@@ -119,9 +142,11 @@ def chars(ranges):
 
 # ---- rule graph -----------------------------------------------------------
 
-def refs_in(node):
-    """Names referenced by `node` (a set); shared sub-expressions are visited once."""
-    acc, seen, todo = set(), set(), [node]
+def refs_in(node: Node) -> set[str]:
+    """Names referenced by ``node``; shared sub-expressions are visited once."""
+    acc: set[str] = set()
+    seen: set[int] = set()
+    todo = [node]
     while todo:
         n = todo.pop()
         if id(n) in seen:
@@ -136,11 +161,11 @@ def refs_in(node):
     return acc
 
 
-def is_recursive(rules, start="root"):
-    """True if some rule reachable from `start` can reach itself."""
-    state = {}  # name -> 1 visiting, 2 done
+def is_recursive(rules: Rules, start: str = "root") -> bool:
+    """True if some rule reachable from ``start`` can reach itself."""
+    state: dict[str, int] = {}  # name -> 1 visiting, 2 done
 
-    def visit(name):
+    def visit(name: str) -> bool:
         if state.get(name) == 1:
             return True
         if state.get(name) == 2:

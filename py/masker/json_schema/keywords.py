@@ -1,20 +1,28 @@
-"""Keyword tables, normalisation and `allOf` merging for JSON Schema.
+"""Keyword tables, normalisation and ``allOf`` merging for JSON Schema.
 
 Policy for every keyword of a schema object:
 - IMPLEMENTED keywords constrain the output as the spec says;
 - ANNOTATIONS (title, description, ...) do not constrain and are ignored;
-- REFUSED keywords (spec keywords that would constrain and are not
-  implemented) raise UnsupportedKeyword naming the keyword; the `content*`
-  keywords are annotations for a validator (2020-12 validation, section 8),
-  but a reader who writes `contentEncoding: base64` expects base64 text,
-  which the grammar cannot promise, so they are refused too;
-- any other keyword is unknown to every JSON Schema draft; a validator
-  ignores it (2020-12 core, section 6.5), so it is ignored here too and
-  listed in `JsonSchemaGrammar.ignored_keywords`.
+- REFUSED keywords (spec keywords that would constrain and are not implemented) raise
+  UnsupportedKeyword naming the keyword; the ``content*`` keywords are annotations for a
+  validator (2020-12 validation, section 8), but a reader who writes
+  ``contentEncoding: base64`` expects base64 text, which the grammar cannot promise, so they
+  are refused too;
+- any other keyword is unknown to every JSON Schema draft; a validator ignores it (2020-12
+  core, section 6.5), so it is ignored here too and listed in
+  ``JsonSchemaGrammar.ignored_keywords``.
+
+A schema is a dict or a bool (2020-12 core, section 4.3.2: ``true`` accepts everything,
+``false`` nothing); a *normalised* schema is a dict in 2020-12 terms (``normalise``).
 """
+
 from __future__ import annotations
 
-from .json_schema_errors import InvalidSchema, UnsupportedKeyword
+from typing import Any, Callable, Union
+
+from .errors import InvalidSchema, UnsupportedKeyword
+
+Schema = Union[dict[str, Any], bool]
 
 ANNOTATIONS = frozenset("""title description default examples $schema $id id
     $comment deprecated readOnly writeOnly $anchor $dynamicAnchor $recursiveAnchor $vocabulary $defs
@@ -41,19 +49,24 @@ KIND_KEYWORDS = {
 }
 
 
-def check_keywords(schema, path, ignored):
-    """Refuse REFUSED keywords; record unknown ones in `ignored` (a list)."""
+def check_keywords(schema: dict[str, Any], path: str, ignored: list[str]) -> None:
+    """Raise UnsupportedKeyword for the first REFUSED keyword of ``schema``; append the JSON
+    pointer of each keyword unknown to every draft to ``ignored`` (mutated)."""
     for key in schema:
         if key in REFUSED:
             raise UnsupportedKeyword(key, path)
         if key not in IMPLEMENTED and key not in ANNOTATIONS:
-            ignored.append("%s/%s" % (path or "#", key))
+            ignored.append(f"{path or '#'}/{key}")
 
 
-def normalise(schema, path):
-    """A copy with draft-4 forms rewritten in 2020-12 terms:
-    boolean exclusiveMinimum/Maximum, `items` as a list (tuple validation,
-    with `additionalItems`), `const` as a one-value `enum`, `type` as a list."""
+def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:
+    """A copy with draft-4 forms rewritten in 2020-12 terms: boolean
+    exclusiveMinimum/Maximum, ``items`` as a list (tuple validation, with ``additionalItems``),
+    ``const`` as a one-value ``enum``, ``type`` as a list.
+
+    Raises InvalidSchema for a ``type`` outside the seven JSON Schema types or an ``enum``
+    that is not a list.
+    """
     s = dict(schema)
     for ex, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         if isinstance(s.get(ex), bool):
@@ -74,15 +87,17 @@ def normalise(schema, path):
         types = s["type"] if isinstance(s["type"], list) else [s["type"]]
         for t in types:
             if t not in KINDS:
-                raise InvalidSchema("unknown type %r (expected one of %s)" % (t, ", ".join(KINDS)), path)
+                raise InvalidSchema(f"unknown type {t!r} (expected one of {', '.join(KINDS)})",
+                                    path)
         s["type"] = types
     if "enum" in s and not isinstance(s["enum"], list):
         raise InvalidSchema("enum must be a list", path)
     return s
 
 
-def same_value(a, b):
-    """JSON equality as JSON Schema defines it (1 == 1.0, True != 1)."""
+def same_value(a: Any, b: Any) -> bool:
+    """JSON equality as JSON Schema defines it (1 == 1.0, True != 1; 2020-12 core, section
+    4.2.2)."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
@@ -94,7 +109,8 @@ def same_value(a, b):
     return type(a) is type(b) and a == b
 
 
-def _types_meet(a, b):
+def _types_meet(a: list[str], b: list[str]) -> list[str]:
+    """The types in both lists (``integer`` is in ``number``)."""
     out = [t for t in a if t in b]
     if "integer" in a and "number" in b and "integer" not in out:
         out.append("integer")
@@ -103,7 +119,8 @@ def _types_meet(a, b):
     return out
 
 
-def _sub_all(a, b):
+def _sub_all(a: Schema, b: Schema) -> Schema:
+    """A sub-schema for values that must satisfy both ``a`` and ``b`` (lazy allOf)."""
     if a is True or a == {}:
         return b
     if b is True or b == {}:
@@ -113,7 +130,9 @@ def _sub_all(a, b):
     return {"allOf": [a, b]}
 
 
-def _merge_properties(a, b, out):
+def _merge_properties(a: dict[str, Any], b: dict[str, Any], out: dict[str, Any]) -> None:
+    """Set ``properties`` and ``additionalProperties`` of ``out`` (mutated) from both sides: a
+    name listed on one side only meets the other side's ``additionalProperties``."""
     pa, pb = a.get("properties", {}), b.get("properties", {})
     props = {}
     for name in list(pa) + [n for n in pb if n not in pa]:
@@ -127,22 +146,29 @@ def _merge_properties(a, b, out):
                                                b.get("additionalProperties", True))
 
 
-def _fold_items(a, b):
-    """If only `a` has prefixItems, apply `b`'s items to them as well."""
+def _fold_items(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """If only ``a`` has prefixItems, apply ``b``'s items to them as well."""
     if "prefixItems" in a and "prefixItems" not in b and "items" in b:
         a = dict(a, prefixItems=[_sub_all(p, b["items"]) for p in a["prefixItems"]])
     return a
 
 
-BOUND_MERGE = {"minLength": max, "maxLength": min, "minItems": max, "maxItems": min,
-               "minimum": max, "maximum": min, "exclusiveMinimum": max,
-               "exclusiveMaximum": min, "minProperties": max, "maxProperties": min}
+BOUND_MERGE: dict[str, Callable[[Any, Any], Any]] = {
+    "minLength": max, "maxLength": min, "minItems": max, "maxItems": min, "minimum": max,
+    "maximum": min, "exclusiveMinimum": max, "exclusiveMaximum": min, "minProperties": max,
+    "maxProperties": min}
 
 
-def merge(a, b, path):
-    """The schema of instances valid under both normalised schemas `a`, `b`
-    (neither containing `$ref` or `allOf` at the top). Sub-schemas that
-    must both hold are combined lazily as {"allOf": [x, y]}."""
+def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
+    """The schema of instances valid under both normalised schemas ``a`` and ``b`` (neither
+    holding ``$ref`` or ``allOf`` at the top): ``allOf`` (2020-12 core, section 10.2.1.1) as
+    one schema. Sub-schemas that must both hold are combined lazily as {"allOf": [x, y]}.
+
+    Raises UnsupportedKeyword when the two cannot be merged exactly: ``patternProperties``
+    next to other object keywords, ``anyOf``/``oneOf`` on both sides with more than 64
+    combined branches, or two different values of a keyword with no merge rule
+    (``pattern``, ``format``, ...).
+    """
     object_keys = ("properties", "additionalProperties", "patternProperties")
     if ("patternProperties" in a and any(k in b for k in object_keys)) or (
             "patternProperties" in b and any(k in a for k in object_keys)):

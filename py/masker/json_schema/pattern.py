@@ -1,25 +1,28 @@
-"""The `pattern` keyword: a regex searched in the decoded string value.
+"""The ``pattern`` keyword (2020-12 validation, section 6.3.3): a regex searched in the
+decoded string value (not anchored, as the spec says).
 
-The pattern is parsed with the standard library's own `re` parser (the
-dialect the `jsonschema` validator applies), then rebuilt in the
-intermediate form, where every character matcher becomes the set of JSON
-encodings of the characters it matches (`encoded_chars`). Anchors:
-a leading `^` and a trailing `$` (or `\\A`, `\\Z`) pin the match; a side
-without an anchor gets any units there (`.*(?:pat).*` on the value).
+The pattern is parsed with the standard library's own ``re`` parser (the dialect the
+``jsonschema`` validator applies; the spec names ECMA-262, core section 6.4), then rebuilt in
+the intermediate form, where every character matcher becomes the set of JSON encodings of the
+characters it matches (``encoded_chars``). Anchors: a leading ``^`` and a trailing ``$`` (or
+``\\A``, ``\\Z``) pin the match; a side without an anchor gets any units there
+(``.*(?:pat).*`` on the value).
 
-Soundness choices (never accept a value the `re` search would reject):
-- `\\d \\w \\s` are read as their ASCII subsets; `\\D \\W \\S` and negated
-  classes use the exact Unicode complement that `re` uses;
-- `$` is read as end of string (Python's `$` also matches before a final
-  newline; such values are not produced);
-- flags (`(?i)` ...), lookarounds, backreferences, `\\b`, possessive and
-  anchors in other positions raise UnsupportedKeyword("pattern").
-Escaped forms `\\uXXXX` are not produced for pattern characters.
+Soundness choices (never accept a value the ``re`` search would reject):
+- ``\\d \\w \\s`` are read as their ASCII subsets; ``\\D \\W \\S`` and negated classes use
+  the exact Unicode complement that ``re`` uses;
+- ``$`` is read as end of string (Python's ``$`` also matches before a final newline; such
+  values are not produced);
+- flags (``(?i)`` ...), lookarounds, backreferences, ``\\b``, possessive and anchors in other
+  positions raise UnsupportedKeyword("pattern").
+Escaped forms ``\\uXXXX`` are not produced for pattern characters.
 """
+
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any, NoReturn
 
 try:
     from re import _constants as C
@@ -28,10 +31,9 @@ except ImportError:  # pragma: no cover - Python < 3.11
     import sre_constants as C
     import sre_parse
 
-from .json_schema_errors import UnsupportedKeyword
-from .json_schema_ir import (MAX_CP, SURROGATES, alt, char_set, repeat, seq,
-                             set_complement)
-from .json_schema_strings import UNIT, encoded_chars
+from .errors import UnsupportedKeyword
+from .ir import MAX_CP, SURROGATES, Node, Ranges, alt, char_set, repeat, seq, set_complement
+from .strings import UNIT, encoded_chars
 
 ASCII_CATEGORY = {
     C.CATEGORY_DIGIT: ((48, 57),),
@@ -45,8 +47,8 @@ POSITIVE_OF = {C.CATEGORY_DIGIT: r"\d", C.CATEGORY_WORD: r"\w",
 
 
 @lru_cache(maxsize=None)
-def unicode_category(rx):
-    """Exact ranges of `re`'s Unicode class `rx` (e.g. r"\\d")."""
+def unicode_category(rx: str) -> Ranges:
+    """Exact ranges of ``re``'s Unicode class ``rx`` (e.g. r"\\d")."""
     s0, s1 = SURROGATES
     text = "".join(map(chr, range(0, s0))) + "".join(map(chr, range(s1 + 1, MAX_CP + 1)))
     ranges = []
@@ -56,14 +58,17 @@ def unicode_category(rx):
 
 
 class _PatternReader:
-    def __init__(self, pattern, path):
+    """Rebuilds ``sre_parse`` items of ``pattern`` in the intermediate form."""
+
+    def __init__(self, pattern: str, path: str):
         self.pattern, self.path = pattern, path
 
-    def refuse(self, what):
+    def refuse(self, what: str) -> NoReturn:
         raise UnsupportedKeyword("pattern", self.path,
-                                 "with %s is not supported (pattern %r)" % (what, self.pattern))
+                                 f"with {what} is not supported (pattern {self.pattern!r})")
 
-    def set_of(self, items):
+    def set_of(self, items: list) -> Ranges:
+        """The code points a class ``[...]`` (its parsed ``items``) matches."""
         negate = bool(items) and items[0][0] == C.NEGATE
         ranges = []
         for op, av in items[1:] if negate else items:
@@ -74,21 +79,23 @@ class _PatternReader:
             elif op == C.CATEGORY:
                 ranges.extend(self.category(av, exact=negate))
             else:
-                self.refuse("class item %s" % op)
+                self.refuse(f"class item {op}")
         rs = char_set(ranges)
         return set_complement(rs) if negate else rs
 
-    def category(self, cat, exact):
+    def category(self, cat: Any, exact: bool) -> Ranges:
+        """``\\d``-style class ``cat``: ASCII unless ``exact`` (inside a negated class), where
+        the exact Unicode set keeps the complement sound."""
         if cat in NEGATED_CATEGORY:
             return set_complement(unicode_category(NEGATED_CATEGORY[cat]))
         if cat in ASCII_CATEGORY:
             return unicode_category(POSITIVE_OF[cat]) if exact else ASCII_CATEGORY[cat]
-        return self.refuse("category %s" % cat)
+        return self.refuse(f"category {cat}")
 
-    def node(self, items):
+    def node(self, items: list) -> Node:
         return seq(*[self.item(op, av) for op, av in items])
 
-    def item(self, op, av):
+    def item(self, op: Any, av: Any) -> Node:
         if op == C.LITERAL:
             return encoded_chars(((av, av),))
         if op == C.NOT_LITERAL:
@@ -108,18 +115,22 @@ class _PatternReader:
             return repeat(self.node(sub), lo, None if hi == C.MAXREPEAT else hi)
         if op == C.AT:
             self.refuse("an anchor or \\b inside the pattern")
-        return self.refuse("the construct %s" % op)
+        return self.refuse(f"the construct {op}")
 
 
-def pattern_units(pattern, path):
+def pattern_units(pattern: str, path: str) -> Node:
     """IR for the string content (between the quotes) of values in which
-    `re.search(pattern, value)` succeeds. Raises UnsupportedKeyword."""
+    ``re.search(pattern, value)`` succeeds.
+
+    Raises UnsupportedKeyword("pattern") when ``pattern`` is not a string, not a valid regex,
+    or uses a construct listed above.
+    """
     if not isinstance(pattern, str):
         raise UnsupportedKeyword("pattern", path, "must be a string")
     try:
         tree = sre_parse.parse(pattern)
     except re.error as exc:
-        raise UnsupportedKeyword("pattern", path, "is not a valid regex (%s)" % exc)
+        raise UnsupportedKeyword("pattern", path, f"is not a valid regex ({exc})")
     if tree.state.flags & ~C.SRE_FLAG_UNICODE:
         raise UnsupportedKeyword("pattern", path, "with inline flags is not supported")
     return _anchored(list(tree), _PatternReader(pattern, path))
@@ -129,7 +140,7 @@ STARTS = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)
 ENDS = (C.AT_END, C.AT_END_STRING)
 
 
-def _strip_anchors(parsed, start, end):
+def _strip_anchors(parsed: list, start: bool, end: bool) -> tuple[list, bool, bool]:
     if parsed and parsed[0][0] == C.AT and parsed[0][1] in STARTS:
         start, parsed = True, parsed[1:]
     if parsed and parsed[-1][0] == C.AT and parsed[-1][1] in ENDS:
@@ -137,10 +148,10 @@ def _strip_anchors(parsed, start, end):
     return parsed, start, end
 
 
-def _anchored(parsed, reader, start=False, end=False):
-    """A top-level sequence: strip ^/$ at its ends, pad unanchored sides.
-    A top-level alternation or group is handled branch by branch
-    (`^a$|^b$`, `^(a|b)$`)."""
+def _anchored(parsed: list, reader: _PatternReader, start: bool = False,
+              end: bool = False) -> Node:
+    """A top-level sequence: strip ``^``/``$`` at its ends, pad unanchored sides. A top-level
+    alternation or group is handled branch by branch (``^a$|^b$``, ``^(a|b)$``)."""
     parsed, start, end = _strip_anchors(parsed, start, end)
     if parsed and parsed[-1][0] == C.BRANCH:  # `^0(1$|7$)`: re factors common prefixes
         branches = parsed[-1][1][1]
@@ -153,9 +164,9 @@ def _anchored(parsed, reader, start=False, end=False):
     return seq(*([] if start else [free]), body, *([] if end else [free]))
 
 
-def single_char_repeat(pattern, path):
-    """For `^X{m,n}$`-like patterns (X one character matcher): (set, m, n); else None.
-    Lets `pattern` combine with minLength/maxLength exactly."""
+def single_char_repeat(pattern: str, path: str) -> tuple[Ranges, int, int | None] | None:
+    """For ``^X{m,n}$``-like patterns (X one character matcher): (set, m, n); else None.
+    Lets ``pattern`` combine with minLength/maxLength exactly."""
     try:
         tree = sre_parse.parse(pattern)
     except re.error:

@@ -1,22 +1,23 @@
-"""JSON numbers (RFC 8259 section 6) and integer/number bounds.
+"""JSON numbers (RFC 8259 section 6) and the numeric bounds of JSON Schema (2020-12
+validation, section 6.2: minimum, maximum, exclusiveMinimum, exclusiveMaximum).
 
-Unbounded: `-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?` for `number`,
-`-?(0|[1-9][0-9]*)` for `integer` (so `1.0` and `1e2` are not produced for
-integers, and `-0` is). Bounds are written as digit regexes:
-- `integer`: any integer `minimum`/`maximum`/`exclusiveMinimum`/
-  `exclusiveMaximum` (a fractional bound is rounded inward, exactly);
-- `number`: decimal bounds, and then no exponent form. The value is split
-  as sign, integer part I and fraction digits F: the bound's integer part
-  limits I, and at I equal to it, F is compared digit by digit with the
-  bound's fraction (e.g. for >= 2.5 at I = 2: F starts with 5..9). Both
-  bounds inside one unit interval with a fraction ([0.25, 0.75]) are refused.
+Unbounded: ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?`` for ``number``,
+``-?(0|[1-9][0-9]*)`` for ``integer`` (so ``1.0`` and ``1e2`` are not produced for integers,
+and ``-0`` is). Bounds are written as digit regexes:
+- ``integer``: any integer ``minimum``/``maximum``/``exclusiveMinimum``/``exclusiveMaximum``
+  (a fractional bound is rounded inward, exactly);
+- ``number``: decimal bounds, and then no exponent form. The value is split as sign, integer
+  part I and fraction digits F: the bound's integer part limits I, and at I equal to it, F is
+  compared digit by digit with the bound's fraction (e.g. for >= 2.5 at I = 2: F starts with
+  5..9). Both bounds inside one unit interval with a fraction ([0.25, 0.75]) are refused.
 """
+
 from __future__ import annotations
 
 import math
 from decimal import Decimal
 
-from .json_schema_ir import EMPTY, NOTHING, Lit, alt, chars, opt, repeat, seq
+from .ir import EMPTY, NOTHING, Lit, Node, alt, chars, opt, repeat, seq
 
 DIGIT = chars([(48, 57)])
 NONZERO = chars([(49, 57)])
@@ -30,7 +31,7 @@ F_ANY, F_ZERO, F_NONZERO = (opt(FRACTION), opt(seq(Lit("."), repeat(Lit("0"), 1)
                             seq(Lit("."), repeat(DIGIT, 0), NONZERO, repeat(DIGIT, 0)))
 
 
-def _same_length(lo, hi):
+def _same_length(lo: str, hi: str) -> Node:
     """Digit strings of equal length with lo <= hi: every string between."""
     if not lo:
         return EMPTY
@@ -46,7 +47,7 @@ def _same_length(lo, hi):
     return alt(*parts)
 
 
-def naturals(lo, hi):
+def naturals(lo: int, hi: int | None) -> Node:
     """Decimal naturals (no leading zeros) in [lo, hi]; hi None = unbounded."""
     lo = max(lo, 0)
     if hi is not None and hi < lo:
@@ -69,7 +70,7 @@ def naturals(lo, hi):
     return alt(*parts)
 
 
-def integer_range(lo, hi):
+def integer_range(lo: int | None, hi: int | None) -> Node:
     """Integers in [lo, hi] (either may be None). `-0` is written when 0 is in range."""
     parts = []
     if lo is None or lo < 0:
@@ -83,21 +84,22 @@ def integer_range(lo, hi):
     return alt(*parts)
 
 
-def integer_bounds(lo, lo_excl, hi, hi_excl):
-    """Integer bounds from possibly fractional, possibly exclusive limits."""
+def integer_bounds(lo: float | None, lo_excl: bool, hi: float | None, hi_excl: bool) -> Node:
+    """Integers within ``lo`` and ``hi`` (None = unbounded; fractional bounds are rounded
+    inward; ``*_excl``: the bound itself is excluded)."""
     ilo = None if lo is None else (math.floor(lo) + 1 if lo_excl else math.ceil(lo))
     ihi = None if hi is None else (math.ceil(hi) - 1 if hi_excl else math.floor(hi))
     return integer_range(ilo, ihi)
 
 
-def _split(d):
+def _split(d: Decimal) -> tuple[int, str]:
     """Decimal d >= 0 -> (integer part, fraction digits without trailing zeros)."""
     i = int(d)
-    frac = format(d - i, "f")
+    frac = f"{d - i:f}"
     return i, frac[2:].rstrip("0") if "." in frac else ""
 
 
-def _frac(digits, op):
+def _frac(digits: str, op: str) -> Node:
     """The optional fraction part `.F` of I.F whose value 0.F compares with 0.digits
     by `op` (one of > = <); digits has no trailing zeros."""
     dot = Lit(".")
@@ -118,7 +120,8 @@ def _frac(digits, op):
     return alt(*parts)
 
 
-def _magnitudes(lo, lo_excl, hi, hi_excl):
+def _magnitudes(lo: Decimal | None, lo_excl: bool, hi: Decimal | None,
+                hi_excl: bool) -> Node:
     """Non-negative decimals m = I.F (no exponent) with lo (<) m (<) hi; bounds are
     Decimal or None. Raises ValueError when both bounds fall in one unit interval
     with a fractional part (not expressible here)."""
@@ -145,8 +148,10 @@ def _magnitudes(lo, lo_excl, hi, hi_excl):
                seq(naturals(hi_i, hi_i), high))
 
 
-def number_bounds(lo, lo_excl, hi, hi_excl):
-    """Numbers within decimal bounds (None = unbounded), without exponent."""
+def number_bounds(lo: float | None, lo_excl: bool, hi: float | None, hi_excl: bool) -> Node:
+    """Numbers within decimal bounds (None = unbounded; ``*_excl``: the bound itself is
+    excluded), written without exponent. Raises ValueError when both bounds fall inside one
+    unit interval with a fractional part (the caller refuses the schema)."""
     lo = None if lo is None else Decimal(str(lo))
     hi = None if hi is None else Decimal(str(hi))
     pos = _magnitudes(lo, lo_excl, hi, hi_excl)

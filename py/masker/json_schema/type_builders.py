@@ -1,35 +1,62 @@
-"""Per-type translation (number, string, array, object) for `Translator`.
+"""Per-type translation (number, string, array, object) for ``Translator``.
 
-Objects: the properties listed in `properties` come first, in schema order;
-a property not in `required` may be skipped. Extra keys (when
-`additionalProperties` is absent, true or a schema) come after the listed
-ones; they are written with raw characters only and never equal a listed
-name, so each key is checked by exactly one schema. A name in `required`
-that `properties` does not list is emitted after the listed ones, with the
-`additionalProperties` schema. A sub-schema no value satisfies becomes the
-empty language (an error only if the whole schema is empty).
+Each builder takes the expanded, normalised schema ``s`` (``Translator.expand``) and the JSON
+pointer ``path`` of the schema (for error messages), and returns the intermediate-form node
+of the JSON texts of that type that ``s`` accepts. Sub-schemas are translated with
+``Translator.value``; a sub-schema no value satisfies becomes the empty language (NOTHING),
+an error only if the whole schema is empty.
+
+Objects: the properties listed in ``properties`` come first, in schema order; a property not
+in ``required`` may be skipped. Extra keys (when ``additionalProperties`` is absent, true or a
+schema) come after the listed ones; they are written with raw characters only and never equal
+a listed name, so each key is checked by exactly one schema. A name in ``required`` that
+``properties`` does not list is emitted after the listed ones, with the
+``additionalProperties`` schema.
+
+Section numbers refer to JSON Schema 2020-12 ("core", "validation"), and to RFC 8259 for the
+JSON texts themselves.
 """
+
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .json_schema_errors import UnsupportedKeyword
-from .json_schema_formats import format_units
-from .json_schema_ir import EMPTY, NOTHING, Lit, alt, opt, repeat, seq
-from .json_schema_numbers import INTEGER, NUMBER, integer_bounds, number_bounds
-from .json_schema_pattern import pattern_units, single_char_repeat
-from .json_schema_strings import (QUOTE, encoded_chars, json_string, key_not_in,
-                                  literal_string)
+from .errors import UnsupportedKeyword
+from .formats import format_units
+from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
+from .keywords import Schema
+from .numeric import INTEGER, NUMBER, integer_bounds, number_bounds
+from .pattern import pattern_units, single_char_repeat
+from .strings import QUOTE, encoded_chars, json_string, key_not_in, literal_string
 
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
 
 
 class TypeBuilder:
-    def sep(self, text):
+    """The type builders of ``Translator`` (a mixin): ``number``, ``string``, ``array`` and
+    ``object``. They use the translator's ``ws`` (the whitespace node allowed between tokens
+    inside a value), ``value(schema, path)`` and ``any_value()``."""
+
+    ws: Node
+
+    def sep(self, text: str) -> Node:
+        """The separator ``text`` ("," or ":") with the allowed whitespace around it."""
         return seq(self.ws, Lit(text), self.ws)
 
     # ---- numbers ----------------------------------------------------------
-    def number(self, t, s, path):
+    def number(self, t: str, s: dict[str, Any], path: str) -> Node:
+        """JSON numbers (RFC 8259 section 6) of type ``t`` ("integer" or "number") within the
+        bounds of ``s`` (validation 6.2.2 to 6.2.5: ``minimum``, ``maximum``,
+        ``exclusiveMinimum``, ``exclusiveMaximum``; the tighter of a bound and its exclusive
+        twin wins). ``multipleOf`` (validation 6.2.1) is supported with value 1 only, which
+        makes the type "integer".
+
+        Integers are written without fraction or exponent; bounded numbers without exponent.
+        Raises UnsupportedKeyword("multipleOf") for any other ``multipleOf``, and
+        UnsupportedKeyword("minimum") for "number" bounds that are both fractional and inside
+        one unit interval (e.g. [0.25, 0.75]).
+        """
         step = s.get("multipleOf")
         if step is not None:
             if step != 1:
@@ -53,11 +80,21 @@ class TypeBuilder:
             return number_bounds(lo, lo_x, hi, hi_x)
         except ValueError:
             raise UnsupportedKeyword("minimum", path, "and maximum with fractional values "
-                                     "inside one unit interval (%r, %r) are not supported"
-                                     % (lo, hi)) from None
+                                     f"inside one unit interval ({lo!r}, {hi!r}) are not "
+                                     "supported") from None
 
     # ---- strings ----------------------------------------------------------
-    def string(self, s, path):
+    def string(self, s: dict[str, Any], path: str) -> Node:
+        """JSON strings (RFC 8259 section 7) valid under ``s``: ``minLength``/``maxLength``
+        (validation 6.3.1, 6.3.2; counted in code points), ``pattern`` (validation 6.3.3,
+        searched, not anchored) and ``format`` (validation 7.3; the formats of
+        ``formats.FORMATS``).
+
+        Raises UnsupportedKeyword("format") for ``format`` together with a length or a
+        ``pattern``, or for an unknown format; UnsupportedKeyword("pattern") for a pattern
+        with lengths unless it is one repeated character class (``^[a-z]{m,n}$``), and for
+        the regex constructs ``pattern.py`` refuses.
+        """
         lo, hi = s.get("minLength", 0), s.get("maxLength")
         lengths = lo > 0 or hi is not None
         if "format" in s:
@@ -78,18 +115,27 @@ class TypeBuilder:
         return json_string(lo, hi)
 
     # ---- arrays -----------------------------------------------------------
-    def array(self, s, path):
+    def array(self, s: dict[str, Any], path: str) -> Node:
+        """JSON arrays valid under ``s``: ``prefixItems`` (core 10.3.1.1) for the first
+        elements, ``items`` (core 10.3.1.2; absent = any value) for the rest, and
+        ``minItems``/``maxItems`` (validation 6.4.1, 6.4.2) as exact counts.
+
+        Raises UnsupportedKeyword("uniqueItems") for ``uniqueItems: true`` (validation
+        6.4.3) unless ``maxItems`` is at most 1, and passes on the errors of the item schemas.
+        """
         lo, hi = s.get("minItems", 0), s.get("maxItems")
         if s.get("uniqueItems") and (hi is None or hi > 1):
             raise UnsupportedKeyword("uniqueItems", path)
-        prefix = [self.value(p, "%s/prefixItems/%d" % (path, i))
+        prefix = [self.value(p, f"{path}/prefixItems/{i}")
                   for i, p in enumerate(s.get("prefixItems", []))]
         rest = s.get("items", True)
         item = self.any_value() if rest is True else self.value(rest, path + "/items")
         return seq(Lit("["), self.ws, self._elements(0, prefix, item, lo, hi), self.ws, Lit("]"))
 
-    def _elements(self, i, prefix, item, lo, hi):
-        """Elements from position i on, i of them already written."""
+    def _elements(self, i: int, prefix: list[Node], item: Node, lo: int,
+                  hi: int | None) -> Node:
+        """Elements from position ``i`` on, ``i`` of them already written; between ``lo`` and
+        ``hi`` elements in all."""
         comma = self.sep(",")
         if i >= len(prefix):
             more = seq(comma, item)
@@ -106,7 +152,19 @@ class TypeBuilder:
         return alt(piece, EMPTY) if i >= lo else piece
 
     # ---- objects ----------------------------------------------------------
-    def object(self, s, path):
+    def object(self, s: dict[str, Any], path: str) -> Node:
+        """JSON objects valid under ``s``, keys in the order described in the module
+        docstring: ``properties`` (core 10.3.2.1), ``required`` (validation 6.5.3),
+        ``additionalProperties`` (core 10.3.2.3), one-pattern ``patternProperties`` (core
+        10.3.2.2, see ``_pattern_properties``), and ``minProperties``/``maxProperties``
+        (validation 6.5.1, 6.5.2) when the others already imply them.
+
+        Returns NOTHING when a required name is forbidden (``additionalProperties: false`` or
+        a ``false`` property schema). Raises UnsupportedKeyword("patternProperties") when the
+        pattern matches a required or listed name or there are several patterns,
+        UnsupportedKeyword("minProperties"/"maxProperties") when the count is not implied,
+        and passes on the errors of the property schemas.
+        """
         props = dict(s.get("properties", {}))
         required = list(s.get("required", []))
         extra = s.get("additionalProperties", True)
@@ -115,7 +173,7 @@ class TypeBuilder:
             if name not in props:
                 if pattern is not None and re.search(pattern, name):
                     raise UnsupportedKeyword("patternProperties", path, "whose pattern matches "
-                                             "the required name %r is not supported" % name)
+                                             f"the required name {name!r} is not supported")
                 if extra is False:
                     return NOTHING  # required but forbidden: no object matches
                 props[name] = extra
@@ -125,7 +183,7 @@ class TypeBuilder:
                 if name in required:
                     return NOTHING
                 continue
-            value = self.value(sub, "%s/properties/%s" % (path, name))
+            value = self.value(sub, f"{path}/properties/{name}")
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
                             name in required))
         extra_member = NOTHING
@@ -140,13 +198,15 @@ class TypeBuilder:
         self._check_counts(s, members, extra_member, path)
         return seq(Lit("{"), self.ws, self._members(members, extra_member), self.ws, Lit("}"))
 
-    def _pattern_properties(self, s, props, path):
-        """(pattern, schema) of a single-entry patternProperties, or (None, None).
+    def _pattern_properties(self, s: dict[str, Any], props: dict[str, Schema],
+                            path: str) -> tuple[str | None, Schema | None]:
+        """(pattern, schema) of a single-entry ``patternProperties``, or (None, None).
 
-        Extra keys are then generated from the pattern only (keys matching no
-        pattern are not produced, which is narrower than the spec, never wider),
-        so additionalProperties does not add keys. Refused when a listed property
-        name matches the pattern (its key could then be produced twice)."""
+        Extra keys are then generated from the pattern only (keys matching no pattern are not
+        produced, which is narrower than the spec, never wider), so ``additionalProperties``
+        does not add keys. Raises UnsupportedKeyword("patternProperties") for several
+        patterns, or when a listed property name matches the pattern (its key could then be
+        produced twice)."""
         pp = s.get("patternProperties")
         if not pp:
             return None, None
@@ -157,10 +217,12 @@ class TypeBuilder:
         clash = [n for n in props if re.search(pattern, n)]
         if clash:
             raise UnsupportedKeyword("patternProperties", path, "whose pattern matches the "
-                                     "listed property %r is not supported" % clash[0])
+                                     f"listed property {clash[0]!r} is not supported")
         return pattern, schema
 
-    def _members(self, members, extra):
+    def _members(self, members: list[tuple[Node, bool]], extra: Node) -> Node:
+        """The text between the braces: ``members`` (node, required) in order, each optional
+        one skippable, then any number of ``extra`` members (NOTHING: none)."""
         comma = self.sep(",")
         after = repeat(seq(comma, extra), 0, None) if extra != NOTHING else EMPTY
         first = opt(seq(extra, after)) if extra != NOTHING else EMPTY
@@ -170,7 +232,10 @@ class TypeBuilder:
             after = seq(comma, with_it) if needed else seq(opt(seq(comma, member)), after)
         return first
 
-    def _check_counts(self, s, members, extra, path):
+    def _check_counts(self, s: dict[str, Any], members: list[tuple[Node, bool]], extra: Node,
+                      path: str) -> None:
+        """Refuse ``minProperties``/``maxProperties`` (UnsupportedKeyword) unless the grammar
+        already keeps the number of members within them."""
         least = sum(1 for _, needed in members if needed)
         most = None if extra != NOTHING else len(members)
         if s.get("minProperties", 0) > least:

@@ -1,27 +1,30 @@
-"""`oneOf` is compiled as `anyOf`, which is exact only when no instance can
-match two branches. The compiler therefore proves the branches pairwise
-disjoint, or refuses `oneOf` by name. Proofs used (each on the expanded
-branch schemas):
+"""``oneOf`` (2020-12 core, section 10.2.1.3) is compiled as ``anyOf``, which is exact only
+when no instance can match two branches. The compiler therefore proves the branches pairwise
+disjoint, or refuses ``oneOf`` by name. Proofs used (each on the expanded branch schemas):
 - their JSON types cannot overlap (integer counts as a number);
-- both are `enum`/`const` lists with no common value;
-- both are objects and some property is required by both, with disjoint
-  `enum`/`const` values (a discriminator such as "kind"), or is required by
-  one and forbidden by the other (not listed and additionalProperties false,
-  or listed with schema false).
+- both are ``enum``/``const`` lists with no common value;
+- both are objects and some property is required by both, with disjoint ``enum``/``const``
+  values (a discriminator such as "kind"), or is required by one and forbidden by the other
+  (not listed and additionalProperties false, or listed with schema false).
 """
+
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
-from .json_schema_errors import UnsupportedKeyword
-from .json_schema_keywords import KIND_KEYWORDS, same_value
-from .json_schema_values import kind_of
+from .errors import UnsupportedKeyword
+from .keywords import KIND_KEYWORDS, same_value
+from .values import kind_of
+
+if TYPE_CHECKING:
+    from .translate import Translator
 
 ALL_KINDS = frozenset(["object", "array", "string", "number", "boolean", "null"])
 
 
-def kinds(s):
-    """JSON types an expanded schema can match (a superset)."""
+def kinds(s: dict[str, Any]) -> set[str]:
+    """JSON types an expanded schema can match (a superset; integer counts as number)."""
     if "enum" in s:
         return {kind_of(v) for v in s["enum"]}
     if "type" in s:
@@ -32,16 +35,16 @@ def kinds(s):
     return found or set(ALL_KINDS)
 
 
-def _values(s):
+def _values(s: Any) -> list | None:
     return s.get("enum") if isinstance(s, dict) else None
 
 
-def _disjoint_values(a, b):
+def _disjoint_values(a: list | None, b: list | None) -> bool:
     return a is not None and b is not None and not any(
         same_value(x, y) for x in a for y in b)
 
 
-def _forbids(s, name):
+def _forbids(s: dict[str, Any], name: str) -> bool:
     props = s.get("properties", {})
     if name in props:
         return props[name] is False
@@ -50,7 +53,8 @@ def _forbids(s, name):
     return s.get("additionalProperties", True) is False
 
 
-def _objects_disjoint(a, b, translator, path):
+def _objects_disjoint(a: dict[str, Any], b: dict[str, Any], translator: Translator,
+                      path: str) -> bool:
     for name in a.get("required", []):
         if _forbids(b, name):
             return True
@@ -64,7 +68,9 @@ def _objects_disjoint(a, b, translator, path):
     return False
 
 
-def disjoint(a, b, translator, path):
+def disjoint(a: dict[str, Any], b: dict[str, Any], translator: Translator, path: str) -> bool:
+    """True when no instance can match both expanded schemas (by the proofs above; False
+    means "not proven", not "overlapping")."""
     ka, kb = kinds(a), kinds(b)
     if not ka & kb:
         return True
@@ -76,12 +82,13 @@ def disjoint(a, b, translator, path):
     return False
 
 
-def check_one_of(branches, path, translator):
-    """Raise UnsupportedKeyword("oneOf") unless the branches are pairwise disjoint."""
+def check_one_of(branches: list[dict[str, Any]], path: str, translator: Translator) -> None:
+    """Raise UnsupportedKeyword("oneOf") unless the expanded ``branches`` are provably
+    pairwise disjoint; ``translator`` expands the property schemas the proofs compare."""
     for i, a in enumerate(branches):
         for j in range(i + 1, len(branches)):
             if not disjoint(a, branches[j], translator, path):
                 raise UnsupportedKeyword(
-                    "oneOf", path, "with branches %d and %d that may both match is not "
+                    "oneOf", path, f"with branches {i} and {j} that may both match is not "
                     "supported (oneOf is compiled as anyOf only when its branches are "
-                    "provably disjoint)" % (i, j))
+                    "provably disjoint)")

@@ -1,30 +1,32 @@
-"""Write the intermediate form (`json_schema_ir`) as regex or GBNF text.
+"""Write the intermediate form (``ir.py``) as regex or GBNF text.
 
-`to_regex` inlines every rule (the rules must not be recursive) and writes
-Python `re` syntax restricted to what `masker.compile_regex` reads: literals,
-`\\xHH` / `\\uHHHH` escapes, classes of ranges, `(?:...)` groups, `|`, and
-`* + ? {m,n}`. `to_gbnf` writes one GBNF rule per named rule.
+``to_regex`` inlines every rule (the rules must not be recursive) and writes Python ``re``
+syntax restricted to what ``masker.compile_regex`` reads: literals, ``\\xHH`` / ``\\uHHHH``
+escapes, classes of ranges, ``(?:...)`` groups, ``|``, and ``* + ? {m,n}``. ``to_gbnf`` writes
+one GBNF rule per named rule (llama.cpp ``grammars/README.md`` syntax, read by
+``masker.compile_cfg``).
 """
+
 from __future__ import annotations
 
-from .json_schema_errors import LimitExceeded
-from .json_schema_ir import Alt, Chars, Lit, Ref, Repeat, Seq, refs_in
+from .errors import LimitExceeded
+from .ir import Alt, Chars, Lit, Node, Ranges, Ref, Repeat, Rules, Seq, refs_in
 
 REGEX_META = set("\\.^$|?*+()[]{}-")
 
 
-def _regex_char(cp, in_class):
+def _regex_char(cp: int, in_class: bool) -> str:
     c = chr(cp)
     if cp < 0x20 or cp == 0x7F:
-        return "\\x%02x" % cp
+        return f"\\x{cp:02x}"
     if cp < 0x80:
         return "\\" + c if c in REGEX_META else c
     if cp <= 0xFFFF and not c.isprintable():
-        return "\\u%04x" % cp
+        return f"\\u{cp:04x}"
     return c
 
 
-def _regex_class(ranges):
+def _regex_class(ranges: Ranges) -> str:
     parts = []
     for lo, hi in ranges:
         a = _regex_char(lo, True)
@@ -37,7 +39,8 @@ def _regex_class(ranges):
     return "[" + "".join(parts) + "]"
 
 
-def _quant(lo, hi):
+def _quant(lo: int, hi: int | None) -> str:
+    """The quantifier for ``lo`` to ``hi`` repetitions (bounds written as integers)."""
     if (lo, hi) == (0, None):
         return "*"
     if (lo, hi) == (1, None):
@@ -45,18 +48,23 @@ def _quant(lo, hi):
     if (lo, hi) == (0, 1):
         return "?"
     if hi is None:
-        return "{%d,}" % lo
+        return f"{{{int(lo)},}}"
     if lo == hi:
-        return "{%d}" % lo
-    return "{%d,%d}" % (lo, hi)
+        return f"{{{int(lo)}}}"
+    return f"{{{int(lo)},{int(hi)}}}"
 
 
 class _RegexWriter:
-    def __init__(self, rules, max_chars):
-        self.rules, self.max_chars, self.size = rules, max_chars, 0
-        self.cache, self.keep = {}, []
+    """Writes nodes as regex text, each (node, atom) once; counts the characters written."""
 
-    def write(self, node, atom=False):
+    def __init__(self, rules: Rules, max_chars: int):
+        self.rules, self.max_chars, self.size = rules, max_chars, 0
+        self.cache: dict[tuple[int, bool], str] = {}
+        self.keep: list[Node] = []
+
+    def write(self, node: Node, atom: bool = False) -> str:
+        """The regex text of ``node``; ``atom``: it must read as one item before a quantifier
+        or inside a sequence. Raises LimitExceeded past ``max_chars`` characters."""
         key = (id(node), atom)
         if key not in self.cache:
             text = self._write(node, atom)
@@ -69,62 +77,65 @@ class _RegexWriter:
             self.keep.append(node)  # ids stay valid while cached
         return self.cache[key]
 
-    def _write(self, node, atom):
+    def _write(self, node: Node, atom: bool) -> str:
         if isinstance(node, Ref):
             return self.write(self.rules[node.name], atom)
         if isinstance(node, Lit):
             text = "".join(_regex_char(ord(c), False) for c in node.text)
-            return "(?:%s)" % text if atom and len(node.text) != 1 else text
+            return f"(?:{text})" if atom and len(node.text) != 1 else text
         if isinstance(node, Chars):
             return _regex_class(node.ranges)
         if isinstance(node, Seq):
             text = "".join(self.write(it, isinstance(it, Alt)) for it in node.items)
-            return "(?:%s)" % text if atom else text
+            return f"(?:{text})" if atom else text
         if isinstance(node, Alt):
             if not node.items:
                 return "[^\\x00-\\U0010ffff]"  # matches nothing
             text = "|".join(self.write(it) for it in node.items)
-            return "(?:%s)" % text
+            return f"(?:{text})"
         if isinstance(node, Repeat):
             inner = self.write(node.item, True)
             if isinstance(node.item, Repeat):
-                inner = "(?:%s)" % inner  # x{2}{3} is not a regex
+                inner = f"(?:{inner})"  # x{2}{3} is not a regex
             text = inner + _quant(node.lo, node.hi)
-            return "(?:%s)" % text if atom else text
-        raise TypeError("unknown node %r" % (node,))
+            return f"(?:{text})" if atom else text
+        raise TypeError(f"unknown node {node!r}")
 
 
-def to_regex(rules, start="root", max_chars=2_000_000):
-    """Inline the (non-recursive) rules into one regex string.
+def to_regex(rules: Rules, start: str = "root", max_chars: int = 2_000_000) -> str:
+    """Inline the (non-recursive) rules into one regex string, from rule ``start``.
 
-    Raises LimitExceeded if the text grows past `max_chars` characters
-    (shared sub-expressions are written out once per use).
+    Raises LimitExceeded if the text grows past ``max_chars`` characters (shared
+    sub-expressions are written out once per use).
     """
     return _RegexWriter(rules, max_chars).write(Ref(start))
 
 
 # ---- GBNF -----------------------------------------------------------------
 
-def _gbnf_char(cp, in_class):
+def _gbnf_char(cp: int, in_class: bool) -> str:
     c = chr(cp)
     if cp < 0x20 or cp == 0x7F:
-        return "\\x%02x" % cp
+        return f"\\x{cp:02x}"
     if in_class and c in '"\\]-^[':
-        return "\\x%02x" % cp
+        return f"\\x{cp:02x}"
     if c in ('"', "\\"):
         return "\\" + c
     if cp >= 0x80 and not c.isprintable():
-        return "\\u%04x" % cp if cp <= 0xFFFF else "\\U%08x" % cp
+        return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
     return c
 
 
-def _gbnf(node, shared, top=False):
+def _gbnf(node: Node, shared: dict[int, str], top: bool = False) -> str:
+    """GBNF text of ``node``; nodes in ``shared`` (by id) are written as their rule name,
+    except at the ``top`` of their own rule."""
     if not top and id(node) in shared:
         return shared[id(node)]
     if isinstance(node, Ref):
         return node.name
     if isinstance(node, Lit):
-        return '"%s"' % "".join(_gbnf_char(ord(c), False) for c in node.text)
+        body = "".join(_gbnf_char(ord(c), False) for c in node.text)
+        return f'"{body}"'
     if isinstance(node, Chars):
         body = "".join(_gbnf_char(lo, True) if lo == hi else
                        _gbnf_char(lo, True) + "-" + _gbnf_char(hi, True)
@@ -142,20 +153,21 @@ def _gbnf(node, shared, top=False):
         simple = isinstance(inner, (Ref, Chars, Lit)) or id(inner) in shared
         text = _gbnf(inner, shared) if simple else _gbnf_group(inner, shared)
         return text + _quant(node.lo, node.hi)
-    raise TypeError("unknown node %r" % (node,))
+    raise TypeError(f"unknown node {node!r}")
 
 
-def _gbnf_group(node, shared):
+def _gbnf_group(node: Node, shared: dict[int, str]) -> str:
     text = _gbnf(node, shared)
     return text if id(node) in shared else "(" + text + ")"
 
 
-def _shared_nodes(rules, order):
-    """Seq/Alt/Repeat objects reached from two places or more (the intermediate
-    form is a DAG: e.g. the tail of an object's member list), by identity."""
-    seen, shared = set(), []
+def _shared_nodes(rules: Rules, order: list[str]) -> list[Node]:
+    """Seq/Alt/Repeat objects reached from two places or more (the intermediate form is a DAG:
+    e.g. the tail of an object's member list), by identity."""
+    seen: set[int] = set()
+    shared: list[Node] = []
 
-    def visit(node):
+    def visit(node: Node) -> None:
         if not isinstance(node, (Seq, Alt, Repeat)):
             return
         if id(node) in seen:
@@ -170,9 +182,9 @@ def _shared_nodes(rules, order):
     return list({id(n): n for n in shared}.values())
 
 
-def to_gbnf(rules, start="root"):
-    """One `name ::= expr` line per rule reachable from `start`, start first;
-    sub-expressions used in several places get their own rules (`shared-K`)."""
+def to_gbnf(rules: Rules, start: str = "root") -> str:
+    """One ``name ::= expr`` line per rule reachable from ``start``, start first;
+    sub-expressions used in several places get their own rules (``shared-K``)."""
     order, todo, seen = [], [start], {start}
     while todo:
         name = todo.pop(0)
@@ -182,7 +194,7 @@ def to_gbnf(rules, start="root"):
                 seen.add(n)
                 todo.append(n)
     hoisted = [n for n in _shared_nodes(rules, order) if id(n) not in {id(rules[r]) for r in order}]
-    shared = {id(node): "shared-%d" % k for k, node in enumerate(hoisted)}
-    lines = ["%s ::= %s" % (n, _gbnf(rules[n], shared, top=True)) for n in order]
-    lines += ["%s ::= %s" % (shared[id(node)], _gbnf(node, shared, top=True)) for node in hoisted]
+    shared = {id(node): f"shared-{k}" for k, node in enumerate(hoisted)}
+    lines = [f"{n} ::= {_gbnf(rules[n], shared, top=True)}" for n in order]
+    lines += [f"{shared[id(node)]} ::= {_gbnf(node, shared, top=True)}" for node in hoisted]
     return "\n".join(lines) + "\n"

@@ -1,20 +1,22 @@
 """JSON strings (RFC 8259 section 7) in the intermediate form.
 
-A string is `"` characters `"`. One character of the decoded value is one
-*unit* of the JSON text:
-- a raw code point other than `"`, `\\` and U+0000..U+001F (U+007F is
-  allowed raw, as RFC 8259 allows it);
-- a two-character escape `\\" \\\\ \\/ \\b \\f \\n \\r \\t`;
-- `\\uXXXX` for a code point outside the surrogate range, or a surrogate
-  pair `\\uD8xx\\uDCxx` (high then low). Lone surrogates are refused: they
-  are not Unicode scalar values, and counting them would make
-  `minLength`/`maxLength` (which count code points) ambiguous.
-So `minLength`/`maxLength` become a repetition count of units.
+A string is ``"`` characters ``"``. One character of the decoded value is one *unit* of the
+JSON text:
+- a raw code point other than ``"``, ``\\`` and U+0000..U+001F (U+007F is allowed raw, as
+  RFC 8259 allows it);
+- a two-character escape ``\\" \\\\ \\/ \\b \\f \\n \\r \\t``;
+- ``\\uXXXX`` for a code point outside the surrogate range, or a surrogate pair
+  ``\\uD8xx\\uDCxx`` (high then low). Lone surrogates are refused: they are not Unicode scalar
+  values, and counting them would make ``minLength``/``maxLength`` (which count code points,
+  2020-12 validation, sections 6.3.1 and 6.3.2) ambiguous.
+So ``minLength``/``maxLength`` become a repetition count of units.
 """
+
 from __future__ import annotations
 
-from .json_schema_ir import (EMPTY, MAX_CP, Lit, alt, char_set, chars, repeat,
-                             seq, set_intersect, set_minus)
+from collections.abc import Iterable
+
+from .ir import EMPTY, MAX_CP, Lit, Node, Ranges, alt, char_set, chars, repeat, seq, set_intersect
 
 RAW = char_set([(0x20, 0x21), (0x23, 0x5B), (0x5D, MAX_CP)])
 SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b",
@@ -23,11 +25,13 @@ HEX = char_set([(48, 57), (65, 70), (97, 102)])
 QUOTE = Lit('"')
 
 
-def _hex(*ranges):
+def _hex(*ranges: str) -> Node:
+    """One hex digit from the ranges given as two-character strings ("09", "af")."""
     return chars([(ord(a), ord(b)) for a, b in ranges])
 
 
-def _unit():
+def _unit() -> Node:
+    """One unit: a raw character, a short escape, ``\\uXXXX`` or a surrogate pair."""
     any_hex = chars(HEX)
     non_d = _hex("09", "ac", "AC", "ef", "EF")
     d = _hex("dd", "DD")
@@ -44,16 +48,17 @@ def _unit():
 UNIT = _unit()
 
 
-def json_string(min_len=0, max_len=None):
-    """`"` + units + `"`, with a code-point count in [min_len, max_len]."""
+def json_string(min_len: int = 0, max_len: int | None = None) -> Node:
+    """``"`` + units + ``"``, with a code-point count in [min_len, max_len] (None: no upper
+    bound)."""
     return seq(QUOTE, repeat(UNIT, min_len, max_len), QUOTE)
 
 
-def encoded_chars(ranges):
-    """The JSON encodings of any one character of the set `ranges`.
+def encoded_chars(ranges: Ranges) -> Node:
+    """The JSON encodings of any one character of the set ``ranges``.
 
-    Raw form where allowed, plus the short escapes; the `\\uXXXX` forms are
-    not produced here (a documented limit of `pattern` and `format`).
+    Raw form where allowed, plus the short escapes; the ``\\uXXXX`` forms are not produced
+    here (a documented limit of ``pattern`` and ``format``).
     """
     items = [chars(set_intersect(ranges, RAW))]
     for c, esc in SHORT_ESCAPES.items():
@@ -63,22 +68,22 @@ def encoded_chars(ranges):
     return alt(*items)
 
 
-def literal_string(text):
-    """The canonical JSON encoding of `text` (as `json.dumps` with
-    ensure_ascii=False writes it)."""
+def literal_string(text: str) -> str:
+    """The canonical JSON encoding of ``text`` (as ``json.dumps`` with ensure_ascii=False
+    writes it)."""
     out = []
     for c in text:
         if c in SHORT_ESCAPES and c != "/":
             out.append(SHORT_ESCAPES[c])
         elif ord(c) < 0x20:
-            out.append("\\u%04x" % ord(c))
+            out.append(f"\\u{ord(c):04x}")
         else:
             out.append(c)
     return '"' + "".join(out) + '"'
 
 
-def _raw_except(cps):
-    """RAW without the sorted code points `cps` (fast path of set_minus)."""
+def _raw_except(cps: Iterable[int]) -> Ranges:
+    """RAW without the sorted code points ``cps`` (fast path of ``set_minus``)."""
     out, holes = [], iter(cps)
     hole = next(holes, None)
     for lo, hi in RAW:
@@ -93,15 +98,15 @@ def _raw_except(cps):
     return tuple(out)
 
 
-def key_not_in(names):
-    """A JSON string key whose value is none of `names`.
+def key_not_in(names: list[str]) -> Node:
+    """A JSON string key whose value is none of ``names``.
 
     Keys are written with raw characters only (no escapes), so the text
     between the quotes is the key itself and excluding a name is exact.
     Built from the trie of names: leave the trie by a character no name
     continues with, or stop at a node that ends no name.
     """
-    trie = {}
+    trie: dict = {}
     for name in names:
         node = trie
         for c in name:
@@ -109,7 +114,7 @@ def key_not_in(names):
         node[None] = {}
     anything = repeat(chars(RAW), 0, None)
 
-    def build(node):
+    def build(node: dict) -> Node:
         branches = [] if None in node else [EMPTY]
         kids = [c for c in node if c is not None]
         others = _raw_except(sorted(ord(c) for c in kids))

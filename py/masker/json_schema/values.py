@@ -1,16 +1,19 @@
-"""Constant JSON values (`enum`, `const`) in the intermediate form, and the
-checks that keep only the enum values the sibling keywords allow."""
+"""Constant JSON values (``enum`` and ``const``, 2020-12 validation, sections 6.1.2 and
+6.1.3) in the intermediate form, and the checks that keep only the enum values the sibling
+keywords allow."""
+
 from __future__ import annotations
 
 import json
 import math
 import re
+from typing import Any
 
-from .json_schema_errors import UnsupportedKeyword
-from .json_schema_formats import FORMATS
-from .json_schema_ir import Lit, alt, seq
-from .json_schema_keywords import ANNOTATIONS, IMPLEMENTED
-from .json_schema_strings import literal_string
+from .errors import UnsupportedKeyword
+from .formats import FORMATS
+from .ir import Lit, Node, alt, seq
+from .keywords import ANNOTATIONS, IMPLEMENTED
+from .strings import literal_string
 
 # Keywords an enum value is checked against; with any other constraining
 # keyword next to `enum`, the schema is refused.
@@ -19,7 +22,8 @@ CHECKABLE = frozenset("""type enum minLength maxLength pattern format minimum ma
     minProperties maxProperties""".split())
 
 
-def kind_of(v):
+def kind_of(v: Any) -> str:
+    """The JSON type of the Python value ``v`` (ints and floats are both "number")."""
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -29,14 +33,15 @@ def kind_of(v):
     return {str: "string", list: "array", dict: "object"}[type(v)]
 
 
-def has_type(v, t):
+def has_type(v: Any, t: str) -> bool:
+    """True when ``v`` is of JSON Schema type ``t`` (an integral float is an "integer")."""
     k = kind_of(v)
     if t == "integer":
         return k == "number" and (isinstance(v, int) or (math.isfinite(v) and v.is_integer()))
     return k == t
 
 
-def _number_ok(v, s):
+def _number_ok(v: float, s: dict[str, Any]) -> bool:
     return ((("minimum" not in s) or v >= s["minimum"])
             and (("maximum" not in s) or v <= s["maximum"])
             and (("exclusiveMinimum" not in s) or v > s["exclusiveMinimum"])
@@ -44,7 +49,7 @@ def _number_ok(v, s):
             and (("multipleOf" not in s) or (v / s["multipleOf"]).is_integer()))
 
 
-def _string_ok(v, s):
+def _string_ok(v: str, s: dict[str, Any]) -> bool:
     n = len(v)
     if n < s.get("minLength", 0) or n > s.get("maxLength", n):
         return False
@@ -53,13 +58,17 @@ def _string_ok(v, s):
     return "format" not in s or bool(re.fullmatch(FORMATS[s["format"]], v))
 
 
-def value_allowed(v, s, path):
-    """True if value `v` satisfies the normalised schema `s` (keywords in CHECKABLE)."""
+def value_allowed(v: Any, s: dict[str, Any], path: str) -> bool:
+    """True if value ``v`` satisfies the normalised schema ``s`` (keywords in CHECKABLE).
+
+    Raises UnsupportedKeyword for an implemented constraining keyword outside CHECKABLE next
+    to ``enum``/``const``, and for an unsupported ``format``.
+    """
     for key in s:
         if key not in CHECKABLE and key in IMPLEMENTED and key not in ANNOTATIONS:
             raise UnsupportedKeyword(key, path, "next to enum/const is not supported")
     if "format" in s and s["format"] not in FORMATS:
-        raise UnsupportedKeyword("format", path, "value %r is not supported" % s["format"])
+        raise UnsupportedKeyword("format", path, f"value {s['format']!r} is not supported")
     if "type" in s and not any(has_type(v, t) for t in s["type"]):
         return False
     k = kind_of(v)
@@ -75,9 +84,10 @@ def value_allowed(v, s, path):
     return True
 
 
-def const_ir(v, ws):
-    """The JSON text of `v` (keys in the value's own order); `ws` is the IR
-    allowed inside containers around `,` and `:` (EMPTY when compact)."""
+def const_ir(v: Any, ws: Node) -> Node:
+    """The JSON text of ``v`` (keys in the value's own order); ``ws`` is the IR allowed inside
+    containers around ``,`` and ``:`` (EMPTY when compact). A non-finite float has no JSON
+    text: NOTHING."""
     if isinstance(v, str):
         return Lit(literal_string(v))
     if isinstance(v, list):

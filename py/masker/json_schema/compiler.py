@@ -1,0 +1,111 @@
+"""Compile a JSON Schema (2020-12 subset) into a grammar for token masks.
+
+Pipeline: schema -> intermediate rules (``translate.Translator``) -> regex text
+(``compile_regex``) when no rule refers back to itself, otherwise GBNF text
+(``compile_cfg``). Supported and refused keywords, whitespace and property order are
+documented in docs/json-schema.md.
+
+Errors (all at compile time): ``UnsupportedKeyword`` names the keyword the compiler does not
+implement; ``InvalidSchema`` for malformed or unsatisfiable schemas; ``LimitExceeded`` when the
+schema nests deeper than the recursion limit, or from the ``compile_regex``/``compile_cfg``
+limits. A regex longer than ``max_regex_chars`` (default 2,000,000 characters) is written as
+GBNF instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from ..cfg import compile_cfg
+from ..matcher import Grammar
+from ..regex_fsm import compile_regex
+from .emit import to_gbnf, to_regex
+from .errors import InvalidSchema, LimitExceeded
+from .ir import NOTHING, is_recursive
+from .keywords import Schema
+from .translate import Translator
+
+DEFAULT_MAX_REGEX_CHARS = 2_000_000
+
+
+def schema_to_source(schema: Schema | str | bytes, *, whitespace: str = "compact",
+                     max_regex_chars: int = DEFAULT_MAX_REGEX_CHARS
+                     ) -> tuple[str, str, list[str]]:
+    """Translate ``schema`` to grammar text without compiling it.
+
+    ``schema``: a dict, a bool, or its JSON text. ``whitespace``: "compact" (no whitespace at
+    all) or "flexible" (any run of space, tab, CR, LF between the tokens inside the value, never
+    before or after it). Returns ``(syntax, source, ignored_keywords)``: syntax is "regex"
+    (Python ``re`` syntax, matched in full against the whole output) or "gbnf" (start rule
+    ``root``); ignored_keywords lists the JSON pointers of keywords unknown to every draft.
+
+    Raises InvalidSchema (not JSON, malformed, or no value satisfies it), UnsupportedKeyword,
+    LimitExceeded (nesting deeper than ``sys.getrecursionlimit()`` allows), and ValueError for
+    an unknown ``whitespace``.
+    """
+    if isinstance(schema, (str, bytes)):
+        try:
+            schema = json.loads(schema)
+        except ValueError as exc:
+            raise InvalidSchema(f"not valid JSON: {exc}", "#")
+    translator = Translator(schema, whitespace)
+    try:
+        rules = translator.translate()
+    except RecursionError:
+        raise LimitExceeded("the schema nests too deeply for the translator",
+                            "sys.getrecursionlimit()", sys.getrecursionlimit(),
+                            "flatten the schema (fewer nested allOf/anyOf/$ref levels)") from None
+    if rules["root"] == NOTHING:
+        raise InvalidSchema("no JSON value satisfies this schema", "#")
+    ignored = sorted(set(translator.ignored))
+    if not is_recursive(rules):
+        try:
+            return "regex", to_regex(rules, max_chars=max_regex_chars), ignored
+        except LimitExceeded:
+            pass  # shared rules keep the GBNF form small
+    return "gbnf", to_gbnf(rules), ignored
+
+
+class JsonSchemaGrammar(Grammar):
+    """A compiled JSON Schema: a ``Grammar`` of kind "json_schema".
+
+    Extra attributes: ``syntax`` ("regex" | "gbnf", the form of ``source``), ``source`` (str,
+    the regex or GBNF text that was compiled), ``schema`` (the input), ``whitespace``,
+    ``ignored_keywords`` (JSON pointers of keywords unknown to every JSON Schema draft, which
+    validators ignore too).
+    """
+
+    def __init__(self, automaton, syntax: str, source: str, schema: Any, whitespace: str,
+                 ignored_keywords: list[str]):
+        super().__init__(automaton, "json_schema", source)
+        self.syntax, self.schema, self.whitespace = syntax, schema, whitespace
+        self.ignored_keywords = ignored_keywords
+
+
+def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "compact",
+                        max_regex_chars: int = DEFAULT_MAX_REGEX_CHARS,
+                        **limits: Any) -> JsonSchemaGrammar:
+    """Compile ``schema`` (dict, bool or JSON text) into a ``JsonSchemaGrammar``.
+
+    ``whitespace`` and ``max_regex_chars`` as in ``schema_to_source``. ``limits`` go to
+    ``compile_regex`` (max_states, max_nfa_states) and ``compile_cfg`` (engine, max_states,
+    max_items, max_productions). A regex whose DFA would pass max_states is compiled as GBNF
+    with the Earley engine instead. Raises what ``schema_to_source`` raises, and
+    LimitExceeded from ``compile_cfg``'s limits.
+    """
+    syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
+                                               max_regex_chars=max_regex_chars)
+    regex_limits = {k: v for k, v in limits.items() if k in ("max_states", "max_nfa_states")}
+    cfg_limits = {k: v for k, v in limits.items() if k != "max_nfa_states"}
+    if syntax == "regex":
+        try:
+            inner = compile_regex(source, **regex_limits)
+            return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
+        except LimitExceeded:  # too many DFA states: Earley has no such blow-up
+            syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
+                                                       max_regex_chars=0)
+            cfg_limits["engine"] = "earley"
+    inner = compile_cfg(source, **cfg_limits)
+    return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)

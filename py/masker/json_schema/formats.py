@@ -1,0 +1,59 @@
+"""The ``format`` keyword (JSON Schema 2020-12 validation, section 7): each supported format is
+an anchored regex on the decoded value, translated like ``pattern``. Characters are produced in
+raw form only (no escapes). Any other format is refused by name.
+
+Sources: RFC 3339 section 5.6 (date, time, date-time; upper-case ``T`` and ``Z`` only, seconds
+00..59, years 0001..9999 with real month lengths and leap years), RFC 4122 (uuid), RFC 5321
+dot-atom local part and host names (email, a common subset), RFC 3986 section 3 (uri, without
+percent escapes), RFC 2673 dotted quad without leading zeros (ipv4), RFC 1123 host names
+(labels of 1..63 characters; the 253-character total is not checked), RFC 4648 base64 (byte,
+an OpenAPI format).
+"""
+
+from __future__ import annotations
+
+from .errors import UnsupportedKeyword
+from .ir import Node
+from .pattern import pattern_units
+
+_YEAR = "(?:[0-9]{3}[1-9]|[0-9]{2}[1-9]0|[0-9][1-9]00|[1-9]000)"
+_LEAP = "(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = ("(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+              "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+              "|02-(?:0[1-9]|1[0-9]|2[0-8]))")
+_DATE = f"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP}-02-29)"
+_HM = "(?:[01][0-9]|2[0-3]):[0-5][0-9]"
+_TIME = f"{_HM}:[0-5][0-9](?:\\.[0-9]+)?(?:Z|[+\\-]{_HM})"
+_ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~\\-]+"
+_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?"
+_H = "[0-9a-fA-F]"
+_HOST_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9\\-]{0,61}[A-Za-z0-9])?"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_PCHAR = "[A-Za-z0-9\\-._~!$&'()*+,;=:@]"
+_URI = ("[A-Za-z][A-Za-z0-9+.\\-]*:"
+        "(?://(?:[A-Za-z0-9\\-._~!$&'()*+,;=:]*@)?[A-Za-z0-9\\-._~!$&'()*+,;=]*(?::[0-9]*)?)?"
+        f"(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?")
+
+FORMATS = {
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": f"{_DATE}T{_TIME}",
+    "email": f"{_ATOM}(?:\\.{_ATOM})*@{_LABEL}(?:\\.{_LABEL})+",
+    "uuid": f"{_H}{{8}}-{_H}{{4}}-{_H}{{4}}-{_H}{{4}}-{_H}{{12}}",
+    "ipv4": f"{_OCTET}(?:\\.{_OCTET}){{3}}",
+    "uri": _URI,
+    "hostname": f"{_HOST_LABEL}(?:\\.{_HOST_LABEL})*",
+    "byte": "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?",
+}
+
+
+def format_units(name: str, path: str) -> Node:
+    """IR for the string content (between the quotes) of values of format ``name``.
+
+    Raises UnsupportedKeyword("format") for any format not in FORMATS.
+    """
+    if name not in FORMATS:
+        supported = ", ".join(sorted(FORMATS))
+        raise UnsupportedKeyword("format", path,
+                                 f"value {name!r} is not supported (supported: {supported})")
+    return pattern_units(f"^{FORMATS[name]}$", path)

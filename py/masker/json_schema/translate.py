@@ -1,0 +1,268 @@
+"""Translate a JSON Schema (2020-12 subset) into intermediate-form rules.
+
+``Translator(root, whitespace).translate()`` returns the rules dict; rule "root" is the whole
+document. Each local ``$ref`` without constraining siblings becomes its own rule, so recursive
+schemas stay recursive (a context-free grammar, never unrolled). ``allOf``, ``not``, the
+dependency keywords and ``$ref`` with siblings are first rewritten into one schema
+(``expand``); the per-type grammars (number, string, array, object) are built by the
+``TypeBuilder`` methods in ``type_builders.py``.
+
+Section numbers below refer to JSON Schema 2020-12: "core" is draft-bhutton-json-schema-00,
+"validation" is draft-bhutton-json-schema-validation-00.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote
+
+from .errors import InvalidSchema, UnsupportedKeyword
+from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat
+from .keywords import (ANNOTATIONS, IMPLEMENTED, KIND_KEYWORDS, KINDS, Schema, check_keywords,
+                       merge, normalise)
+from .oneof import check_one_of
+from .type_builders import TypeBuilder
+from .values import const_ir, value_allowed
+
+FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
+FALSE_SCHEMA = {"type": []}
+
+
+class Translator(TypeBuilder):
+    """Schema -> rules, for one root schema.
+
+    ``root``: the whole schema document (a dict or a bool), against which local ``$ref``
+    pointers resolve. ``whitespace``: "compact" (no whitespace) or "flexible" (any run of
+    space, tab, CR and LF around ``,`` ``:`` and inside brackets).
+
+    State, filled by ``translate``: ``rules`` (name -> node; "root", one "refK-name" rule per
+    referenced pointer, "value" for any JSON value), ``ignored`` (JSON pointers of keywords
+    unknown to every draft, in the order met).
+
+    Every method raises UnsupportedKeyword (a keyword or form it does not implement exactly,
+    named with the JSON pointer of its schema) or InvalidSchema (a malformed schema); a schema
+    nested deeper than the Python recursion limit raises RecursionError, which
+    ``schema_to_source`` turns into LimitExceeded.
+    """
+
+    def __init__(self, root: Schema, whitespace: str = "compact"):
+        """Raises ValueError when ``whitespace`` is neither "compact" nor "flexible"."""
+        if whitespace not in ("compact", "flexible"):
+            raise ValueError(f"whitespace must be 'compact' or 'flexible', not {whitespace!r}")
+        self.root = root
+        self.ws = EMPTY if whitespace == "compact" else FLEXIBLE_WS
+        self.rules: Rules = {}
+        self.ref_names: dict[str, str] = {}
+        self.ignored: list[str] = []
+        self.expanding: list[str] = []
+
+    def translate(self) -> Rules:
+        """The rules of the whole document (rule "root"). A sub-schema no value satisfies
+        becomes NOTHING; the caller refuses a root that is NOTHING."""
+        self.rules["root"] = self.value(self.root, "#")
+        return self.rules
+
+    # ---- $ref -------------------------------------------------------------
+    def resolve(self, ref: Any, path: str) -> tuple[Any, str]:
+        """The schema a local ``$ref`` (core 8.2.3.1) points to, and its pointer.
+
+        ``ref`` is "#" or a JSON pointer fragment "#/a/b" (RFC 6901: ``~1`` is "/", ``~0`` is
+        "~", percent-escapes are decoded). Raises UnsupportedKeyword("$ref") for any other
+        reference (another document, an anchor) and InvalidSchema when the pointer does not
+        resolve.
+        """
+        if not isinstance(ref, str) or not ref.startswith("#") or (len(ref) > 1 and ref[1] != "/"):
+            raise UnsupportedKeyword("$ref", path, f"to {ref!r} is not supported (only local "
+                                     "JSON pointers such as '#/$defs/name')")
+        node = self.root
+        for part in ref[2:].split("/") if len(ref) > 1 else []:
+            part = unquote(part).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
+        return node, ref
+
+    def ref_rule(self, ref: Any, path: str) -> Ref:
+        """A reference to the rule of ``ref``'s target, translating the target the first time
+        (its rule holds NOTHING meanwhile, so a recursive reference finds the name).
+        Raises what ``resolve`` and ``value`` raise."""
+        target, pointer = self.resolve(ref, path)
+        if pointer not in self.ref_names:
+            tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
+            name = f"ref{len(self.ref_names)}-{tail[-32:].strip('-') or 'root'}"
+            self.ref_names[pointer] = name
+            self.rules[name] = NOTHING  # placeholder while translating (recursion)
+            self.rules[name] = self.value(target, pointer)
+        return Ref(self.ref_names[pointer])
+
+    # ---- schema -> IR -----------------------------------------------------
+    def expand(self, schema: Schema, path: str) -> dict[str, Any]:
+        """``schema`` as one normalised dict with no top-level ``$ref``, ``allOf`` or ``not``.
+
+        Boolean schemas (core 4.3.2) become ``{}`` and ``{"type": []}``; a ``$ref`` with
+        siblings is merged with its target, ``allOf`` (core 10.2.1.1) part by part (``merge``),
+        ``not`` (core 10.2.1.4) through ``negate``, and the dependency keywords
+        (``dependency_variants``) as an ``anyOf``. Raises InvalidSchema when ``schema`` is not
+        a dict or a bool, UnsupportedKeyword for a refused keyword, for recursion through
+        ``allOf`` or ``$ref`` siblings, and for what ``merge`` and ``negate`` refuse.
+        """
+        if schema is True:
+            return {}
+        if schema is False:
+            return dict(FALSE_SCHEMA)
+        if not isinstance(schema, dict):
+            raise InvalidSchema(f"a schema must be an object or a boolean, not {schema!r}", path)
+        check_keywords(schema, path, self.ignored)
+        s = normalise(schema, path)
+        if "$ref" in s:
+            target, pointer = self.resolve(s.pop("$ref"), path)
+            if pointer in self.expanding:
+                raise UnsupportedKeyword("$ref", path, "recursion through allOf or sibling "
+                                         "keywords is not supported")
+            self.expanding.append(pointer)
+            s = merge(self.expand(target, pointer), s, path)
+            self.expanding.pop()
+        for i, part in enumerate(s.pop("allOf", [])):
+            s = merge(s, self.expand(part, f"{path}/allOf/{i}"), path)
+        if "not" in s:
+            s = merge(s, self.expand(self.negate(s.pop("not"), path + "/not"), path), path)
+        variants = self.dependency_variants(s, path)
+        if variants:
+            s = merge(s, {"anyOf": variants}, path)
+        for key in ("allOf", "$ref", "not"):
+            if key in s:  # merge() must never leave these for value() to ignore
+                raise RuntimeError(f"internal error: {key!r} left after expansion at {path}")
+        return s
+
+    def dependency_variants(self, s: dict[str, Any], path: str) -> list[Schema] | None:
+        """``dependentRequired`` (validation 6.5.4), ``dependentSchemas`` (core 10.2.2.4) and
+        draft-4 ``dependencies``, as the exact equivalent: for each trigger name, either it is
+        absent, or it is present together with the names (or the schema) it requires.
+
+        Pops the keywords from ``s`` (mutated); returns the ``anyOf`` branches (2^k for k
+        triggers), or None when there are none. Raises InvalidSchema when a keyword's value is
+        not an object, UnsupportedKeyword("dependentRequired") for more than 4 triggers.
+        """
+        deps: dict[str, Any] = {}
+        for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+            value = s.pop(key, {})
+            if not isinstance(value, dict):
+                raise InvalidSchema(f"{key} must be an object", path)
+            deps.update(value)
+        if not deps:
+            return None
+        if len(deps) > 4:
+            raise UnsupportedKeyword("dependentRequired", path, "with more than 4 trigger "
+                                     "properties is not supported")
+        variants: list[Schema] = [{}]
+        for name, need in deps.items():
+            present = ({"required": [name] + list(need)} if isinstance(need, list)
+                       else {"allOf": [{"required": [name]}, need]})
+            absent = {"properties": {name: False}}
+            variants = [{"allOf": [v, c]} if v else c for v in variants for c in (absent, present)]
+        return variants
+
+    def negate(self, schema: Schema, path: str, depth: int = 0) -> Schema:
+        """A positive schema for ``not schema`` (core 10.2.1.4), in the forms that have an
+        exact one: not {} / not true (nothing), not false (anything), not {"type": ...} (the
+        other types), not {"required": [names]} (one of them absent), not {"anyOf": [...]} and
+        not {"allOf": [...]} of these (De Morgan), and not {"$ref": ...} to a schema of these
+        forms; ``depth`` bounds the nesting at 8.
+
+        Raises UnsupportedKeyword("not") for any other form, including not {"type":
+        "integer"} (its complement, the non-integral numbers, has no grammar here).
+        """
+        if schema is False:
+            return {}
+        if schema is True or schema == {}:
+            return dict(FALSE_SCHEMA)
+        keys = set(schema) - ANNOTATIONS if isinstance(schema, dict) else None
+        if depth < 8 and keys == {"$ref"}:
+            target, pointer = self.resolve(schema["$ref"], path)
+            return self.negate(target, pointer, depth + 1)
+        if keys == {"type"}:
+            types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+            if "integer" in types and "number" not in types:
+                raise UnsupportedKeyword("not", path, "of type integer is not supported")
+            return {"type": [t for t in KINDS if t not in types and not (
+                t == "integer" and "number" in types)]}
+        if keys == {"required"} and schema["required"]:
+            return {"anyOf": [{"properties": {n: False}} for n in schema["required"]]}
+        if keys == {"anyOf"} and depth < 8:
+            return {"allOf": [self.negate(x, path, depth + 1) for x in schema["anyOf"]]}
+        if keys == {"allOf"} and depth < 8:
+            return {"anyOf": [self.negate(x, path, depth + 1) for x in schema["allOf"]]}
+        raise UnsupportedKeyword("not", path, "is supported only for {}, type, required, "
+                                 "anyOf/allOf of those, or a $ref to one of them")
+
+    def value(self, schema: Schema, path: str) -> Node:
+        """The grammar of the JSON texts valid under ``schema`` (at JSON pointer ``path``).
+
+        A plain local ``$ref`` becomes a rule reference (``ref_rule``); otherwise the schema is
+        expanded, then: ``anyOf``/``oneOf`` -> ``branches``; ``enum`` (validation 6.1.2, with
+        ``const`` folded in by ``normalise``) -> the values that the sibling keywords allow;
+        else the union of its types (validation 6.1.1; without ``type``, the types its keywords
+        imply, or any JSON value when none), each built by ``typed``. Returns NOTHING when no
+        value is valid. Raises UnsupportedKeyword or InvalidSchema (see the class).
+        """
+        if isinstance(schema, dict) and "$ref" in schema and not any(
+                k in IMPLEMENTED for k in schema if k != "$ref"):
+            check_keywords(schema, path, self.ignored)
+            return self.ref_rule(schema["$ref"], path)
+        s = self.expand(schema, path)
+        for key in ("anyOf", "oneOf"):
+            if key in s:
+                return self.branches(s, key, path)
+        if "enum" in s:
+            values = [v for v in s["enum"] if value_allowed(v, s, path)]
+            return alt(*[const_ir(v, self.ws) for v in values])
+        if "type" in s:
+            types = s["type"]
+        else:
+            types = [k for k, kws in KIND_KEYWORDS.items() if any(kw in s for kw in kws)]
+            if not types:
+                return self.any_value()
+        if "integer" in types and "number" in types:
+            types = [t for t in types if t != "integer"]
+        return alt(*[self.typed(t, s, path) for t in KINDS if t in types])
+
+    def branches(self, s: dict[str, Any], key: str, path: str) -> Node:
+        """``anyOf`` (core 10.2.1.2) or ``oneOf`` (core 10.2.1.3) of the expanded schema ``s``
+        (``key`` is popped from it): the union of the branches, each merged with the sibling
+        keywords. Raises InvalidSchema when the value is not a non-empty list, and
+        UnsupportedKeyword("oneOf") unless the ``oneOf`` branches are provably disjoint.
+        """
+        options = s.pop(key)
+        if not isinstance(options, list) or not options:
+            raise InvalidSchema(f"{key} must be a non-empty list", path)
+        merged = [{"allOf": [s, option]} for option in options]
+        if key == "oneOf":
+            check_one_of([self.expand(m, path) for m in merged], path, self)
+        return alt(*[self.value(m, f"{path}/{key}/{i}") for i, m in enumerate(merged)])
+
+    def typed(self, t: str, s: dict[str, Any], path: str) -> Node:
+        """The grammar of the values of JSON type ``t`` valid under the expanded schema ``s``:
+        ``null``, ``true``/``false``, or the ``number``, ``string``, ``array`` and ``object``
+        builders (whose errors it passes on)."""
+        if t == "null":
+            return Lit("null")
+        if t == "boolean":
+            return alt(Lit("true"), Lit("false"))
+        if t in ("integer", "number"):
+            return self.number(t, s, path)
+        if t == "string":
+            return self.string(s, path)
+        if t == "array":
+            return self.array(s, path)
+        return self.object(s, path)
+
+    def any_value(self) -> Ref:
+        """A reference to rule "value": any JSON value (its rules are added once)."""
+        if "value" not in self.rules:
+            self.rules["value"] = NOTHING
+            self.rules["value"] = alt(*[self.typed(t, {}, "#") for t in KINDS if t != "integer"])
+        return Ref("value")
