@@ -79,8 +79,9 @@ class Enumeration:
 
     @property
     def expected_tries(self) -> float:
-        """1 / p(G | x): mean number of whole unmasked answers until one is in G (geometric law)."""
-        return math.exp(-self.log_p_grammar)
+        """1 / p(G | x): mean number of whole unmasked answers until one is in G (geometric law);
+        math.inf past the float64 range (the views format it from ``log_p_grammar``)."""
+        return math.exp(-self.log_p_grammar) if -self.log_p_grammar < 709 else math.inf
 
     @property
     def years_at_one_ns(self) -> float:

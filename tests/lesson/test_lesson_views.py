@@ -10,6 +10,8 @@ import pytest
 
 from lesson import (compile_cfg, compile_choice, compile_json_schema, compile_regex, enumerate_paths,
                     generate)
+from lesson.figures import NAMES, answer
+from lesson.figures import PROMPT as LESSON_PROMPT
 from lesson.numbers import es_decimal, es_int, es_percent, es_prob, es_sci, es_sci_log
 from lesson.views import PositionsView, SampleTable, is_partial, token_label
 from minigpt.bpe import load_tokenizer
@@ -169,3 +171,18 @@ def test_other_number_formats():
                                         (math.log(4.849317675365746e-69), "4,85·10⁻⁶⁹")])
 def test_numbers_in_the_log_domain_never_overflow(ln_x, text):
     assert es_sci_log(ln_x) == text
+
+
+@pytest.mark.parametrize("temperature", [0.05, 0.1, 0.5, 1.0, 2.0, 5.0])
+def test_every_view_renders_at_extreme_temperatures(setup, temperature):
+    """Probabilities far below the float64 range (p(G | x) ~ 1e-1150 at T = 0.05) still print."""
+    tok, model, _ = setup
+    grammar = compile_choice([answer(n) for n in NAMES])
+    result = enumerate_paths(model, tok, LESSON_PROMPT, grammar, temperature=temperature)
+    html = result._repr_html_()
+    assert "intentos de media" in html and "OverflowError" not in html
+    if result.log_p_grammar < -709:
+        assert result.expected_tries == math.inf and "·10" in html
+    gen = generate(model, tok, LESSON_PROMPT, grammar, seed=0, temperature=temperature)
+    for view in (gen, PositionsView(gen), SampleTable([gen])):
+        assert "masked-sample" in view._repr_html_() or "positions-view" in view._repr_html_()
