@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-from masker import compile_choice
+import re
+
+from masker import compile_choice, compile_json_schema, compile_regex
 
 from .enumeration import enumerate_paths
 from .language import allowed_ids, count_paths, count_positions
@@ -38,6 +40,12 @@ UTF8_PREFIX = '{"%s":"Do' % KEY  # the text of UTF8_NAME up to its two-byte lett
 REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
 REJECTION_ACCEPTED = 20
 SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
+# The cell «Una expresión regular y un JSON Schema» (seed 0 for both).
+ANY_PATTERN = r"(Benina|Obdulia) tiene [1-9][0-9]? años\."
+ANY_SCHEMA = {"type": "object",
+              "properties": {"nombre": {"type": "string", "maxLength": 8},
+                             "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
+              "required": ["nombre", "edad"], "additionalProperties": False}
 
 
 def answer(name: str, spaced: bool = False, key: str = KEY) -> str:
@@ -72,7 +80,27 @@ def compute_figures(model, tok) -> dict:
     out["sweep"] = temperature_sweep(model, tok, grammar)
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
+    out["any_grammar"] = any_grammar(model, tok)
     return out
+
+
+def any_grammar(model, tok) -> dict:
+    """The regex and the schema of the last live cell: the texts, the age as written and as
+    read by json.loads, and, when the age starts with a minus sign, the masked probability q~ of
+    that sign at its position (the mask lets "-0" through: it is valid JSON worth 0)."""
+    sentence = generate(model, tok, PROMPT, compile_regex(ANY_PATTERN), seed=0)
+    obj = generate(model, tok, PROMPT, compile_json_schema(ANY_SCHEMA), seed=0)
+    age_text = re.search(r'"edad":(-?[0-9]+)', obj.text).group(1)
+    minus_q = None
+    written = b""
+    for pos in obj.positions:
+        piece = tok.vocab[pos.chosen]
+        if written.endswith(b'"edad":') and piece.startswith(b"-"):
+            minus_q = pos.q_chosen
+        written += piece
+    return {"sentence": sentence.text, "object": obj.text, "age_text": age_text,
+            "age": json.loads(obj.text)["edad"], "minus_q": minus_q,
+            "choices": sum(not p.is_forced for p in obj.positions), "tokens": len(obj.positions)}
 
 
 def model_alone(model, tok) -> dict:

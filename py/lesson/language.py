@@ -106,14 +106,15 @@ def count_language(grammar, vocab: list[bytes], *, stop_at_accept: bool = False,
             return memo[key]
         if key in on_path:
             raise LanguageTooLarge(
-                f"the language is infinite: after the bytes {m.prefix_bytes[-40:]!r} the text can "
-                "go back to an automaton state it has already passed, and loop there for ever; exact "
-                "counting and enumeration need a finite language (bound every repetition)",
+                f"the language is infinite: after the text {_readable(m.prefix_bytes)} it can go "
+                "back to an automaton state it has already passed, and loop there for ever; exact "
+                "counting and enumeration need a finite language (bound every repetition: "
+                "x{1,3} instead of x+ or x*)",
                 "finite language", None, None)
         if depth >= max_tokens:
             raise LanguageTooLarge(
-                f"a token path is longer than max_tokens={max_tokens} tokens (after the bytes "
-                f"{m.prefix_bytes[-40:]!r}): the language may be infinite, or its texts too long "
+                f"a token path is longer than max_tokens={max_tokens} tokens (after the text "
+                f"{_readable(m.prefix_bytes)}): the language may be infinite, or its texts too long "
                 "for the model's context", "max_tokens", max_tokens, None)
         on_path.add(key)
         paths = positions = longest = 0
@@ -144,6 +145,12 @@ def count_language(grammar, vocab: list[bytes], *, stop_at_accept: bool = False,
     if texts:
         counts.texts = _texts(root, memo, vocab)
     return counts
+
+
+def _readable(data: bytes) -> str:
+    """The last 40 bytes of a prefix as quoted text; bytes that are not (yet) whole UTF-8
+    characters are written \\xNN."""
+    return '"' + data[-40:].decode("utf-8", errors="backslashreplace") + '"'
 
 
 def _too_large(what: str, limit: int, count) -> None:

@@ -79,8 +79,12 @@ def status_html(gen) -> str:
     """Why a generation stopped, in words: nothing for a complete text; a warning for a budget
     that ran out before the grammar's text was complete."""
     if gen.status == "budget":
+        if gen.grammar.accepts(gen.bytes):
+            what = "el texto ya es válido, pero la gramática permitía seguir"
+        else:
+            what = "texto incompleto"
         return (f'<span class="status-budget" data-testid="budget-reached">presupuesto agotado '
-                f'({gen.max_tokens} tokens): texto incompleto</span>')
+                f'({gen.max_tokens} tokens): {what}</span>')
     if gen.status == "stopped":
         return '<span class="status-note">parada en cuanto el texto fue válido</span>'
     return ""
@@ -206,15 +210,16 @@ class PositionsView:
         if pos.allowed is None:
             return (f'{head} (sin máscara)</p><div class="pv-cols"><div><h4>antes: p(v | x, y<sub>&lt;j</sub>)</h4>'
                     f'<ol class="ranked">{"".join(before)}</ol></div></div>')
-        head += (f' · q = {es_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
+        head += (f' · q̃ = {es_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
                  f'{FORCED_LABELS[pos.forced]}</span></p>')
         kept = (f'<p class="pv-kept">masa conservada p(A<sub>{j}</sub>) = <strong>{es_prob(pos.kept_mass)}</strong> '
                 f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '
                 f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
                 f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'
-                f'<span>1</span></span></span> · {es_int(len(pos.allowed))} tokens permitidos</p>')
+                f'<span>1</span></span></span> · {es_int(len(pos.allowed))} '
+                f'{"token permitido" if len(pos.allowed) == 1 else "tokens permitidos"}</p>')
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
-                 f'<span class="pq">p {es_prob(p)}</span> {_bar(q, es_prob(q), t == pos.chosen)}</li>'
+                 f'<span class="pq">p {es_sci(p, 3)}</span> {_bar(q, es_prob(q), t == pos.chosen)}</li>'
                  for t, p, q in pos.allowed[:self.top_k]]
         if len(pos.allowed) > self.top_k:
             after.append(f'<li class="more">y {len(pos.allowed) - self.top_k} más</li>')

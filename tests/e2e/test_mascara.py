@@ -17,7 +17,7 @@ import pytest
 
 from lesson import compile_choice, compile_json_schema, compile_regex
 from lesson.enumeration import enumerate_paths
-from lesson.figures import KEY, NAMES, PROMPT, answer, name_of
+from lesson.figures import ANY_PATTERN, ANY_SCHEMA, KEY, NAMES, PROMPT, answer, name_of
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
@@ -30,11 +30,7 @@ pytestmark = pytest.mark.e2e
 PAGE = "mascara.html"
 RUN_ALL_TIMEOUT_MS = 120_000
 MASKED_SEEDS = range(5)  # the page's cell samples with seeds 0..4
-# the page's cell «Una expresión regular y un JSON Schema»
-PATTERN = r"(Benina|Obdulia) tiene [1-9][0-9]? años\."
-SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 8},
-                                          "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
-          "required": ["nombre", "edad"], "additionalProperties": False}
+PATTERN, SCHEMA = ANY_PATTERN, ANY_SCHEMA  # the page's cell «Una expresión regular y un JSON Schema»
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 

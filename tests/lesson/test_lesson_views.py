@@ -186,3 +186,18 @@ def test_every_view_renders_at_extreme_temperatures(setup, temperature):
     gen = generate(model, tok, LESSON_PROMPT, grammar, seed=0, temperature=temperature)
     for view in (gen, PositionsView(gen), SampleTable([gen])):
         assert "masked-sample" in view._repr_html_() or "positions-view" in view._repr_html_()
+
+
+def test_figures_of_the_any_grammar_cell_are_valid_and_consistent(setup):
+    import json
+    import re
+
+    import jsonschema
+
+    from lesson.figures import ANY_PATTERN, ANY_SCHEMA, any_grammar
+    tok, model, _ = setup
+    f = any_grammar(model, tok)
+    assert re.fullmatch(ANY_PATTERN, f["sentence"])
+    jsonschema.validate(json.loads(f["object"]), ANY_SCHEMA)
+    assert int(f["age_text"]) == f["age"] and (f["minus_q"] is not None) == f["age_text"].startswith("-")
+    assert 1 <= f["choices"] < f["tokens"]
