@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from minigpt.gpt import softmax
+
 import re
 
 from masker import compile_choice, compile_json_schema, compile_regex
@@ -20,7 +22,7 @@ from .enumeration import enumerate_paths
 from .language import allowed_ids, count_paths, count_positions
 from .rejection import rejection_sample
 from .sampling import generate
-from .views import is_partial, token_label
+from .views import PositionsView, is_partial, token_label
 
 PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
 NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
@@ -40,6 +42,9 @@ UTF8_PREFIX = '{"%s":"Do' % KEY  # the text of UTF8_NAME up to its two-byte lett
 REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
 REJECTION_ACCEPTED = 20
 SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
+# A free-text field: how likely is the model to close the quote, position by position?
+FREE_TEXT = r'\{"nombre":"[^"]*"\}'
+FREE_TEXT_TOKENS = 80
 # The cell «Una expresión regular y un JSON Schema» (seed 0 for both).
 ANY_PATTERN = r"(Benina|Obdulia) tiene [1-9][0-9]? años\."
 ANY_SCHEMA = {"type": "object",
@@ -69,7 +74,10 @@ def compute_figures(model, tok) -> dict:
     out["masked"] = [sample_summary(g, tok) for g in masked]
     out["unmasked"] = [{"seed": s, "text": generate(model, tok, PROMPT, seed=s, max_tokens=UNMASKED_TOKENS).text}
                        for s in UNMASKED_SEEDS]
-    out["walk"] = walk_summary(masked[MASKED_SEEDS.index(WALK_SEED)], tok, model, grammar)
+    walk = masked[MASKED_SEEDS.index(WALK_SEED)]
+    out["walk"] = walk_summary(walk, tok, model, grammar)
+    # the picture at the top of the page: the same view a cell shows, rendered at build time
+    out["walk_view"] = PositionsView(walk, uid="pv-portada")._repr_html_()
     forced = len(out["walk"]["written"].encode())
     out["walk"]["splits_in_samples"] = len({prefix_split(g, forced) for g in masked})
     out["utf8"] = utf8_example(tok)
@@ -81,7 +89,54 @@ def compute_figures(model, tok) -> dict:
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     out["any_grammar"] = any_grammar(model, tok)
+    out["free_text"] = free_text(model, tok)
+    out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
     return out
+
+
+def free_text(model, tok) -> dict:
+    """A masked sample of a JSON string with no length limit (FREE_TEXT, seed 0, FREE_TEXT_TOKENS
+    tokens): at each position inside the string, the probability the unmasked model gives to the
+    allowed tokens that close the quote; their mean p means about 1 / p tokens before the string
+    closes (a geometric law)."""
+    gen = generate(model, tok, PROMPT, compile_regex(FREE_TEXT), seed=0, max_tokens=FREE_TEXT_TOKENS)
+    closing, written = [], b""
+    for pos in gen.positions:
+        if written.startswith(b'{"nombre":"') and b'"' not in written[len(b'{"nombre":"'):]:
+            closing.append(sum(p for t, p, _ in pos.allowed if b'"' in tok.vocab[t]))
+        written += tok.vocab[pos.chosen]
+    mean = float(np.mean(closing))
+    return {"pattern": FREE_TEXT, "tokens": len(gen.token_ids), "status": gen.status,
+            "positions": len(closing), "mean_close": mean, "max_close": float(max(closing)),
+            "expected_tokens": 1 / mean, "start": gen.text[:40]}
+
+
+def after_initial(model, tok, gen, name: str, top: int = 4, word_tokens: int = 6) -> dict:
+    """Why the mask inflates ``name``: at the sample's first real choice, after ``name``'s initial,
+    the unmasked model's most probable next tokens, each followed greedily to the end of its word
+    (at most ``word_tokens`` tokens, up to the first character that is not a lowercase letter), and
+    the probability of the tokens that
+    go on writing ``name``."""
+    m = model.astype(np.float64)
+    first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
+    initial = tok.vocab.index(name[0].encode())
+    ids = tok.encode(PROMPT) + gen.token_ids[:first] + [initial]
+    p = softmax(m.forward(np.array([ids]))[0, -1])
+    rest = (name[1:] + '"}').encode()
+    p_name = float(sum(p[v] for v, piece in enumerate(tok.vocab) if piece and rest.startswith(piece)))
+    words = []
+    for v in np.argsort(-p, kind="stable")[:top].tolist():
+        word, seq = name[0].encode() + tok.vocab[v], ids + [v]
+        for _ in range(word_tokens - 1):
+            nxt = int(np.argmax(m.forward(np.array([seq]))[0, -1]))
+            text = tok.vocab[nxt].decode("utf-8", "replace")
+            letters = text[:len(text) - len(text.lstrip("abcdefghijklmnopqrstuvwxyzáéíóúüñ"))]
+            word, seq = word + letters.encode(), seq + [nxt]
+            if not letters or letters != text:
+                break
+        words.append({"label": token_label(tok.vocab[v]), "p": float(p[v]),
+                      "word": word.decode("utf-8", "replace")})
+    return {"name": name, "initial": name[0], "next": words, "p_name": p_name}
 
 
 def any_grammar(model, tok) -> dict:

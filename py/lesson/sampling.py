@@ -114,10 +114,11 @@ class Generation:
         from .views import generation_html
         return generation_html(self)
 
-    def positions_view(self, top_k: int = 5):
-        """The per-position picture (an object that renders as HTML in a cell or in Jupyter)."""
+    def positions_view(self, top_k: int = 5, uid: str | None = None):
+        """The per-position picture (an object that renders as HTML in a cell or in Jupyter);
+        ``uid``: the id prefix of its elements, when a page shows the same generation twice."""
         from .views import PositionsView
-        return PositionsView(self, top_k)
+        return PositionsView(self, top_k, uid)
 
 
 def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,

@@ -185,11 +185,14 @@ class PositionsView:
     and ``data-forced`` ("token", "split" or ""); each panel ``data-panel`` (1-based).
     """
 
-    def __init__(self, gen, top_k: int = 5):
-        self.gen, self.top_k = gen, top_k
+    def __init__(self, gen, top_k: int = 5, uid: str | None = None):
+        self.gen, self.top_k, self.uid = gen, top_k, uid
 
     def _uid(self) -> str:
-        """An id prefix that depends only on the generation (the same view renders the same HTML)."""
+        """An id prefix that depends only on the generation (the same view renders the same HTML),
+        unless the caller names one (two views of one generation on a page need two names)."""
+        if self.uid is not None:
+            return self.uid
         gen = self.gen
         key = repr((gen.prompt, gen.token_ids, gen.seed, gen.temperature, gen.top_k, gen.top_p,
                     None if gen.grammar is None else repr(gen.grammar)))
@@ -295,7 +298,7 @@ def rejection_html(result) -> str:
     accepted = len(result.accepted)
     return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
             f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
-            f'en G: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
+            f'de la gramática: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
             f'{es_int(result.passes)} abortando en cuanto el prefijo sale de G, '
             f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'
             '<table class="compact-table"><thead><tr><th scope="col">respuesta aceptada</th>'

@@ -66,8 +66,9 @@ def test_wrong_then_right_answer_gives_feedback_and_the_explanation(quiz):
     assert feedback.inner_text().startswith("No es correcto.")
     assert "antes de renormalizar" in feedback.inner_text()
     assert "no es correcta" in options.nth(0).locator(".quiz-mark").inner_text()  # not colour alone
-    assert explanation.is_visible()
-    assert explanation.locator("math[display=block]").count() == 1
+    assert "Pista:" in feedback.inner_text()
+    assert explanation.is_hidden()  # a hint first: the explanation gives the answer away
+    assert question.get_by_role("button", name="Ver la respuesta").is_visible()
 
     options.nth(1).get_by_role("radio").check()  # try again
     question.get_by_role("button", name="Comprobar").click()
@@ -77,6 +78,33 @@ def test_wrong_then_right_answer_gives_feedback_and_the_explanation(quiz):
     assert feedback.inner_text().startswith("Correcto.")
     assert "masa conservada" in feedback.inner_text()
     assert feedback.get_attribute("aria-live") == "polite"
+    assert explanation.is_visible()
+    assert explanation.locator("math[display=block]").count() == 1
+    assert question.get_by_role("button", name="Ver la respuesta").is_hidden()
+
+
+def test_a_second_wrong_answer_or_the_button_shows_the_answer(quiz):
+    questions = quiz.locator("[data-testid=quiz-question]")
+    first = questions.first
+    options = first.locator("[data-testid=quiz-option]")
+    wrong = [i for i in range(options.count()) if options.nth(i).get_attribute("data-correct") != "true"]
+    for _ in range(2):  # the same wrong answer twice
+        options.nth(wrong[0]).get_by_role("radio").check()
+        first.get_by_role("button", name="Comprobar").click()
+    assert first.locator("[data-testid=quiz-explanation]").is_visible()
+    right = first.locator('[data-testid=quiz-option][data-correct="true"]')
+    assert "respuesta correcta" in right.locator(".quiz-mark").inner_text()
+
+    second = questions.nth(1)
+    options = second.locator("[data-testid=quiz-option]")
+    wrong = [i for i in range(options.count()) if options.nth(i).get_attribute("data-correct") != "true"]
+    options.nth(wrong[0]).get_by_role("radio").check()
+    second.get_by_role("button", name="Comprobar").click()
+    second.get_by_role("button", name="Ver la respuesta").click()  # this question has no explanation
+    assert second.get_attribute("data-revealed") == "true"
+    assert second.locator("[data-testid=quiz-feedback]").inner_text().startswith("Respuesta:")
+    right = second.locator('[data-testid=quiz-option][data-correct="true"]')
+    assert "respuesta correcta" in right.locator(".quiz-mark").inner_text()
 
 
 def test_a_question_works_with_the_keyboard_alone(quiz):

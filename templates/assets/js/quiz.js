@@ -1,14 +1,27 @@
 /* Self-check quiz questions (macros.html: quiz_question, quiz_option, quiz_explanation).
  * Plain DOM, no Python: a question works as soon as the page has loaded. The radios of
- * a question are one group named after its id, so arrows move between them. */
+ * a question are one group named after its id, so arrows move between them.
+ * A wrong answer first gets its option's feedback as a hint and a «Ver la respuesta» button;
+ * the explanation and the right option come with a right answer, a second wrong one, or
+ * that button. */
 const VERDICT = { correct: "Correcto", wrong: "No es correcto" };
 const MARK = { correct: "✔ tu respuesta es correcta", wrong: "✘ tu respuesta no es correcta" };
+const RIGHT_MARK = "✔ esta es la respuesta correcta";
 
-function check(question, options, feedback, explanation) {
+function reveal(question, options, explanation, reveal_button) {
+  question.dataset.revealed = "true";
+  const right = options.find((option) => option.dataset.correct === "true");
+  if (!right.dataset.result) right.querySelector(".quiz-mark").textContent = RIGHT_MARK;
+  right.dataset.answer = "true";
+  if (explanation) explanation.hidden = false;
+  reveal_button.hidden = true;
+}
+
+function check(question, options, feedback, explanation, reveal_button) {
   const chosen = options.find((option) => option.querySelector("input").checked);
   for (const option of options) {
     delete option.dataset.result;
-    option.querySelector(".quiz-mark").textContent = "";
+    if (!option.dataset.answer) option.querySelector(".quiz-mark").textContent = "";
   }
   if (!chosen) {
     delete question.dataset.result;
@@ -22,8 +35,19 @@ function check(question, options, feedback, explanation) {
   const verdict = document.createElement("strong");
   verdict.textContent = `${VERDICT[result]}. `;
   const said = chosen.querySelector("template.quiz-option-feedback").content.cloneNode(true);
+  const wrongs = Number(question.dataset.wrongTries || 0) + (result === "wrong" ? 1 : 0);
+  question.dataset.wrongTries = String(wrongs);
+  if (result === "wrong" && wrongs === 1 && question.dataset.revealed !== "true") {
+    const hint = document.createElement("span");
+    hint.textContent = " Pista: ";
+    const again = document.createElement("span");
+    again.textContent = " Inténtalo de nuevo, o pide la respuesta.";
+    feedback.replaceChildren(verdict, hint, said, again);
+    reveal_button.hidden = false;
+    return;
+  }
   feedback.replaceChildren(verdict, said);
-  if (explanation) explanation.hidden = false;
+  reveal(question, options, explanation, reveal_button);
 }
 
 /* Wire one question; throws when it does not have 2 to 5 options with one correct. */
@@ -38,8 +62,16 @@ export function setupQuestion(question) {
   const feedback = question.querySelector(".quiz-feedback");
   const explanation = question.querySelector(".quiz-explanation");
   if (explanation) feedback.after(explanation); // read after the verdict
+  const reveal_button = question.querySelector(".quiz-reveal");
   question.querySelector(".quiz-check").addEventListener(
-    "click", () => check(question, options, feedback, explanation));
+    "click", () => check(question, options, feedback, explanation, reveal_button));
+  reveal_button.addEventListener("click", () => {
+    reveal(question, options, explanation, reveal_button);
+    const note = document.createElement("strong");
+    note.textContent = "Respuesta: ";
+    const text = right[0].querySelector(".quiz-option-text").cloneNode(true);
+    feedback.replaceChildren(note, ...text.childNodes);
+  });
 }
 
 export function setupQuizzes(root = document) {
