@@ -1,0 +1,51 @@
+"""Every page at a phone's width (390 px) and at a desktop's (1280 px), after «Ejecutar todo»: no
+view, table or formula is clipped, the page itself never scrolls sideways, and every region that
+scrolls on purpose shows a visible cue (a shadow on the side where content is hidden)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.helpers import open_lesson
+
+pytestmark = pytest.mark.e2e
+
+PAGES = ["marco.html", "mascara.html"]
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+# Elements whose content is wider than their box, with what the reader can do about it.
+OVERFLOWS = """() => {
+  const out = [];
+  for (const el of document.querySelectorAll('article *')) {
+    if (el.closest('.cm-editor')) continue;  // the editor scrolls long lines by design
+    const style = getComputedStyle(el);
+    if (style.textOverflow === 'ellipsis') continue;  // shortened on purpose (the kernel status)
+    if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (!['auto', 'scroll', 'hidden', 'clip'].includes(style.overflowX)) continue;
+    out.push({what: el.className || el.tagName, scroll: style.overflowX !== 'hidden' && style.overflowX !== 'clip',
+              cue: style.backgroundImage.includes('gradient'), sw: el.scrollWidth, cw: el.clientWidth});
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+@pytest.mark.parametrize("name", PAGES)
+def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name, width, height):
+    context = browser.new_context(service_workers="block", viewport={"width": width, "height": height})
+    try:
+        page = open_lesson(context, servers["plain"], name)
+        page.locator("[data-testid=run-all]").click()
+        page.wait_for_function(ALL_CELLS_FINISHED, timeout=180_000)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        overflows = page.evaluate(OVERFLOWS)
+        clipped = [o for o in overflows if not o["scroll"]]
+        silent = [o for o in overflows if o["scroll"] and not o["cue"]]
+        assert not clipped, clipped
+        assert not silent, silent
+        formulas = [o for o in overflows if "math-display" in str(o["what"])]
+        if width >= 390:  # every display formula fits a phone: they break or scale
+            assert not formulas, formulas
+        bar = page.evaluate("() => document.querySelector('.kernel-bar').getBoundingClientRect().height")
+        assert bar <= 0.07 * height
+    finally:
+        context.close()
