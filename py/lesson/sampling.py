@@ -47,6 +47,7 @@ class Position:
     forced: None for a real choice, "token" when one token was allowed, "split" when the grammar
         left one continuation of the text and the model only chose its token split
         (:func:`lesson.language.forced_kind`); always None without a grammar.
+    probs: the whole tempered distribution p_T(. | x, y_<j), float64[V] (for the full view).
     """
     top: list[tuple[int, float]]
     allowed: list[tuple[int, float, float]] | None
@@ -55,6 +56,7 @@ class Position:
     p_chosen: float
     q_chosen: float
     forced: str | None = None
+    probs: np.ndarray | None = field(default=None, repr=False)  # float64[V], p_T before the mask
 
     @property
     def is_forced(self) -> bool:
@@ -216,7 +218,7 @@ def choose(p: np.ndarray, matcher, rng, record_top: int = 5, top_k: int | None =
     if matcher is None:
         q = truncate(p, np.arange(len(p)), top_k, top_p)
         chosen = int(rng.choice(len(q), p=q))
-        return Position(top, None, None, chosen, float(p[chosen]), float(q[chosen]))
+        return Position(top, None, None, chosen, float(p[chosen]), float(q[chosen]), probs=p)
     allowed = allowed_ids(matcher)
     kept = float(p[allowed].sum())
     if not kept > 0:
@@ -228,4 +230,5 @@ def choose(p: np.ndarray, matcher, rng, record_top: int = 5, top_k: int | None =
     chosen = int(rng.choice(len(q), p=q))
     ranked = allowed[np.argsort(-q[allowed], kind="stable")]
     return Position(top, [(int(i), float(p[i]), float(q[i])) for i in ranked], kept, chosen,
-                    float(p[chosen]), float(q[chosen]), forced_kind(matcher, allowed, stop_at_accept))
+                    float(p[chosen]), float(q[chosen]), forced_kind(matcher, allowed, stop_at_accept),
+                    probs=p)

@@ -11,9 +11,12 @@ carries p(G | x) in ``data-value``.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from html import escape
 from pathlib import Path
+
+import numpy as np
 
 from .enumeration import SECONDS_PER_YEAR
 from .numbers import es_decimal, es_int, es_prob, es_sci, es_sci_log
@@ -167,6 +170,8 @@ def log_width(p: float, decades: int = 12) -> float:
     return max(0.0, min(100.0, 100 * (1 + math.log10(p) / decades)))
 
 
+ALL_STATIC = 12  # rows of the whole-vocabulary list written as HTML (all of them with views.js)
+
 FORCED_LABELS = {"token": "forzada: un solo token",
                  "split": "forzada: una sola continuación, varias particiones",
                  None: "elección real"}
@@ -226,10 +231,37 @@ class PositionsView:
                  for t, p, q in pos.allowed[:self.top_k]]
         if len(pos.allowed) > self.top_k:
             after.append(f'<li class="more">y {len(pos.allowed) - self.top_k} más</li>')
-        return (head + kept + '<div class="pv-cols">'
+        return (head + kept + self._all_tokens(pos) + '<div class="pv-cols">'
                 f'<div><h4>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div>'
                 f'<div><h4>después: q̃(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(after)}</ol></div>'
                 '</div>')
+
+    def _all_tokens(self, pos) -> str:
+        """The whole vocabulary for one position, most probable first, masked-out tokens greyed.
+
+        Without a script the first ``ALL_STATIC`` rows are plain HTML; the site's views.js
+        replaces them, when the reader opens the list, with all V rows and a search box, from
+        ``data-p`` (every p with 3 significant digits, by token id) and ``data-allowed`` (the
+        allowed set as a hexadecimal bitmask, token 0 in the lowest bit of the first digit).
+        """
+        if pos.probs is None:
+            return ""
+        vocab, p = self.gen.vocab, pos.probs
+        allowed = ({t for t, _, _ in pos.allowed} if pos.allowed is not None else set(range(len(vocab))))
+        order = np.argsort(-p, kind="stable")
+        rows = "".join(f'<li{"" if t in allowed else " class=out"}>'
+                       f'{token_html(vocab, t, "" if t in allowed else "removed")} {es_prob(float(p[t]))}</li>'
+                       for t in order[:ALL_STATIC].tolist())
+        bits = 0
+        for t in allowed:
+            bits |= 1 << t
+        hexmask = "".join(f"{(bits >> (4 * i)) & 15:x}" for i in range((len(vocab) + 3) // 4))
+        probs = ",".join(f"{x:.3g}" for x in p.tolist())
+        return (f'<details class="pv-all" data-testid="pv-all"><summary>Los {len(vocab)} tokens, '
+                f'del más probable al menos (los que quita la máscara, en gris)</summary>'
+                f'<div class="pv-all-body" data-p="{probs}" data-allowed="{hexmask}">'
+                f'<ol class="pv-all-list">{rows}</ol><p class="more">Los {ALL_STATIC} primeros; '
+                f'la página de la lección muestra todos, con un buscador.</p></div></details>')
 
     def _repr_html_(self) -> str:
         gen, uid = self.gen, self._uid()
@@ -254,7 +286,8 @@ class PositionsView:
                    "con elección real (marcadas en azul). Elige una posición con un clic, o con Tab y las "
                    "flechas, para ver su detalle.")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
-        return styled(f'<div class="pv" id="{uid}" data-testid="positions-view">{style}'
+        labels = escape(json.dumps([token_label(piece) for piece in gen.vocab], ensure_ascii=False))
+        return styled(f'<div class="pv" id="{uid}" data-testid="positions-view" data-vocab="{labels}">{style}'
                       f'<p class="pv-caption">{caption}</p>'
                       f'<div class="pv-strip" role="radiogroup" aria-label="posiciones">{"".join(strip)}</div>'
                       f'<div class="pv-panels">{"".join(panels)}</div></div>')

@@ -170,3 +170,21 @@ def test_positions_view_opens_one_position_on_click_and_with_the_arrow_keys(page
     assert view.locator("[data-panel]").evaluate_all(visible) == ["3"]
     panel = view.locator('[data-panel="3"]')
     assert "antes de la máscara" in panel.inner_text() and "masa conservada" in panel.inner_text()
+
+
+def test_the_cover_view_opens_every_token_of_a_position_searchable(page):
+    """The pre-rendered view at the top: a position's whole vocabulary, the removed ones grey."""
+    cover = page.locator("[data-testid=cover-view]")
+    visible = cover.locator("[data-panel]").evaluate_all(
+        "els => els.filter(e => getComputedStyle(e).display !== 'none').map(e => e.dataset.panel)")
+    panel = cover.locator(f'[data-panel="{visible[0]}"]')
+    panel.locator("[data-testid=pv-all] summary").click()
+    rows = panel.locator(".pv-all-list li")
+    assert rows.count() == 512
+    kept = panel.locator(".pv-all-list li:not(.out)").count()
+    assert 1 <= kept < 512
+    panel.locator(".pv-all-search").fill("J")
+    shown = panel.locator(".pv-all-list li:not([hidden])")
+    assert 0 < shown.count() < 512
+    assert all("j" in t.lower() for t in shown.evaluate_all("els => els.map(e => e.dataset.label)"))
+    assert "de 512 tokens" in panel.locator(".pv-all-body [role=status]").inner_text()

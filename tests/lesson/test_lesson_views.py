@@ -3,8 +3,13 @@ Spanish way."""
 
 from __future__ import annotations
 
+import json
 import math
+import re
+from html import unescape
 from html.parser import HTMLParser
+
+import numpy as np
 
 import pytest
 
@@ -201,3 +206,19 @@ def test_figures_of_the_any_grammar_cell_are_valid_and_consistent(setup):
     jsonschema.validate(json.loads(f["object"]), ANY_SCHEMA)
     assert int(f["age_text"]) == f["age"] and (f["minus_q"] is not None) == f["age_text"].startswith("-")
     assert 1 <= f["choices"] < f["tokens"]
+
+
+def test_the_whole_vocabulary_list_carries_every_probability_and_the_allowed_set(setup):
+    tok, model, grammar = setup
+    gen = generate(model, tok, PROMPT, grammar, seed=2)
+    html = PositionsView(gen)._repr_html_()
+    bodies = re.findall(r'data-p="([^"]*)" data-allowed="([0-9a-f]*)"', html)
+    assert len(bodies) == len(gen.positions)
+    for (probs, hexmask), pos in zip(bodies, gen.positions):
+        values = np.array([float(x) for x in probs.split(",")])
+        assert values.shape == (len(tok.vocab),)
+        np.testing.assert_allclose(values, pos.probs, rtol=5e-3, atol=0)
+        allowed = {4 * i + bit for i, digit in enumerate(hexmask) for bit in range(4) if int(digit, 16) >> bit & 1}
+        assert allowed == {t for t, _, _ in pos.allowed}
+    labels = json.loads(unescape(re.search(r'data-vocab="([^"]*)"', html).group(1)))
+    assert labels == [token_label(piece) for piece in tok.vocab]

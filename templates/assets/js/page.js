@@ -3,6 +3,7 @@
 import { KernelClient } from "./kernel-client.js";
 import { Cell } from "./cell.js";
 import { setupQuizzes } from "./quiz.js";
+import { setupViews } from "./views.js";
 
 const STATE_LABELS = {
   loading: "Python: arrancando…",
@@ -161,4 +162,5 @@ function main() {
 }
 
 setupQuizzes(); // needs no Python: works while the kernel starts
+setupViews(); // the whole-vocabulary lists of the per-position views
 if (document.getElementById("runtime-config")) main();
