@@ -222,3 +222,16 @@ def test_the_whole_vocabulary_list_carries_every_probability_and_the_allowed_set
         assert allowed == {t for t, _, _ in pos.allowed}
     labels = json.loads(unescape(re.search(r'data-vocab="([^"]*)"', html).group(1)))
     assert labels == [token_label(piece) for piece in tok.vocab]
+
+
+def test_every_view_writes_numbers_the_spanish_way(setup):
+    """Decimal comma, powers of ten as ·10ⁿ: no 0.25, no 1e-05 in any view's visible text."""
+    from lesson import rejection_sample
+    tok, model, grammar = setup
+    gen = generate(model, tok, PROMPT, grammar, seed=0)
+    views = [gen, PositionsView(gen), SampleTable([gen]), enumerate_paths(model, tok, PROMPT, grammar),
+             rejection_sample(model, tok, LESSON_PROMPT, compile_choice(["Rosalía ", "Benina "]), accepted=2)]
+    for view in views:
+        html = view._repr_html_()
+        text = re.sub(r"<style>.*?</style>|<[^>]+>", " ", html, flags=re.S)
+        assert not re.search(r"\d\.\d|\de[-+]\d", text), (type(view).__name__, re.search(r".{20}(\d\.\d|\de[-+]\d).{20}", text))
