@@ -104,8 +104,10 @@ class Generation:
 
     @property
     def log_q(self) -> float:
-        """ln q~(y | x): natural log of the probability with which this loop drew this token path."""
-        return float(sum(math.log(pos.q_chosen) for pos in self.positions))
+        """ln q~(y | x): natural log of the probability with which this loop drew this token path
+        (-inf when a reader picked a token that top-k / top-p had cut)."""
+        return float(sum(math.log(pos.q_chosen) if pos.q_chosen > 0 else -math.inf
+                         for pos in self.positions))
 
     @property
     def log_kept(self) -> float:
@@ -143,47 +145,90 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
 
     Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1],
     or a prompt plus max_tokens longer than the model's n_ctx tokens; masker errors
-    (``LimitExceeded``) pass through.
+    (``LimitExceeded``) pass through. The loop itself is :class:`Decoder`, one position a step.
     """
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, found {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be at least 1, found {top_k}")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1], found {top_p}")
-    prompt_ids = tok.encode(prompt)
-    if not prompt_ids:
-        raise ValueError("the prompt must hold at least one token")
-    n_ctx = model.config.n_ctx
-    if max_tokens is None:
-        max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
-    if len(prompt_ids) + max_tokens > n_ctx:
-        raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
-                         f"fit in the model's context of {n_ctx} tokens")
-    m = model.astype(np.float64)
-    rng = np.random.default_rng(seed)
-    out = Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,
-                     top_k=top_k, top_p=top_p, max_tokens=max_tokens)
-    matcher = grammar.matcher(tok.vocab) if grammar is not None else None
-    if matcher is not None and ended(matcher, stop_at_accept):
-        out.status = STOPPED if stop_at_accept else FINISHED
-        return out
-    cache = m.new_cache(1)
-    logits = m.step(np.array([prompt_ids]), cache)[0, -1]
-    for _ in range(max_tokens):
-        p = softmax(logits / temperature)
-        position = choose(p, matcher, rng, record_top, top_k, top_p, stop_at_accept)
-        out.positions.append(position)
-        out.token_ids.append(position.chosen)
-        if matcher is not None:
-            matcher.consume(position.chosen)
-            if ended(matcher, stop_at_accept):
-                out.status = STOPPED if stop_at_accept and not matcher.is_finished() else FINISHED
-                return out
-        if len(out.token_ids) < max_tokens:
-            logits = m.step(np.array([[position.chosen]]), cache)[0, -1]
-    out.status = LENGTH if matcher is None else BUDGET
-    return out
+    decoder = Decoder(model, tok, prompt, grammar, seed=seed, temperature=temperature, top_k=top_k,
+                      top_p=top_p, max_tokens=max_tokens, stop_at_accept=stop_at_accept,
+                      record_top=record_top)
+    while not decoder.done:
+        decoder.step()
+    return decoder.generation
+
+
+class Decoder:
+    """The decode loop of :func:`generate`, one position per :meth:`step`, so that a reader can
+    step through it or pick the next token; same arguments and errors as ``generate``.
+
+    ``generation`` is the answer so far (its ``status`` is final once ``done``); ``matcher`` the
+    masker Matcher at its prefix (None without a grammar).
+    """
+
+    def __init__(self, model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
+                 temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
+                 max_tokens: int | None = None, stop_at_accept: bool = False, record_top: int = 5):
+        if temperature <= 0:
+            raise ValueError(f"temperature must be > 0, found {temperature}")
+        if top_k is not None and top_k < 1:
+            raise ValueError(f"top_k must be at least 1, found {top_k}")
+        if top_p is not None and not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], found {top_p}")
+        prompt_ids = tok.encode(prompt)
+        if not prompt_ids:
+            raise ValueError("the prompt must hold at least one token")
+        n_ctx = model.config.n_ctx
+        if max_tokens is None:
+            max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
+        if len(prompt_ids) + max_tokens > n_ctx:
+            raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
+                             f"fit in the model's context of {n_ctx} tokens")
+        self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
+        self.stop_at_accept, self.record_top = stop_at_accept, record_top
+        self._model = model.astype(np.float64)
+        self._rng = np.random.default_rng(seed)
+        self.generation = Generation(prompt, tok.vocab, grammar=grammar, seed=seed,
+                                     temperature=temperature, top_k=top_k, top_p=top_p,
+                                     max_tokens=max_tokens)
+        self.matcher = grammar.matcher(tok.vocab) if grammar is not None else None
+        self.done = False
+        self._cache = self._model.new_cache(1)
+        self._logits = None
+        self._prompt_ids = prompt_ids
+        if self.matcher is not None and ended(self.matcher, stop_at_accept):
+            self._finish(STOPPED if stop_at_accept else FINISHED)
+
+    def _finish(self, status: str) -> None:
+        self.generation.status, self.done = status, True
+
+    def next_distribution(self) -> np.ndarray:
+        """p_T(. | x, y_<j) for the next position: float64[V] (the model runs once per position)."""
+        if self._logits is None:
+            ids = self._prompt_ids if not self.generation.token_ids else [self.generation.token_ids[-1]]
+            self._logits = self._model.step(np.array([ids]), self._cache)[0, -1]
+        return softmax(self._logits / self.temperature)
+
+    def step(self, token_id: int | None = None) -> Position:
+        """One position: mask, renormalise, truncate, then sample, or take ``token_id`` (the reader's
+        pick; it must be allowed, and no random number is drawn for it). Raises RuntimeError when
+        the generation is done, ValueError for a token the mask refuses."""
+        if self.done:
+            raise RuntimeError(f"the generation is done ({self.generation.status}): start a new one")
+        p = self.next_distribution()
+        if token_id is not None and self.matcher is not None and not self.matcher.mask()[token_id]:
+            raise ValueError(f"token {token_id} is not allowed after {self.matcher.prefix_bytes[-40:]!r}")
+        position = choose(p, self.matcher, self._rng, self.record_top, self.top_k, self.top_p,
+                          self.stop_at_accept, token_id)
+        gen = self.generation
+        gen.positions.append(position)
+        gen.token_ids.append(position.chosen)
+        self._logits = None
+        if self.matcher is not None:
+            self.matcher.consume(position.chosen)
+            if ended(self.matcher, self.stop_at_accept):
+                self._finish(STOPPED if self.stop_at_accept and not self.matcher.is_finished() else FINISHED)
+                return position
+        if len(gen.token_ids) >= gen.max_tokens:
+            self._finish(LENGTH if self.matcher is None else BUDGET)
+        return position
 
 
 def truncate(q: np.ndarray, ids: np.ndarray, top_k: int | None, top_p: float | None) -> np.ndarray:
@@ -206,18 +251,20 @@ def truncate(q: np.ndarray, ids: np.ndarray, top_k: int | None, top_p: float | N
 
 
 def choose(p: np.ndarray, matcher, rng, record_top: int = 5, top_k: int | None = None,
-           top_p: float | None = None, stop_at_accept: bool = False) -> Position:
+           top_p: float | None = None, stop_at_accept: bool = False,
+           token_id: int | None = None) -> Position:
     """Steps 2-5 of the loop for one position: mask, renormalise, truncate, sample.
 
     p: float64[V], the tempered next-token distribution; matcher: a masker Matcher at the prefix
-    (None: no mask). The matcher is not advanced. Raises ValueError if the model puts no mass at
-    all on the allowed set (float64 underflow; does not happen with this model).
+    (None: no mask). The matcher is not advanced. token_id: take this token instead of sampling
+    (no random number is drawn). Raises ValueError if the model puts no mass at all on the
+    allowed set (float64 underflow; does not happen with this model).
     """
     order = np.argsort(-p, kind="stable")[:record_top]
     top = [(int(i), float(p[i])) for i in order]
     if matcher is None:
         q = truncate(p, np.arange(len(p)), top_k, top_p)
-        chosen = int(rng.choice(len(q), p=q))
+        chosen = int(rng.choice(len(q), p=q)) if token_id is None else int(token_id)
         return Position(top, None, None, chosen, float(p[chosen]), float(q[chosen]), probs=p)
     allowed = allowed_ids(matcher)
     kept = float(p[allowed].sum())
@@ -227,7 +274,7 @@ def choose(p: np.ndarray, matcher, rng, record_top: int = 5, top_k: int | None =
     q = np.zeros_like(p)
     q[allowed] = p[allowed] / kept
     q = truncate(q, allowed, top_k, top_p)
-    chosen = int(rng.choice(len(q), p=q))
+    chosen = int(rng.choice(len(q), p=q)) if token_id is None else int(token_id)
     ranked = allowed[np.argsort(-q[allowed], kind="stable")]
     return Position(top, [(int(i), float(p[i]), float(q[i])) for i in ranked], kept, chosen,
                     float(p[chosen]), float(q[chosen]), forced_kind(matcher, allowed, stop_at_accept),
