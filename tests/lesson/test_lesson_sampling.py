@@ -166,3 +166,28 @@ def test_bad_arguments_are_refused(model, tok):
         generate(model, tok, PROMPT, grammar, top_k=0)
     with pytest.raises(ValueError, match="top_p"):
         generate(model, tok, PROMPT, grammar, top_p=1.5)
+
+
+def test_stepping_the_decoder_is_generate_and_a_picked_token_is_taken(model, tok):
+    from lesson.sampling import Decoder
+    grammar = KINDS["json_schema"]()
+    whole = generate(model, tok, PROMPT, grammar, seed=5)
+    decoder = Decoder(model, tok, PROMPT, grammar, seed=5)
+    while not decoder.done:
+        decoder.step()
+    assert decoder.generation.token_ids == whole.token_ids and decoder.generation.status == whole.status
+    with pytest.raises(RuntimeError, match="done"):
+        decoder.step()
+
+    decoder = Decoder(model, tok, PROMPT, grammar, seed=5)
+    decoder.step()  # the forced "{"
+    mask = decoder.matcher.mask()
+    refused = next(t for t in range(len(tok.vocab)) if not mask[t])
+    with pytest.raises(ValueError, match="not allowed"):
+        decoder.step(token_id=refused)
+    pick = int(np.flatnonzero(mask)[-1])  # an allowed token the sampler would hardly draw
+    picked = decoder.step(token_id=pick)
+    assert picked.chosen == pick and decoder.generation.token_ids[-1] == pick
+    while not decoder.done:
+        decoder.step()
+    assert grammar.accepts(decoder.generation.bytes)
