@@ -184,14 +184,17 @@ class PositionsView:
     strip and the arrow keys: they are radio buttons, no script needed) opens its detail below:
     the model's top tokens before the mask (the ones the mask removes struck out), the allowed
     tokens with p before and q after the mask, the kept mass p(A_j) on a labelled log scale, the
-    chosen token and whether the position was forced. The first real choice is open at first.
+    chosen token and whether the position was forced. The first real choice is open at first
+    (or position ``open_at``); ``entry_testid`` adds a data-testid to every strip entry.
 
     Test hooks: ``[data-testid=positions-view]``; each strip entry has ``data-position`` (1-based)
     and ``data-forced`` ("token", "split" or ""); each panel ``data-panel`` (1-based).
     """
 
-    def __init__(self, gen, top_k: int = 5, uid: str | None = None):
+    def __init__(self, gen, top_k: int = 5, uid: str | None = None, open_at: int | None = None,
+                 entry_testid: str | None = None):
         self.gen, self.top_k, self.uid = gen, top_k, uid
+        self.open_at, self.entry_testid = open_at, entry_testid
 
     def _uid(self) -> str:
         """An id prefix that depends only on the generation (the same view renders the same HTML),
@@ -268,12 +271,13 @@ class PositionsView:
         n = len(gen.positions)
         if n == 0:
             return styled(f'<p class="enum-summary">«{escape(gen.text)}»: ninguna posición.</p>')
-        open_j = next((j for j, pos in enumerate(gen.positions, start=1) if not pos.is_forced), 1)
+        open_j = self.open_at or next((j for j, pos in enumerate(gen.positions, start=1) if not pos.is_forced), 1)
+        testid = f' data-testid="{self.entry_testid}"' if self.entry_testid else ""
         strip, panels, rules = [], [], []
         for j, pos in enumerate(gen.positions, start=1):
             kind = "forced" if pos.is_forced else "choice"
             checked = " checked" if j == open_j else ""
-            strip.append(f'<label class="pv-pos {kind}" data-position="{j}" data-forced="{pos.forced or ""}" '
+            strip.append(f'<label class="pv-pos {kind}"{testid} data-position="{j}" data-forced="{pos.forced or ""}" '
                          f'title="posición {j}"><input type="radio" name="{uid}" id="{uid}-{j}" '
                          f'aria-label="posición {j}"{checked}>'
                          f'<span class="pv-j">{j}</span>{token_html(gen.vocab, pos.chosen)}</label>')
