@@ -268,5 +268,59 @@ def error_html(error: ConstraintError) -> str:
                   f'<pre>{escape(error.message)}</pre>{hint}</div>')
 
 
-__all__ = ["ConstraintError", "FORCED_LABELS", "KINDS", "Lab", "PRESETS", "compile_constraint",
+class _Html:
+    """Any HTML string as a displayable object (a cell shows its ``_repr_html_``)."""
+
+    def __init__(self, html: str):
+        self.html = html
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+_SESSION: dict = {"lab": None, "key": None, "model": None, "tok": None}
+SETTINGS = ("kind", "constraint", "prompt", "seed", "temperature", "top_k", "top_p", "max_tokens",
+            "stop_at_accept", "compare")
+
+
+def act(action: str, state, token_id: int | None = None):
+    """What the page's form asks for, as a displayable view; the page runs ``act(...)`` as a cell.
+
+    action: "generate" (a new experiment, run to the end), "step" (one more token, starting a new
+    experiment when the settings changed or the last one is done) or "pick" (the reader's token,
+    ``token_id``, for the next position). state: the form's fields (a dict, or its JSON), keys of
+    SETTINGS. Compile and settings errors come back as the error view, never as a traceback.
+    The model and tokenizer are loaded once.
+    """
+    if isinstance(state, str):
+        state = json.loads(state)
+    if _SESSION["model"] is None:
+        from minigpt.bpe import load_tokenizer
+        from minigpt.gpt import load_model
+        _SESSION["tok"], _SESSION["model"] = load_tokenizer(), load_model()
+    settings = {k: state[k] for k in SETTINGS if k in state}
+    key = json.dumps(settings, sort_keys=True)
+    lab = _SESSION["lab"]
+    try:
+        if action == "generate" or lab is None or (action == "step" and (key != _SESSION["key"] or lab.decoder.done)):
+            if action == "pick":
+                raise ValueError("no hay ninguna generación en curso: pulsa «Paso» o «Generar»")
+            lab = Lab(_SESSION["model"], _SESSION["tok"], **settings)
+            _SESSION["lab"], _SESSION["key"] = lab, key
+            if action == "generate":
+                return lab.generate()
+            return lab.step()
+        if action == "step":
+            return lab.step()
+        if action == "pick":
+            return lab.pick(int(token_id))
+        raise ValueError(f"unknown action {action!r} (generate, step or pick)")
+    except ConstraintError as error:
+        _SESSION["lab"] = None
+        return _Html(error_html(error))
+    except (ValueError, MaskerError) as error:
+        return _Html(error_html(ConstraintError(str(error))))
+
+
+__all__ = ["act", "ConstraintError", "FORCED_LABELS", "KINDS", "Lab", "PRESETS", "compile_constraint",
            "error_html", "refused_at"]

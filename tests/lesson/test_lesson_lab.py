@@ -95,3 +95,21 @@ def test_compare_runs_the_same_seed_without_the_constraint(model, tok):
     lab = Lab(model, tok, kind="regex", constraint="[a-z]{3}", seed=3, max_tokens=10, compare=True).generate()
     (other,) = hooks(lab.view(), "lab-unconstrained")
     assert lab.unconstrained is not None and len(lab.unconstrained.token_ids) == 10
+
+
+def test_the_page_action_keeps_one_experiment_and_returns_views(model, tok):
+    from lesson.lab import act
+    state = {"kind": "regex", "constraint": "[a-z]{2} [0-9]", "prompt": "La señora ", "seed": 0,
+             "temperature": 1.0, "top_k": None, "top_p": None, "max_tokens": 20}
+    first = act("step", json.dumps(state))
+    (out,) = hooks(first._repr_html_(), "lab-output")
+    assert out["data-state"] == "idle" and len(hooks(first._repr_html_(), "lab-position")) == 1
+    token = int(hooks(first._repr_html_(), "lab-allowed-token")[0]["data-token-id"])
+    second = act("pick", state, token_id=token)
+    assert second is first and first.decoder.generation.token_ids[-1] == token
+    done = act("generate", state)
+    assert done is not first and done.decoder.done
+    bad = act("generate", {**state, "constraint": "[a-z"})
+    assert hooks(bad._repr_html_(), "lab-error")
+    assert hooks(act("pick", state, token_id=3)._repr_html_(), "lab-error")  # nothing in progress
+    assert hooks(act("generate", {**state, "temperature": 0})._repr_html_(), "lab-error")
