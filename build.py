@@ -44,7 +44,7 @@ import markupsafe  # installed with jinja2
 import nbformat
 
 import texmath
-from devserver import make_server
+from devserver import CONTENT_SECURITY_POLICY, make_server
 
 ROOT = Path(__file__).resolve().parent
 SITE = ROOT / "site"
@@ -419,7 +419,8 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
     }
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
-               "runtime_config": runtime_config, "fig": plan.figures}
+               "runtime_config": runtime_config, "fig": plan.figures,
+               "csp": CONTENT_SECURITY_POLICY}
     outline = env.globals["outline"]
     pages = []
     for page in PAGES:

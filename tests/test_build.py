@@ -7,6 +7,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import markupsafe
 import pytest
 
 import build
@@ -237,3 +238,16 @@ def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_ic
             assert words in footer, (page, words)
         assert f'href="weights/{card.name}"' in footer
         assert re.search(r'<link rel="icon" href="data:image/svg\+xml,', html)  # no request
+
+
+def test_every_page_declares_the_content_security_policy_before_any_resource(built):
+    for spec in build.PAGES:
+        html = (built / spec["out"]).read_text()
+        meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+        assert meta, spec["out"]
+        assert markupsafe.Markup(meta.group(1)).unescape() == build.CONTENT_SECURITY_POLICY
+        first_resource = min(html.index(tag) for tag in ("<link", "<script") if tag in html)
+        assert meta.start() < first_resource, spec["out"]
+        # no inline script or handler: the policy allows none
+        assert not re.search(r"<script(?![^>]*(?:src=|application/json))", html), spec["out"]
+        assert not re.search(r"<[a-z][^>]*\son[a-z]+=", html), spec["out"]

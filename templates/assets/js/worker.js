@@ -110,7 +110,8 @@ async function init(config) {
   pyodide.globals.set("_emit_json", emit);
   kernel = pyodide.runPython(
     "import json, kernel\n" +
-    "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)))");
+    "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)),\n" +
+    "              origin=__import__('js').location.origin)");
 }
 
 function run({ id, code }) {
