@@ -3,6 +3,7 @@
 import { KernelClient } from "./kernel-client.js";
 import { Cell } from "./cell.js";
 import { setupQuizzes } from "./quiz.js";
+import { setupCourse } from "./course.js";
 
 const STATE_LABELS = {
   loading: "Python: arrancando…",
@@ -161,4 +162,5 @@ function main() {
 }
 
 setupQuizzes(); // needs no Python: works while the kernel starts
+setupCourse(); // the course map's progress; a lesson records its cells' runs
 if (document.getElementById("runtime-config")) main();
