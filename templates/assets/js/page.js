@@ -153,12 +153,12 @@ function main() {
     rerun();
   });
   const kernel = new KernelClient(config, ui, { timeoutMs });
+  kernel.start(); // first: Python boots in the worker while the editors are built
   const cells = [...document.querySelectorAll("[data-testid=cell]")]
     .map((root, i) => new Cell(root, i, kernel));
   runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
   stop.addEventListener("click", () => kernel.stop());
   errorBox.querySelector("button").addEventListener("click", () => kernel.start());
-  kernel.start();
 }
 
 setupQuizzes(); // needs no Python: works while the kernel starts
