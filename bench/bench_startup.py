@@ -68,7 +68,7 @@ FIRST_FIGURE_JS = """
 
 def serve_bare(context, base_url: str) -> None:
     """Route the bare page and its two scripts; everything else comes from the server."""
-    index = build.PYODIDE_VERSION and f"vendor/pyodide-{build.PYODIDE_VERSION}/"
+    index = f"vendor/pyodide-{build.PYODIDE_VERSION}/"
     files = {"bare.html": ("text/html", BARE_HTML),
              "bare.js": ("text/javascript", BARE_PAGE_JS % {"index": index}),
              "bare-worker.js": ("text/javascript", BARE_WORKER_JS)}
