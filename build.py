@@ -29,7 +29,9 @@ import argparse
 import hashlib
 import io
 import json
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,7 +46,7 @@ import markupsafe  # installed with jinja2
 import nbformat
 
 import texmath
-from devserver import make_server
+from devserver import CONTENT_SECURITY_POLICY, make_server
 
 ROOT = Path(__file__).resolve().parent
 SITE = ROOT / "site"
@@ -324,16 +326,17 @@ def own_assets(root: Path, script: bytes, py_zip: bytes) -> dict[str, tuple[str,
     """The site's own files, by key: ``{key: (file name, bytes)}``.
 
     ``script`` is the bundled page script and ``py_zip`` the packed ``py/``; the worker, the kernel
-    and the CSS are copied from ``root/templates/assets`` (the lesson views' styles,
-    ``py/lesson/views.css``, also style the prose's tables and tokens, so they follow ``site.css``).
+    and the CSS are copied from ``root/templates/assets`` (``site.css``, then ``course.css``: the
+    course map and the lesson links; the lesson views' styles, ``py/lesson/views.css``, also style
+    the prose's tables and tokens, so they come last).
     """
     assets = root / "templates" / "assets"
     return {
         "app_js": ("app.js", script),
         "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
         "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
-        "css": ("site.css", (assets / "site.css").read_bytes() + b"\n"
-                + (root / "py" / "lesson" / "views.css").read_bytes()),
+        "css": ("site.css", b"\n".join(path.read_bytes() for path in (
+            assets / "site.css", assets / "course.css", root / "py" / "lesson" / "views.css"))),
         "py_zip": ("py.zip", py_zip),
     }
 
@@ -405,10 +408,53 @@ def use_py(root: Path = ROOT) -> None:
         sys.path.insert(0, py_dir)
 
 
+def is_lesson(spec: dict) -> bool:
+    """Every entry of ``PAGES`` but the course map (``index.html``) is a lesson of the course."""
+    return spec["out"] != "index.html"
+
+
+READING_WORDS_PER_MINUTE = 150  # prose with formulas, read closely
+MINUTES_PER_CELL = 1.5          # read the code, run it, look at the output
+MINUTES_PER_QUESTION = 1
+
+
+def lesson_minutes(html: str) -> int:
+    """The time a lesson takes, from its rendered page: its prose's words at
+    ``READING_WORDS_PER_MINUTE``, plus ``MINUTES_PER_CELL`` per cell and ``MINUTES_PER_QUESTION``
+    per quiz question, rounded up to 5 minutes. Cell sources, formulas and scripts are not prose.
+    """
+    main = html[html.find("<main"):html.rfind("</main>")]
+    cells = main.count('data-testid="cell"')
+    questions = main.count('data-testid="quiz-question"')
+    prose = re.sub(r"<(pre|math|script|style|template)\b.*?</\1>", " ", main, flags=re.S)
+    words = len(re.sub(r"<[^>]+>", " ", prose).split())
+    minutes = (words / READING_WORDS_PER_MINUTE + MINUTES_PER_CELL * cells
+               + MINUTES_PER_QUESTION * questions)
+    return 5 * max(1, math.ceil(minutes / 5))
+
+
+def course_entries(rendered: dict[str, Page]) -> list[dict]:
+    """The lessons of ``PAGES`` in order, as the course map and the lesson links need them:
+    ``number``, ``out``, ``title``, ``summary``, and, for lessons already in ``rendered`` (by
+    ``out``), ``minutes`` (``lesson_minutes``, unless the entry sets it) and ``cells``."""
+    entries = []
+    for number, spec in enumerate([p for p in PAGES if is_lesson(p)], start=1):
+        entry = {"number": number, "out": spec["out"], "title": spec["title"],
+                 "summary": spec.get("summary", "")}
+        page = rendered.get(spec["out"])
+        if page is not None:
+            entry["minutes"] = spec.get("minutes") or lesson_minutes(page.data.decode())
+            entry["cells"] = sum(1 for kind, _ in page.outline if kind == "code")
+        entries.append(entry)
+    return entries
+
+
 def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
     """Render every page of ``PAGES`` with the asset URLs and the runtime config.
 
-    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``).
+    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``). The
+    lessons render first, each with ``course`` (the lessons in order, for its previous and next
+    links); then the course map, whose ``course`` also has each lesson's minutes and cells.
     """
     names = [w["name"] for w in plan.weights]
     runtime_config = {
@@ -419,14 +465,16 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
     }
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
-               "runtime_config": runtime_config, "fig": plan.figures}
+               "runtime_config": runtime_config, "fig": plan.figures,
+               "csp": CONTENT_SECURITY_POLICY}
     outline = env.globals["outline"]
-    pages = []
-    for page in PAGES:
+    rendered: dict[str, Page] = {}
+    for page in sorted(PAGES, key=lambda spec: not is_lesson(spec)):  # lessons first
         outline.take()  # nothing left over from a render that raised
-        html = env.get_template(page["template"]).render(page=page, **context)
-        pages.append(Page(page["out"], html.encode(), outline.take()))
-    return pages
+        html = env.get_template(page["template"]).render(
+            page=page, course=course_entries(rendered), **context)
+        rendered[page["out"]] = Page(page["out"], html.encode(), outline.take())
+    return [rendered[page["out"]] for page in PAGES]
 
 
 def typeset_math(pages: list[Asset], root: Path = ROOT) -> list[Asset]:

@@ -7,6 +7,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import markupsafe
 import pytest
 
 import build
@@ -237,3 +238,54 @@ def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_ic
             assert words in footer, (page, words)
         assert f'href="weights/{card.name}"' in footer
         assert re.search(r'<link rel="icon" href="data:image/svg\+xml,', html)  # no request
+
+
+def test_every_page_declares_the_content_security_policy_before_any_resource(built):
+    for spec in build.PAGES:
+        html = (built / spec["out"]).read_text()
+        meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
+        assert meta, spec["out"]
+        assert markupsafe.Markup(meta.group(1)).unescape() == build.CONTENT_SECURITY_POLICY
+        first_resource = min(html.index(tag) for tag in ("<link", "<script") if tag in html)
+        assert meta.start() < first_resource, spec["out"]
+        # no inline script or handler: the policy allows none
+        assert not re.search(r"<script(?![^>]*(?:src=|application/json))", html), spec["out"]
+        assert not re.search(r"<[a-z][^>]*\son[a-z]+=", html), spec["out"]
+
+
+def test_lesson_minutes_counts_prose_cells_and_questions_not_code():
+    words = " ".join(["palabra"] * 1500)  # 10 min of reading
+    page = (f"<main><p>{words}</p><pre>{words}</pre>"
+            + '<section data-testid="cell"></section>' * 4       # + 6 min
+            + '<fieldset data-testid="quiz-question"></fieldset>' + "</main>")  # + 1 min
+    assert build.lesson_minutes(page) == 20  # 17 min, rounded up to 5
+    assert build.lesson_minutes("<main><p>hola</p></main>") == 5
+
+
+def test_course_lists_the_lessons_of_pages_in_order_with_minutes_once_rendered():
+    lessons = [spec for spec in build.PAGES if build.is_lesson(spec)]
+    assert all(spec["out"] != "index.html" for spec in lessons)
+    course = build.course_entries({})
+    assert [(e["number"], e["out"]) for e in course] == [
+        (i, spec["out"]) for i, spec in enumerate(lessons, start=1)]
+    assert "minutes" not in course[0]
+    page = build.Page(lessons[0]["out"], b"<main><p>hola</p></main>", [("code", "1"), ("h2", "x")])
+    entry = build.course_entries({page.path: page})[0]
+    assert entry["minutes"] == 5 and entry["cells"] == 1
+
+
+def test_index_is_a_course_map_and_every_lesson_links_its_neighbours(built):
+    lessons = [spec for spec in build.PAGES if build.is_lesson(spec)]
+    index = (built / "index.html").read_text()
+    assert re.findall(r'<li data-lesson="([^"]+)"', index) == [s["out"] for s in lessons]
+    assert len(re.findall(r'data-testid="lesson-time">\d+ min<', index)) == len(lessons)
+    for i, spec in enumerate(lessons):
+        nav = re.search(r'<nav class="course-nav".*?</nav>', (built / spec["out"]).read_text(), re.S)
+        assert nav, spec["out"]
+        links = dict(re.findall(r'rel="(prev|next)" href="([^"]+)"', nav.group(0)))
+        expected = {}
+        if i > 0:
+            expected["prev"] = lessons[i - 1]["out"]
+        if i < len(lessons) - 1:
+            expected["next"] = lessons[i + 1]["out"]
+        assert links == expected, spec["out"]

@@ -195,3 +195,17 @@ def test_the_worker_leaves_the_weights_setting_to_prepare():
     worker = (build.TEMPLATES / "assets" / "js" / "worker.js").read_text()
     assert "kernelModule.prepare(PY_DIR, WEIGHTS_DIR)" in worker
     assert "MINIGPT_WEIGHTS" not in worker
+
+
+def test_an_error_naming_another_origin_says_the_site_policy_refused_it():
+    events: list[tuple[str, dict]] = []
+    kernel = kernel_module.Kernel(lambda kind, payload: events.append((kind, payload)),
+                                  origin="http://127.0.0.1:8000")
+    assert not kernel.run("raise OSError(\"Failed to load 'https://example.com/x.json'.\")")
+    text = events[-1][1]["traceback"]
+    assert "La petición a https://example.com/x.json no salió de la página" in text
+    assert "(http://127.0.0.1:8000)" in text and "Content-Security-Policy" in text
+    # the page's own origin, or no page (CPython), gets no note
+    assert kernel.run("1") and not kernel.run("raise OSError('http://127.0.0.1:8000/a.bin')")
+    assert "no salió" not in events[-1][1]["traceback"]
+    assert kernel_module.foreign_request_note("https://example.com/", None) == ""

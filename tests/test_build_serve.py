@@ -77,3 +77,17 @@ def test_serve_on_a_busy_port_says_how_to_choose_another(site, monkeypatch, caps
         busy.shutdown()
         busy.server_close()
     assert "choose another port with --port N" in capsys.readouterr().err
+
+
+def test_every_response_carries_the_sites_content_security_policy(site):
+    with_policy, without = serve(site), build.make_server(site, 0, csp=False)
+    threading.Thread(target=without.serve_forever, daemon=True).start()
+    try:
+        for path in ("index.html", "b.js", "a.wasm"):  # b.js stands for the worker's script
+            assert fetch(with_policy, path)[0]["Content-Security-Policy"] == \
+                build.CONTENT_SECURITY_POLICY
+        assert "Content-Security-Policy" not in fetch(without, "index.html")[0]
+    finally:
+        for server in (with_policy, without):
+            server.shutdown()
+            server.server_close()

@@ -23,6 +23,7 @@ import contextlib
 import io
 import linecache
 import os
+import re
 import sys
 import time
 import traceback
@@ -194,11 +195,38 @@ class NoStdin(io.TextIOBase):
         raise RuntimeError(INPUT_MESSAGE)
 
 
-class Kernel:
-    """Runs cells in one namespace; ``count`` is the number of cells run so far."""
+FOREIGN_REQUEST_NOTE = (
+    "\nLa petición a {url} no salió de la página: este sitio solo deja leer archivos de su "
+    "propio origen ({origin}), por su política de seguridad (Content-Security-Policy, "
+    "connect-src 'self'). Las lecciones funcionan sin conexión: escribe en la celda los datos "
+    "que necesites. / The site's Content-Security-Policy allows requests to its own origin only.\n")
 
-    def __init__(self, emit: Emit):
+
+def foreign_request_note(message: str, origin: str | None) -> str:
+    """A note for an error whose message names a URL outside ``origin`` (a cell tried to reach
+    another site and the page's Content-Security-Policy refused it); ``""`` otherwise.
+
+    ``origin`` is the page's, e.g. ``"http://127.0.0.1:8000"``; None (CPython) means no note.
+    """
+    if not origin:
+        return ""
+    for url in re.findall(r"[a-z][a-z0-9+.-]*://[^\s'\"<>]+", message, flags=re.I):
+        url = url.rstrip(".,;:)")
+        if not url.startswith(origin.rstrip("/") + "/") and url != origin:
+            return FOREIGN_REQUEST_NOTE.format(url=url, origin=origin)
+    return ""
+
+
+class Kernel:
+    """Runs cells in one namespace; ``count`` is the number of cells run so far.
+
+    ``origin`` is the page's origin, when there is a page: an error naming a URL outside it gets
+    ``foreign_request_note`` after its traceback.
+    """
+
+    def __init__(self, emit: Emit, origin: str | None = None):
         self._output = Output(emit)
+        self._origin = origin
         self.count = 0
         self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display,
                                           "input": no_input}
@@ -225,7 +253,9 @@ class Kernel:
                 if value is not None:
                     self.display(value)
             except BaseException as error:  # the cell's error, reported, never raised
-                self._output.event("error", {"traceback": format_cell_traceback(error)})
+                text = format_cell_traceback(error)
+                text += foreign_request_note(text.rstrip().rsplit("\n", 1)[-1], self._origin)
+                self._output.event("error", {"traceback": text})
                 return False
             finally:
                 self._output.flush()

@@ -1,7 +1,9 @@
 """Fixtures for end-to-end tests in headless Debian Chromium.
 
-One browser per session; ``site/`` is served on 127.0.0.1 twice: as a plain static
-host would serve it, and with cross-origin isolation headers (Stop interrupts).
+One browser per session; ``site/`` is served on 127.0.0.1 three times: as a plain static
+host would serve it (with the site's Content-Security-Policy header), with cross-origin
+isolation headers too (Stop interrupts), and without the policy header (``open``: only the
+pages' ``<meta>`` policy, which a Web Worker does not obey; the canary test needs it).
 Every request of every page is routed: anything not on our origins is aborted and
 recorded, and the test fails unless it asked for that (the canary test).
 """
@@ -29,16 +31,17 @@ def site_dir(tmp_path_factory) -> Path:
     return site
 
 
-def _serve(site: Path, isolated: bool):
-    server = build.make_server(site, 0, isolated)
+def _serve(site: Path, isolated: bool, csp: bool = True):
+    server = build.make_server(site, 0, isolated, csp)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
 
 @pytest.fixture(scope="session")
 def servers(site_dir):
-    """``{"plain": url, "isolated": url}``, both on 127.0.0.1 with free ports."""
-    running = {name: _serve(site_dir, name == "isolated") for name in ("plain", "isolated")}
+    """``{"plain": url, "isolated": url, "open": url}``, on 127.0.0.1 with free ports."""
+    running = {name: _serve(site_dir, name == "isolated", name != "open")
+               for name in ("plain", "isolated", "open")}
     yield {name: f"http://127.0.0.1:{s.server_address[1]}/" for name, s in running.items()}
     for server in running.values():
         server.shutdown()

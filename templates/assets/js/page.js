@@ -4,6 +4,7 @@ import { KernelClient } from "./kernel-client.js";
 import { Cell } from "./cell.js";
 import { setupQuizzes } from "./quiz.js";
 import { setupViews } from "./views.js";
+import { setupCourse } from "./course.js";
 
 const STATE_LABELS = {
   loading: "Python: arrancando…",
@@ -153,14 +154,15 @@ function main() {
     rerun();
   });
   const kernel = new KernelClient(config, ui, { timeoutMs });
+  kernel.start(); // first: Python boots in the worker while the editors are built
   const cells = [...document.querySelectorAll("[data-testid=cell]")]
     .map((root, i) => new Cell(root, i, kernel));
   runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
   stop.addEventListener("click", () => kernel.stop());
   errorBox.querySelector("button").addEventListener("click", () => kernel.start());
-  kernel.start();
 }
 
 setupQuizzes(); // needs no Python: works while the kernel starts
 setupViews(); // the whole-vocabulary lists of the per-position views
+setupCourse(); // the course map's progress; a lesson records its cells' runs
 if (document.getElementById("runtime-config")) main();

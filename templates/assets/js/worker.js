@@ -61,19 +61,21 @@ async function checkWasm(indexURL) {
 
 async function startRuntime(config) {
   stage("runtime", "active");
-  await checkWasm(config.pyodideIndex);
   importScripts(config.pyodideScript);
-  const py = await loadPyodide({
+  // The .wasm check runs beside the boot, not before it: a failed check ends the wait
+  // (a boot that cannot compile the .wasm would never end), a passed one leaves it alone.
+  const checked = checkWasm(config.pyodideIndex).then(() => new Promise(() => {}));
+  const py = await Promise.race([checked, loadPyodide({
     indexURL: config.pyodideIndex,
+    packages: ["numpy"], // NumPy downloads while the runtime boots
     enableRunUntilComplete: false, // reported to crash Safari; cells are synchronous
     env: { HOME: "/home/pyodide" },
-  });
+  })]);
   // No keyboard stream in a worker (the default stdin calls prompt()): reads fail at
   // once. Cells get a clearer error from kernel.py, which replaces sys.stdin and input().
   py.setStdin({ error: true });
   stage("runtime", "done");
   stage("numpy", "active");
-  await py.loadPackage("numpy", { messageCallback: () => {} });
   py.runPython("import numpy");
   stage("numpy", "done");
   return py;
@@ -110,7 +112,8 @@ async function init(config) {
   pyodide.globals.set("_emit_json", emit);
   kernel = pyodide.runPython(
     "import json, kernel\n" +
-    "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)))");
+    "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)),\n" +
+    "              origin=__import__('js').location.origin)");
 }
 
 function run({ id, code }) {

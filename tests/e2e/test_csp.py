@@ -1,0 +1,92 @@
+"""Content-Security-Policy: every page declares it, the server sends it (the worker's script
+included), a cell cannot reach another origin and says why, and every page still runs all its
+cells under it."""
+from __future__ import annotations
+
+import os
+import re
+import urllib.request
+
+import pytest
+
+import build
+from build import PAGES
+from devserver import CONTENT_SECURITY_POLICY
+from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_sources, set_code,
+                               wait_cell)
+
+pytestmark = pytest.mark.e2e
+
+FOREIGN = "https://example.com/datos.json"
+# Reports every violation of the page's policy into the page (the worker's are logged to the
+# console, which the context's listener collects).
+REPORT_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+@pytest.fixture
+def violations(context):
+    """CSP violations seen in pages (event) and workers (console), for this test's context."""
+    seen: list[str] = []
+    context.add_init_script(REPORT_VIOLATIONS)
+    context.on("console", lambda message: seen.append(message.text)
+               if "Content Security Policy" in message.text else None)
+    return seen
+
+
+def header(url: str, name: str) -> str | None:
+    with urllib.request.urlopen(url) as response:
+        return response.headers[name]
+
+
+def test_every_page_declares_the_policy_and_the_server_sends_it_with_the_worker(
+        context, base_url):
+    page = context.new_page()
+    for spec in PAGES:
+        page.goto(base_url + spec["out"])
+        meta = page.locator('meta[http-equiv="Content-Security-Policy"]')
+        assert meta.get_attribute("content") == CONTENT_SECURITY_POLICY, spec["out"]
+        assert header(base_url + spec["out"], "Content-Security-Policy") == CONTENT_SECURITY_POLICY
+    page.goto(base_url + "marco.html")
+    worker = page.evaluate(
+        "JSON.parse(document.getElementById('runtime-config').textContent).worker")
+    assert header(base_url + worker, "Content-Security-Policy") == CONTENT_SECURITY_POLICY
+    assert "'wasm-unsafe-eval'" in CONTENT_SECURITY_POLICY
+    assert "'unsafe-eval'" not in CONTENT_SECURITY_POLICY.replace("'wasm-unsafe-eval'", "")
+    assert re.search(r"connect-src 'self'(;|$)", CONTENT_SECURITY_POLICY)
+
+
+def test_a_cell_that_fetches_another_origin_fails_with_a_clear_message(
+        context, base_url, guard):
+    page = open_lesson(context, base_url)
+    cell = page.locator("[data-testid=cell]").first
+    set_code(page, cell, f"from pyodide.http import open_url\nopen_url('{FOREIGN}').read()\n")
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "error"
+    text = cell.locator("[data-testid=cell-output]").inner_text()
+    assert f"La petición a {FOREIGN} no salió de la página" in text
+    assert "Content-Security-Policy" in text
+    # Refused by the browser: it never reached the network (without the policy header, the
+    # router sees such a request: test_offline's canary).
+    assert not guard.foreign
+
+
+@pytest.mark.parametrize("spec", [p for p in PAGES if p["out"] != "index.html"],
+                         ids=lambda p: p["out"])
+def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, violations, spec):
+    page = open_lesson(context, base_url, spec["out"])
+    page.locator("[data-testid=run-all]").click()
+    cells = page.locator("[data-testid=cell]")
+    sources = page_cell_sources(page)
+    # The same sources in CPython: a cell fails in the page only where it fails there too
+    # (marco's «Un error» does, on purpose), never because of the policy.
+    cpython = load_kernel_module().Kernel(lambda kind, payload: None)
+    os.environ.setdefault("MINIGPT_WEIGHTS", str(build.ROOT / "weights"))
+    for i, source in enumerate(sources):
+        expected = "done" if cpython.run(source) else "error"
+        assert wait_cell(cells.nth(i), timeout=120_000) == expected, f"cell {i + 1}"
+    assert page.evaluate("window.__violations") == []
+    assert violations == []
