@@ -74,6 +74,8 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
+     "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )
 
 
@@ -408,9 +410,16 @@ def use_py(root: Path = ROOT) -> None:
         sys.path.insert(0, py_dir)
 
 
+def lab_presets() -> dict:
+    """The «Laboratorio»'s presets (``lesson.lab.PRESETS``), for its page's form."""
+    from lesson.lab import PRESETS
+    return PRESETS
+
+
 def is_lesson(spec: dict) -> bool:
-    """Every entry of ``PAGES`` but the course map (``index.html``) is a lesson of the course."""
-    return spec["out"] != "index.html"
+    """Every entry of ``PAGES`` but the course map (``index.html``) and the tools (``"tool": True``,
+    the «Laboratorio») is a lesson of the course."""
+    return spec["out"] != "index.html" and not spec.get("tool")
 
 
 READING_WORDS_PER_MINUTE = 150  # prose with formulas, read closely
@@ -466,7 +475,8 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
                "runtime_config": runtime_config, "fig": plan.figures,
-               "csp": CONTENT_SECURITY_POLICY}
+               "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
+               "tools": [page for page in PAGES if page.get("tool")]}
     outline = env.globals["outline"]
     rendered: dict[str, Page] = {}
     for page in sorted(PAGES, key=lambda spec: not is_lesson(spec)):  # lessons first

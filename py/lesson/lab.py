@@ -9,7 +9,8 @@ page: a cell can build a ``Lab`` and call the same methods.
 - :class:`Lab`: a :class:`~lesson.sampling.Decoder` with ``generate`` (to the end), ``step``
   (one token) and ``pick`` (the reader's token), and :meth:`Lab.view`.
 - :func:`refused_at`: why a token is not allowed: the first of its bytes the grammar refuses.
-- :data:`PRESETS`: constraints and prompts to start from.
+- :data:`PRESETS`: constraints and prompts to start from (and, for some, settings: a seed or a
+  budget that the page applies with them).
 
 Test hooks of the view: ``[data-testid=lab-output]`` (``data-text``, ``data-accepted``,
 ``data-state``), one ``[data-testid=lab-position]`` per token, ``[data-testid=lab-allowed-token]``
@@ -65,7 +66,9 @@ PRESETS: dict[str, dict] = {
                                                "maxItems": 2}},
                       "required": ["nombre"], "additionalProperties": False}},
                   "$ref": "#/$defs/nodo"}, ensure_ascii=False, indent=2),
-              "prompt": "La familia de doña Paca, en JSON.\n"},
+              "prompt": "La familia de doña Paca, en JSON.\n",
+              # a tree can grow past any budget (seeds 0 and 2 do): this seed closes it in 29 tokens
+              "settings": {"seed": 1, "max_tokens": 200}},
     "aritmetica": {"title": "Aritmética (gramática GBNF)", "kind": "gbnf",
                    "constraint": 'root ::= term (op term){0,3}\n'
                                  'term ::= num | "(" num op num ")"\n'
@@ -144,7 +147,7 @@ class Lab:
 
     def __init__(self, model, tok, *, kind: str = "choice", constraint: str = "", prompt: str = PROMPT,
                  seed: int = 0, temperature: float = 1.0, top_k: int | None = None,
-                 top_p: float | None = None, max_tokens: int | None = 60, stop_at_accept: bool = False,
+                 top_p: float | None = None, max_tokens: int | None = 120, stop_at_accept: bool = False,
                  compare: bool = False):
         self.model, self.tok = model, tok
         self.grammar = compile_constraint(kind, constraint)

@@ -5,6 +5,7 @@ import { Cell } from "./cell.js";
 import { setupQuizzes } from "./quiz.js";
 import { setupViews } from "./views.js";
 import { setupCourse } from "./course.js";
+import { setupLab } from "./lab.js";
 
 const STATE_LABELS = {
   loading: "Python: arrancando…",
@@ -157,6 +158,7 @@ function main() {
   kernel.start(); // first: Python boots in the worker while the editors are built
   const cells = [...document.querySelectorAll("[data-testid=cell]")]
     .map((root, i) => new Cell(root, i, kernel));
+  setupLab(kernel); // the «Laboratorio» form, on the page that has one
   runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
   stop.addEventListener("click", () => kernel.stop());
   errorBox.querySelector("button").addEventListener("click", () => kernel.start());
