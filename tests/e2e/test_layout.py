@@ -9,7 +9,7 @@ from tests.e2e.helpers import open_lesson
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["marco.html", "mascara.html"]
+PAGES = ["marco.html", "mascara.html", "laboratorio.html"]
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # Elements whose content is wider than their box, with what the reader can do about it.
@@ -36,6 +36,10 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name
         page = open_lesson(context, servers["plain"], name)
         page.locator("[data-testid=run-all]").click()
         page.wait_for_function(ALL_CELLS_FINISHED, timeout=180_000)
+        if name == "laboratorio.html":  # no cells: one generation, its view and its choices
+            page.locator("[data-testid=lab-step]").click()
+            page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=180_000)
+            assert page.locator("[data-testid=lab-output]").count() == 1
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
         overflows = page.evaluate(OVERFLOWS)
         clipped = [o for o in overflows if not o["scroll"]]
