@@ -152,8 +152,19 @@ function main() {
     rerun();
   });
   const kernel = new KernelClient(config, ui, { timeoutMs });
-  const cells = [...document.querySelectorAll("[data-testid=cell]")]
-    .map((root, i) => new Cell(root, i, kernel));
+  const restoreAll = document.querySelector("[data-testid=restore-all]");
+  const showRestoreAll = () => {
+    if (restoreAll) restoreAll.hidden = !cells.some((cell) => cell.edited);
+  };
+  const cells = [];
+  document.querySelectorAll("[data-testid=cell]").forEach((root, i) => {
+    cells.push(new Cell(root, i, kernel, showRestoreAll));
+  });
+  showRestoreAll();
+  restoreAll?.addEventListener("click", () => {
+    cells.forEach((cell) => cell.restore());
+    runAll.focus(); // the button hides itself
+  });
   runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
   stop.addEventListener("click", () => kernel.stop());
   errorBox.querySelector("button").addEventListener("click", () => kernel.start());
