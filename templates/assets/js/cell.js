@@ -13,6 +13,10 @@ import { python } from "@codemirror/lang-python";
 import { lessonHighlight } from "./highlight.js";
 import { EditStore } from "./edits.js";
 
+let pointerPressed = false; // a mouse button or a finger is down, anywhere in the page
+document.addEventListener("pointerdown", () => { pointerPressed = true; }, true);
+document.addEventListener("pointerup", () => { pointerPressed = false; }, true);
+
 const HINTS = {
   selected: "Intro: editar · Mayús+Intro: ejecutar · Tab: seguir por la página",
   editing: "Editando: Tab sangra · Esc: dejar de editar · Mayús+Intro: ejecutar",
@@ -85,12 +89,21 @@ export class Cell {
         ],
       }),
     });
-    // A click edits; arriving by the keyboard only selects the cell (Tab goes on).
+    // A click edits; arriving by the keyboard only selects the cell (Tab goes on), and shows
+    // the hint. The hint goes when focus leaves, but not under a pressed pointer: the text
+    // below would move between the press and the release, and the click would miss.
     let pointer = false;
     host.addEventListener("pointerdown", () => { pointer = true; }, true);
     host.addEventListener("focusin", () => {
       this.setEditing(pointer);
+      if (!pointer) this.root.dataset.hint = "true";
       pointer = false;
+    });
+    host.addEventListener("focusout", (event) => {
+      if (host.contains(event.relatedTarget)) return;
+      const hide = () => { delete this.root.dataset.hint; };
+      if (pointerPressed) document.addEventListener("pointerup", hide, { once: true });
+      else hide();
     });
     this.view = view;
     this.setEditing(false);
