@@ -137,3 +137,17 @@ def test_restore_all_and_stale_edits(context, base_url):
     page.wait_for_selector("[data-testid=cell] .cm-content")
     assert [cell_code(cells.nth(i)) for i in (0, 2)] == originals
     assert page.evaluate(STORED_EDITS) == []
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_precomputed_outputs_edit_marks_and_hint_have_no_serious_accessibility_violations(
+        context, base_url, name):
+    from tests.e2e.test_offline import describe, run_axe
+    page = open_editors(context, base_url, name)
+    cell = page.locator("[data-testid=cell]").first
+    set_code(page, cell, "x = 1")  # «editada», «Restaurar original», «Restaurar todo» shown
+    page.locator("[data-testid=cell-run]").nth(1).focus()
+    page.keyboard.press("Tab")  # the second editor, selected by keyboard: its hint shows
+    assert page.locator("[data-testid=cell-hint]").nth(1).is_visible()
+    violations = run_axe(page)
+    assert not violations, describe(violations)

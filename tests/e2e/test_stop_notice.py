@@ -50,3 +50,6 @@ def test_notice_when_nothing_had_run(lesson):
     notice = lesson.locator("#kernel-notice")
     assert "No se perdió nada" in notice.inner_text()
     assert notice.locator("[data-testid=notice-rerun]").is_disabled()
+    from tests.e2e.test_offline import describe, run_axe
+    violations = run_axe(lesson)
+    assert not violations, describe(violations)
