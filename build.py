@@ -78,8 +78,11 @@ PAGES = (
 )
 
 
-def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
+def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
     """Build ``root``'s site into ``site``: the steps of the module docstring, in order.
+
+    ``strict_cells=False`` lets a cell that raises at build time show its traceback instead of
+    stopping the build (for tests that build the pages with a stand-in model).
 
     On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
     """
@@ -91,7 +94,7 @@ def build(root: Path = ROOT, site: Path = SITE) -> SitePlan:
     figures = lesson_figures(root, root / ".cache")
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
     pages = typeset_math(render_pages(plan, make_env(root / "templates")), root)          # 7
-    pages = cell_outputs(pages, root, root / ".cache")
+    pages = cell_outputs(pages, root, root / ".cache", strict=strict_cells)
     write_site(plan.assets + pages + notebooks(pages), site)                    # 8
     return plan
 
@@ -462,14 +465,16 @@ PRECOMPUTED_NOTE = (
     '<span class="note-edited">con el código original; ▶ Ejecutar calcula tu versión</span></p>')
 
 
-def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE) -> list[Page]:
+def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
+                 strict: bool = True) -> list[Page]:
     """Each page with its cells' outputs computed at build time, in place of the cells' output slots.
 
     Every page's cells run in order in CPython, in one fresh kernel per page
     (``templates/assets/kernel.py``, the page's own, run by ``cellrun.py`` in a child process), so
     a cell shows what it would show in the page. The outputs are cached in ``cache`` under a hash
     of the page's cell sources, the kernel, ``py/`` and ``weights/``. Raises BuildError when a cell
-    raises, unless the page marks it ``fails=true`` (then its traceback is its output). A page's
+    raises, unless the page marks it ``fails=true`` or ``strict`` is False (then its traceback is
+    its output). A page's
     outputs are marked ``data-precomputed`` with a «precalculado» note; running the cell replaces
     them (``cell.js``).
     """
@@ -485,7 +490,7 @@ def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE) -> l
             raise BuildError(f"{page.path}: {len(slots)} cell output slots for {len(runs)} cells; "
                              "write cells with the `cell` macro only.")
         for number, (run, (_, fails)) in enumerate(zip(runs, slots), 1):
-            if not run["ok"] and not fails:
+            if strict and not run["ok"] and not fails:
                 error = next((p["traceback"] for k, p in run["events"] if k == "error"), "")
                 raise BuildError(
                     f"{page.path}: cell {number} raised when the build ran it:\n{error}\n"
@@ -516,7 +521,9 @@ def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> di
     """``{page: [{"ok", "events"}]}`` for the cell sources of each page, from ``cache`` or from a
     run of ``cellrun.py`` (one child process for every page not cached)."""
     digest = hashlib.sha256()
-    inputs = [root / "templates" / "assets" / "kernel.py", root / "cellrun.py"]
+    runner = Path(__file__).resolve().parent / "cellrun.py"  # the build's own, like texmath
+    digest.update(runner.read_bytes())
+    inputs = [root / "templates" / "assets" / "kernel.py"]
     inputs += sorted(p for p in (root / "py").rglob("*")
                      if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
     inputs += sorted(p for p in (root / "weights").glob("*") if p.is_file())
@@ -531,7 +538,7 @@ def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> di
     if missing:
         request = {"kernel": str(inputs[0]), "py": str(root / "py"),
                    "weights": str(root / "weights"), "pages": missing}
-        result = subprocess.run([sys.executable, str(root / "cellrun.py")], cwd=root,
+        result = subprocess.run([sys.executable, str(runner)], cwd=root,
                                 input=json.dumps(request), capture_output=True, text=True)
         if result.returncode != 0:
             raise BuildError("running the pages' cells failed:\n" + result.stderr)

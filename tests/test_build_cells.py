@@ -35,6 +35,8 @@ def test_a_cell_that_raises_stops_the_build_unless_it_fails_on_purpose(tmp_path)
     with pytest.raises(build.BuildError, match=r"(?s)p.html: cell 2 raised .*ZeroDivisionError"
                                                r".*fails=true"):
         build.cell_outputs([page(("x = 1", False), ("1 / 0", False))], build.ROOT, tmp_path)
+    [shown] = build.cell_outputs([page(("1 / 0", False))], build.ROOT, tmp_path, strict=False)
+    assert "ZeroDivisionError" in shown.data.decode()
     [result] = build.cell_outputs([page(("1 / 0", True))], build.ROOT, tmp_path)
     assert '<pre class="out-error">' in result.data.decode()
     assert "ZeroDivisionError: division by zero" in result.data.decode()
