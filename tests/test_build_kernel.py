@@ -76,6 +76,14 @@ def test_cells_share_one_namespace_and_count_runs(run):
     assert ok and events == []  # None is not displayed
 
 
+def test_names_lists_what_the_cells_defined(run):
+    assert run.kernel.names() == []
+    run("import math as m\nx = 1\n_oculto = 2\ndef f():\n    pass\nclass C:\n    pass")
+    assert run.kernel.names() == ["C", "f", "m", "x"]
+    run("display = print")  # a cell that rebinds a kernel name defined it
+    assert "display" in run.kernel.names()
+
+
 def test_rich_display_and_display_helper(run):
     ok, events = run("class H:\n    def _repr_html_(self):\n        return '<b>h</b>'\n"
                      "display(H(), 'txt')\nH")

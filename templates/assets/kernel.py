@@ -228,8 +228,15 @@ class Kernel:
         self._output = Output(emit)
         self._origin = origin
         self.count = 0
-        self.namespace: dict[str, Any] = {"__name__": "__main__", "display": self.display,
-                                          "input": no_input}
+        self._builtins = {"display": self.display, "input": no_input}
+        self.namespace: dict[str, Any] = {"__name__": "__main__", **self._builtins}
+
+    def names(self) -> list[str]:
+        """The names the cells have defined (variables, functions, classes, imported modules),
+        sorted; names starting with ``_`` and the kernel's own ``display``/``input`` are left out.
+        The page lists them when a restart loses them."""
+        return sorted(name for name, value in self.namespace.items()
+                      if not name.startswith("_") and self._builtins.get(name) is not value)
 
     def display(self, *values: Any) -> None:
         """Show each value in the running cell's output (HTML when it has one)."""

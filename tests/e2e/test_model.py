@@ -36,7 +36,7 @@ def model_site(tmp_path_factory):
     params = {name: (0.2 * rng.standard_normal(shape)).astype(np.float32)
               for name, shape in parameter_shapes(cfg).items()}
     save_weights(weights, cfg, params)
-    build.build(root, root / "site")
+    build.build(root, root / "site", strict_cells=False)  # the lesson's cells fail on this model
     server = build.make_server(root / "site", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/", weights

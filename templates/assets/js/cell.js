@@ -1,34 +1,61 @@
 /* One code cell: a CodeMirror 6 editor, a Run button, a run-order prompt and an
- * output area. States (data-state): idle | running | done | error. */
+ * output area. States (data-state): idle | running | done | error.
+ *
+ * Keyboard, as in a notebook: reaching an editor with Tab does not capture Tab (the
+ * editor is "selected", not being edited), so Tab goes on through the page; Enter, a
+ * click or typing starts editing (then Tab indents); Esc stops editing. The hint below
+ * the editor says which mode it is in. Edits are kept in local storage (edits.js). */
 import { EditorView, keymap, lineNumbers, drawSelection } from "@codemirror/view";
 import { EditorState } from "@codemirror/state";
-import {
-  defaultKeymap, history, historyKeymap, indentWithTab, temporarilySetTabFocusMode,
-} from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { syntaxHighlighting, bracketMatching, indentOnInput } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { lessonHighlight } from "./highlight.js";
+import { EditStore } from "./edits.js";
+
+let pointerPressed = false; // a mouse button or a finger is down, anywhere in the page
+document.addEventListener("pointerdown", () => { pointerPressed = true; }, true);
+document.addEventListener("pointerup", () => { pointerPressed = false; }, true);
+
+const HINTS = {
+  selected: "Intro: editar · Mayús+Intro: ejecutar · Tab: seguir por la página",
+  editing: "Editando: Tab sangra · Esc: dejar de editar · Mayús+Intro: ejecutar",
+};
 
 export class Cell {
-  constructor(root, index, kernel) {
+  /* onEdited(cell): called when the cell becomes edited or original again. */
+  constructor(root, index, kernel, onEdited = () => {}) {
     this.root = root;
     this.id = `cell-${index}`;
     this.index = index;
     this.kernel = kernel;
+    this.onEdited = onEdited;
     this.prompt = root.querySelector(".cell-prompt");
     this.outputArea = root.querySelector("[data-testid=cell-output]");
     this.runButton = root.querySelector("[data-testid=cell-run]");
     this.runButton.addEventListener("click", () => kernel.enqueue(this));
-    this.editor = this.makeEditor(root.querySelector(".cell-source"));
+    this.editedMark = root.querySelector("[data-testid=cell-edited]");
+    this.restoreButton = root.querySelector("[data-testid=cell-restore]");
+    this.restoreButton?.addEventListener("click", () => this.restore());
+    const pre = root.querySelector(".cell-source");
+    this.original = pre.textContent;
+    this.store = new EditStore(index, this.original);
+    this.editing = false;
+    this.editor = this.makeEditor(pre, this.store.load() ?? this.original);
+    this.showEdited();
     this.previous = { state: "idle", prompt: this.prompt.textContent };
   }
 
-  makeEditor(pre) {
-    const source = pre.textContent;
+  makeEditor(pre, source) {
     // Mount in place first, so CodeMirror measures the editor inside the page.
     const host = document.createElement("div");
     host.className = "cell-editor";
     pre.replaceWith(host);
+    this.hint = document.createElement("p");
+    this.hint.className = "cell-hint";
+    this.hint.id = `${this.id}-hint`;
+    this.hint.dataset.testid = "cell-hint";
+    host.after(this.hint);
     const run = () => {
       this.kernel.enqueue(this);
       return true;
@@ -44,16 +71,42 @@ export class Cell {
           keymap.of([
             { key: "Shift-Enter", run },
             { key: "Mod-Enter", run },
-            // Escape, then Tab, leaves the editor (Tab indents otherwise).
-            { key: "Escape", run: temporarilySetTabFocusMode },
+            { key: "Enter", run: () => !this.editing && this.setEditing(true) },
+            { key: "Escape", run: () => this.editing && this.setEditing(false) },
             ...defaultKeymap, ...historyKeymap, indentWithTab,
           ]),
+          EditorView.updateListener.of((update) => {
+            if (!update.docChanged) return;
+            if (!this.editing && update.transactions.some((t) => t.isUserEvent("input"))) {
+              this.setEditing(true); // typing starts editing, as Enter does
+            }
+            this.saveEdit();
+          }),
           EditorView.contentAttributes.of({
-            "aria-label": `Código de la celda ${this.index + 1} (Mayús+Intro ejecuta; Esc y Tab sale)`,
+            "aria-label": `Código de la celda ${this.index + 1}`,
+            "aria-describedby": this.hint.id,
           }),
         ],
       }),
     });
+    // A click edits; arriving by the keyboard only selects the cell (Tab goes on), and shows
+    // the hint. The hint goes when focus leaves, but not under a pressed pointer: the text
+    // below would move between the press and the release, and the click would miss.
+    let pointer = false;
+    host.addEventListener("pointerdown", () => { pointer = true; }, true);
+    host.addEventListener("focusin", () => {
+      this.setEditing(pointer);
+      if (!pointer) this.root.dataset.hint = "true";
+      pointer = false;
+    });
+    host.addEventListener("focusout", (event) => {
+      if (host.contains(event.relatedTarget)) return;
+      const hide = () => { delete this.root.dataset.hint; };
+      if (pointerPressed) document.addEventListener("pointerup", hide, { once: true });
+      else hide();
+    });
+    this.view = view;
+    this.setEditing(false);
     // Wrapped lines are measured with the fonts at hand; measure again once the page's fonts are
     // in, or the line numbers drift from their lines until the first edit.
     requestAnimationFrame(() => view.requestMeasure());
@@ -61,8 +114,50 @@ export class Cell {
     return view;
   }
 
+  /* Editing: Tab indents. Selected: Tab and Shift+Tab move focus on. Returns true. */
+  setEditing(editing) {
+    this.editing = editing;
+    this.view.setTabFocusMode(!editing);
+    this.root.dataset.editing = String(editing);
+    this.hint.textContent = HINTS[editing ? "editing" : "selected"];
+    return true;
+  }
+
   code() {
     return this.editor.state.doc.toString();
+  }
+
+  get edited() {
+    return this.code() !== this.original;
+  }
+
+  saveEdit() {
+    if (this.edited) this.store.save(this.code());
+    else this.store.clear();
+    this.showEdited();
+  }
+
+  showEdited() {
+    const edited = this.edited;
+    const was = this.root.dataset.edited === "true";
+    this.root.dataset.edited = String(edited);
+    if (this.editedMark) this.editedMark.hidden = !edited;
+    if (this.restoreButton) this.restoreButton.hidden = !edited;
+    if (this.outputArea.dataset.precomputed) {
+      this.outputArea.dataset.precomputed = edited ? "original" : "true";
+    }
+    if (edited !== was) this.onEdited(this);
+  }
+
+  /* Back to the code the page came with (undoable with Ctrl+Z). */
+  restore() {
+    if (!this.edited) return;
+    const focused = this.restoreButton && document.activeElement === this.restoreButton;
+    this.editor.dispatch({
+      changes: { from: 0, to: this.editor.state.doc.length, insert: this.original },
+      userEvent: "restore",
+    });
+    if (focused) this.runButton.focus(); // the restore button hides itself
   }
 
   setState(state, prompt) {
@@ -87,7 +182,8 @@ export class Cell {
   }
 
   start() {
-    this.outputArea.replaceChildren();
+    this.outputArea.replaceChildren(); // the precomputed output too: this run replaces it
+    delete this.outputArea.dataset.precomputed;
     this.lastStream = null;
   }
 

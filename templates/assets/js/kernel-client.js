@@ -9,7 +9,7 @@ function absolute(url) {
 
 export class KernelClient {
   /* config: the page's runtime config (see build.py); ui: {state(name, detail),
-   * stage(message), activity(busy), restarted(stoppedCell)} callbacks. */
+   * stage(message), activity(busy), restarted(stoppedCell, lostNames)} callbacks. */
   constructor(config, ui, { timeoutMs = 90000 } = {}) {
     this.config = config;
     this.ui = ui;
@@ -19,6 +19,7 @@ export class KernelClient {
     this.worker = null;
     this.state = "loading";
     this.interruptBuffer = null;
+    this.names = []; // what the cells have defined in this Python (sent with each "done")
   }
 
   setState(state, detail) {
@@ -33,6 +34,7 @@ export class KernelClient {
       return;
     }
     this.setState("loading");
+    this.names = [];
     const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer === "function";
     this.interruptBuffer = isolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
     this.worker = new Worker(absolute(this.config.worker));
@@ -78,6 +80,7 @@ export class KernelClient {
         break;
       case "done":
         if (this.current) this.current.finish(message.ok, message.count);
+        if (message.names) this.names = message.names;
         this.current = null;
         clearTimeout(this.stopTimer);
         this.next();
@@ -137,9 +140,9 @@ export class KernelClient {
     const stopped = this.current;
     this.current = null;
     if (stopped) stopped.finish(false, null,
-      "Detenida: se reinició Python para pararla. Las variables de las celdas " +
-      "anteriores se perdieron; vuelve a ejecutarlas o usa «Ejecutar todo».");
-    this.ui.restarted(stopped);
+      "Detenida: Python se reinició para pararla, y se perdió todo lo que las celdas " +
+      "habían definido (el aviso de abajo dice qué y ofrece ejecutarlas de nuevo).");
+    this.ui.restarted(stopped, this.names);
     this.start();
   }
 }

@@ -99,6 +99,57 @@ function errorText(detail) {
     "carpeta vendor/ está completa.";
 }
 
+/* "1", "1 y 2", "1, 2 y 4". */
+function listEs(items) {
+  return items.length < 2 ? items.join("")
+    : `${items.slice(0, -1).join(", ")} y ${items[items.length - 1]}`;
+}
+
+/* The notice after Stop restarted Python: exactly what was lost (the names the cells had
+ * defined, and which cells had run), and a button that runs every cell before the one the
+ * reader wants to go on with (by default the stopped cell, to change it and run it again). */
+function restartView(notice, getCells, enqueue) {
+  const lost = notice.querySelector(".notice-lost");
+  const select = notice.querySelector("select");
+  const button = notice.querySelector("button");
+  let target = 0;
+  const label = () => {
+    target = Number(select.value);
+    button.disabled = target === 0;
+    button.textContent = target === 0 ? "Nada que ejecutar antes de la celda 1"
+      : target === 1 ? "Ejecutar la celda 1"
+      : `Ejecutar las celdas 1 a ${target}`;
+  };
+  select.addEventListener("change", label);
+  button.addEventListener("click", () => {
+    notice.hidden = true;
+    getCells().slice(0, target).forEach(enqueue);
+  });
+  return {
+    show(stoppedIndex, ran, names) {
+      const cells = getCells();
+      const which = `Python se reinició para detener la celda ${stoppedIndex + 1}`;
+      if (ran.length === 0 && names.length === 0) {
+        lost.textContent = `${which}. No se perdió nada: ninguna otra celda se había ejecutado.`;
+      } else {
+        const numbers = ran.map((cell) => cell.index + 1);
+        lost.textContent = `${which}, y con él se perdió todo lo que las celdas ejecutadas ` +
+          `(${numbers.length === 1 ? "la celda" : "las celdas"} ${listEs(numbers)}) ` +
+          `habían definido: ${names.length ? listEs(names) : "ningún nombre"}, y lo que ` +
+          `la celda ${stoppedIndex + 1} definiera antes de detenerse. ` +
+          "Sus salidas siguen a la vista, pero son de antes del reinicio.";
+      }
+      select.replaceChildren(...cells.map((cell, i) => {
+        const name = cell.root.getAttribute("aria-label");
+        return new Option(`celda ${i + 1}${name ? ` («${name}»)` : ""}`, String(i));
+      }));
+      select.value = String(stoppedIndex);
+      label();
+      notice.hidden = false;
+    },
+  };
+}
+
 function main() {
   const config = JSON.parse(document.getElementById("runtime-config").textContent);
   const status = document.querySelector("[data-testid=kernel-status]");
@@ -137,27 +188,34 @@ function main() {
     activity(active) {
       stop.disabled = !active;
     },
-    restarted(stopped) {
+    restarted(stopped, names) {
       // The new Python knows none of the earlier runs: no cell counts as run.
+      const ran = cells.filter((cell) => cell !== stopped && cell.root.dataset.state !== "idle");
       cells.forEach((cell) => { if (cell !== stopped) cell.reset(); });
+      // A cell of the page, or a «Laboratorio» action (not a cell: the notice goes by its view).
+      const index = cells.indexOf(stopped);
       if (stopped) stopped.root.after(notice); // shown where the reader is looking
-      notice.hidden = false;
-      const before = stopped ? cells.slice(0, cells.indexOf(stopped)) : [];
-      notice.querySelector("button").hidden = before.length === 0;
-      rerun = () => before.forEach((cell) => kernel.enqueue(cell));
+      restartNotice.show(Math.max(index, 0), ran, names);
     },
   };
 
-  let rerun = () => {};
   let readyText = STATE_LABELS.ready;
-  notice.querySelector("button").addEventListener("click", () => {
-    notice.hidden = true;
-    rerun();
-  });
   const kernel = new KernelClient(config, ui, { timeoutMs });
   kernel.start(); // first: Python boots in the worker while the editors are built
-  const cells = [...document.querySelectorAll("[data-testid=cell]")]
-    .map((root, i) => new Cell(root, i, kernel));
+  const restartNotice = restartView(notice, () => cells, (cell) => kernel.enqueue(cell));
+  const restoreAll = document.querySelector("[data-testid=restore-all]");
+  const showRestoreAll = () => {
+    if (restoreAll) restoreAll.hidden = !cells.some((cell) => cell.edited);
+  };
+  const cells = [];
+  document.querySelectorAll("[data-testid=cell]").forEach((root, i) => {
+    cells.push(new Cell(root, i, kernel, showRestoreAll));
+  });
+  showRestoreAll();
+  restoreAll?.addEventListener("click", () => {
+    cells.forEach((cell) => cell.restore());
+    runAll.focus(); // the button hides itself
+  });
   setupLab(kernel); // the «Laboratorio» form, on the page that has one
   runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
   stop.addEventListener("click", () => kernel.stop());

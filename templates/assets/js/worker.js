@@ -116,6 +116,18 @@ async function init(config) {
     "              origin=__import__('js').location.origin)");
 }
 
+/* The names the cells have defined so far (kernel.names): what a restart would lose. */
+function definedNames() {
+  try {
+    const proxy = kernel.names();
+    const names = proxy.toJs();
+    proxy.destroy();
+    return names;
+  } catch {
+    return [];
+  }
+}
+
 function run({ id, code }) {
   currentRun = id;
   let ok = false;
@@ -124,7 +136,7 @@ function run({ id, code }) {
   } catch (err) {
     post("error", { id, traceback: String(err && err.message ? err.message : err) });
   }
-  post("done", { id, ok, count: kernel.count });
+  post("done", { id, ok, count: kernel.count, names: definedNames() });
   currentRun = null;
 }
 

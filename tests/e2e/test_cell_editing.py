@@ -1,0 +1,153 @@
+"""Editing cells from the keyboard and keeping edits: Tab never gets trapped in an editor
+(Enter starts editing, Esc stops), and edits survive a reload until restored.
+
+None of these needs Python: the editors exist as soon as the page script has run."""
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.helpers import LESSON, set_code
+
+pytestmark = pytest.mark.e2e
+
+PAGES = (LESSON, "mascara.html")
+ACTIVE = """() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return null;
+  const cell = e.closest('[data-testid=cell]');
+  const cells = [...document.querySelectorAll('[data-testid=cell]')];
+  return {editor: e.classList.contains('cm-content'), cell: cell ? cells.indexOf(cell) : -1,
+          tag: e.tagName, text: (e.getAttribute('aria-label') || e.textContent || '').slice(0, 40)};
+}"""
+STORED_EDITS = "() => Object.keys(localStorage).filter(k => k.startsWith('celda:'))"
+
+
+def open_editors(context, url: str, name: str):
+    """The page with its editors mounted (the kernel may still be starting)."""
+    page = context.new_page()
+    page.goto(url + name)
+    page.wait_for_function("document.querySelectorAll('[data-testid=cell] .cm-content').length"
+                           " === document.querySelectorAll('[data-testid=cell]').length")
+    return page
+
+
+def cell_code(cell) -> str:
+    """A short cell's code, as the editor shows it (every line is drawn)."""
+    return cell.locator(".cm-content").inner_text()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_tab_goes_through_every_cell_of_the_page_without_changing_code(context, base_url, name):
+    page = open_editors(context, base_url, name)
+    cells = page.locator("[data-testid=cell]")
+    count = cells.count()
+    visited: set[int] = set()
+    seen = 0
+    for _ in range(2000):  # a bound, far above the page's focusable elements
+        page.keyboard.press("Tab")
+        active = page.evaluate(ACTIVE)
+        if active is None:  # past the last element: focus left the document
+            break
+        seen += 1
+        if active["editor"]:
+            visited.add(active["cell"])
+            hint = cells.nth(active["cell"]).locator("[data-testid=cell-hint]")
+            assert hint.is_visible() and "Intro: editar" in hint.inner_text()
+    else:
+        pytest.fail("Tab never left the page: focus is trapped")
+    assert seen > count
+    assert visited == set(range(count)), "Tab skipped some editors"
+    assert cells.evaluate_all("cs => cs.filter(c => c.dataset.edited === 'true').length") == 0
+    assert page.evaluate(STORED_EDITS) == []
+    assert page.locator("[data-testid=cell-edited]:visible").count() == 0
+    assert page.locator("[data-testid=restore-all]").is_hidden()
+
+
+def test_enter_starts_editing_and_escape_stops(context, base_url):
+    page = open_editors(context, base_url, LESSON)
+    cell = page.locator("[data-testid=cell]").first
+    page.locator("[data-testid=cell-run]").first.focus()
+    page.keyboard.press("Tab")  # reaches the first editor: selected, not editing
+    assert page.evaluate(ACTIVE)["editor"]
+    assert cell.get_attribute("data-editing") == "false"
+    before = cell_code(cell)
+    page.keyboard.press("Enter")  # starts editing; inserts nothing
+    assert cell.get_attribute("data-editing") == "true"
+    assert "Esc: dejar de editar" in cell.locator("[data-testid=cell-hint]").inner_text()
+    assert cell_code(cell) == before and cell.get_attribute("data-edited") == "false"
+    page.keyboard.press("Tab")  # editing: Tab indents
+    assert page.evaluate(ACTIVE)["editor"]
+    assert cell.get_attribute("data-edited") == "true"
+    page.keyboard.press("Escape")
+    assert cell.get_attribute("data-editing") == "false"
+    page.keyboard.press("Tab")  # Esc stopped editing: Tab leaves
+    active = page.evaluate(ACTIVE)
+    assert not active["editor"]
+    # the next stop is the first cell's «Restaurar original» (it is edited) or a later element
+    assert active["cell"] != 0 or active["text"] == "Restaurar original"
+
+
+def test_edits_survive_a_reload_until_restored(context, base_url):
+    page = open_editors(context, base_url, LESSON)
+    cells = page.locator("[data-testid=cell]")
+    original = cell_code(cells.nth(0))
+    set_code(page, cells.nth(0), "print('mi versión')")
+    assert cells.nth(0).locator("[data-testid=cell-edited]").is_visible()
+    assert page.locator("[data-testid=restore-all]").is_visible()
+
+    page.reload()
+    page.wait_for_selector("[data-testid=cell] .cm-content")
+    assert cell_code(cells.nth(0)) == "print('mi versión')"
+    assert cells.nth(0).locator("[data-testid=cell-edited]").inner_text() == "editada"
+    assert cells.nth(1).locator("[data-testid=cell-edited]").is_hidden()
+
+    cells.nth(0).locator("[data-testid=cell-restore]").click()
+    assert cell_code(cells.nth(0)) == original
+    assert cells.nth(0).locator("[data-testid=cell-edited]").is_hidden()
+    assert cells.nth(0).locator("[data-testid=cell-restore]").is_hidden()
+    assert page.locator("[data-testid=restore-all]").is_hidden()
+    assert page.evaluate(STORED_EDITS) == []
+
+    page.reload()
+    page.wait_for_selector("[data-testid=cell] .cm-content")
+    assert cell_code(cells.nth(0)) == original
+    assert cells.nth(0).get_attribute("data-edited") == "false"
+
+
+def test_restore_all_and_stale_edits(context, base_url):
+    page = open_editors(context, base_url, LESSON)
+    cells = page.locator("[data-testid=cell]")
+    originals = [cell_code(cells.nth(i)) for i in (0, 2)]
+    set_code(page, cells.nth(0), "a = 1")
+    set_code(page, cells.nth(2), "b = 2")
+    assert len(page.evaluate(STORED_EDITS)) == 2
+    # an edit saved against another version of a cell (an older build) is dropped, not shown
+    page.evaluate("localStorage.setItem(`celda:${location.pathname}:1:00000000000000`, 'viejo')")
+
+    page.reload()
+    page.wait_for_selector("[data-testid=cell] .cm-content")
+    assert [cell_code(cells.nth(i)) for i in (0, 2)] == ["a = 1", "b = 2"]
+    assert cells.nth(1).get_attribute("data-edited") == "false"
+    assert len(page.evaluate(STORED_EDITS)) == 2  # the stale one is gone
+
+    page.locator("[data-testid=restore-all]").click()
+    assert [cell_code(cells.nth(i)) for i in (0, 2)] == originals
+    assert page.locator("[data-testid=restore-all]").is_hidden()
+    page.reload()
+    page.wait_for_selector("[data-testid=cell] .cm-content")
+    assert [cell_code(cells.nth(i)) for i in (0, 2)] == originals
+    assert page.evaluate(STORED_EDITS) == []
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_precomputed_outputs_edit_marks_and_hint_have_no_serious_accessibility_violations(
+        context, base_url, name):
+    from tests.e2e.test_offline import describe, run_axe
+    page = open_editors(context, base_url, name)
+    cell = page.locator("[data-testid=cell]").first
+    set_code(page, cell, "x = 1")  # «editada», «Restaurar original», «Restaurar todo» shown
+    page.locator("[data-testid=cell-run]").nth(1).focus()
+    page.keyboard.press("Tab")  # the second editor, selected by keyboard: its hint shows
+    assert page.locator("[data-testid=cell-hint]").nth(1).is_visible()
+    violations = run_axe(page)
+    assert not violations, describe(violations)
