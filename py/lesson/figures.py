@@ -96,10 +96,12 @@ def compute_figures(model, tok) -> dict:
 
 def free_text(model, tok) -> dict:
     """A masked sample of a JSON string with no length limit (FREE_TEXT, seed 0, FREE_TEXT_TOKENS
-    tokens): at each position inside the string, the probability the unmasked model gives to the
+    tokens, or fewer if the context is shorter): at each position inside the string, the probability the unmasked model gives to the
     allowed tokens that close the quote; their mean p means about 1 / p tokens before the string
     closes (a geometric law)."""
-    gen = generate(model, tok, PROMPT, compile_regex(FREE_TEXT), seed=0, max_tokens=FREE_TEXT_TOKENS)
+    room = model.config.n_ctx - len(tok.encode(PROMPT))
+    gen = generate(model, tok, PROMPT, compile_regex(FREE_TEXT), seed=0,
+                   max_tokens=min(FREE_TEXT_TOKENS, room))
     closing, written = [], b""
     for pos in gen.positions:
         if written.startswith(b'{"nombre":"') and b'"' not in written[len(b'{"nombre":"'):]:

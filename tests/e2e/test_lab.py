@@ -143,3 +143,17 @@ def test_the_lab_has_no_serious_accessibility_violations(lab):
     generate(lab)
     violations = run_axe(lab)
     assert not violations, describe(violations)
+
+
+def test_stop_interrupts_a_long_generation_and_the_lab_goes_on(lab):
+    type_constraint(lab, "regex", "[a-zñ ]{1,400}")
+    lab.locator("[data-testid=lab-max-tokens]").fill("200")
+    lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+    lab.locator("[data-testid=lab-generate]").click()
+    lab.locator("[data-testid=lab-view][data-state=running]").wait_for(timeout=TIMEOUT_MS)
+    lab.locator("[data-testid=stop]").click()
+    lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+    assert "Detenida" in lab.locator("[data-testid=lab-view]").inner_text()
+    lab.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=TIMEOUT_MS)
+    lab.locator("[data-testid=lab-max-tokens]").fill("5")
+    assert len(generate(lab)["text"]) >= 1

@@ -34,9 +34,10 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name
     context = browser.new_context(service_workers="block", viewport={"width": width, "height": height})
     try:
         page = open_lesson(context, servers["plain"], name)
-        page.locator("[data-testid=run-all]").click()
-        page.wait_for_function(ALL_CELLS_FINISHED, timeout=180_000)
-        if name == "laboratorio.html":  # no cells: one generation, its view and its choices
+        if name != "laboratorio.html":
+            page.locator("[data-testid=run-all]").click()
+            page.wait_for_function(ALL_CELLS_FINISHED, timeout=180_000)
+        else:  # no cells: one generation, its view and its choices
             page.locator("[data-testid=lab-step]").click()
             page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=180_000)
             assert page.locator("[data-testid=lab-output]").count() == 1
