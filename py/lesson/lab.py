@@ -164,25 +164,29 @@ class Lab:
         """Run to the end (and the comparison, if asked)."""
         while not self.decoder.done:
             self.decoder.step()
-        if self.compare and self.grammar is not None:
-            other = Decoder(self.model, self.tok, self.prompt, None, **self.settings)
-            while not other.done:
-                other.step()
-            self.unconstrained = other.generation
         self.selected = None
-        return self
+        return self._compare_when_done()
 
     def step(self) -> "Lab":
         """One more token, sampled; the new position opens in the detail."""
         if not self.decoder.done:
             self.decoder.step()
         self.selected = len(self.decoder.generation.positions)
-        return self
+        return self._compare_when_done()
 
     def pick(self, token_id: int) -> "Lab":
         """The reader's token for the next position (it must be allowed: ValueError otherwise)."""
         self.decoder.step(token_id=int(token_id))
         self.selected = len(self.decoder.generation.positions)
+        return self._compare_when_done()
+
+    def _compare_when_done(self) -> "Lab":
+        """With ``compare``, a generation finished step by step gets its unconstrained twin too."""
+        if self.decoder.done and self.compare and self.grammar is not None and self.unconstrained is None:
+            other = Decoder(self.model, self.tok, self.prompt, None, **self.settings)
+            while not other.done:
+                other.step()
+            self.unconstrained = other.generation
         return self
 
     @property
@@ -245,8 +249,7 @@ class Lab:
         kind = KIND_NAMES.get(self.grammar.kind, "") if self.grammar is not None else "sin restricción"
         head = (f'<div class="lab-output" data-testid="lab-output" data-text="{escape(gen.text)}" '
                 f'data-accepted="{str(accepted).lower()}" data-state="{self.state}">'
-                f'<p class="lab-summary">{escape(kind)} · {len(gen.token_ids)} tokens · {logs}'
-                f'{" · " + status if status else ""}{" · " + " · ".join(verdict) if verdict else ""}</p>'
+                f'<p class="lab-summary">{" · ".join(x for x in [escape(kind), f"{len(gen.token_ids)} tokens", logs, status, *verdict] if x)}</p>'
                 f'<pre class="answer"><code>{escape(gen.text)}</code></pre>')
         strip = ""
         if gen.positions:
@@ -268,6 +271,8 @@ def error_html(error: ConstraintError) -> str:
     """A compile error in place: the message with its caret line and the fix, no traceback."""
     hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
     return styled(f'<div class="lab-error" data-testid="lab-error" role="alert">'
+                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong> El mensaje '
+                  f'del enmascarador (en inglés, como los de Python) dice dónde y por qué:</p>'
                   f'<pre>{escape(error.message)}</pre>{hint}</div>')
 
 

@@ -153,7 +153,27 @@ def test_stop_interrupts_a_long_generation_and_the_lab_goes_on(lab):
     lab.locator("[data-testid=lab-view][data-state=running]").wait_for(timeout=TIMEOUT_MS)
     lab.locator("[data-testid=stop]").click()
     lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
-    assert "Detenida" in lab.locator("[data-testid=lab-view]").inner_text()
+    assert "Pulsa «Generar» o «Paso»" in lab.locator("[data-testid=lab-view]").inner_text()
+    assert "celda" not in lab.locator("[data-testid=lab-view]").inner_text()  # this page has no cells
+    assert lab.locator("#kernel-notice").is_hidden()
+    assert lab.evaluate("() => document.documentElement.scrollWidth") <= 1100
     lab.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=TIMEOUT_MS)
     lab.locator("[data-testid=lab-max-tokens]").fill("5")
     assert len(generate(lab)["text"]) >= 1
+
+
+def test_stepping_keeps_the_focus_on_the_choices_and_compare_works_step_by_step(lab):
+    lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    lab.locator("[data-testid=lab-compare]").check()
+    run(lab, "lab-step")
+    assert lab.evaluate("() => document.activeElement.dataset.testid") == "lab-allowed-token"
+    for _ in range(20):
+        if lab.locator("[data-testid=lab-output]").get_attribute("data-state") == "done":
+            break
+        lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+        lab.keyboard.press("Enter")  # the focused choice: the keyboard alone goes on
+        lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+    assert lab.locator("[data-testid=lab-output]").get_attribute("data-state") == "done"
+    assert lab.locator("[data-testid=lab-unconstrained]").count() == 1
+    assert lab.locator("[data-testid=lab-status]").inner_text()
+    lab.locator("[data-testid=lab-compare]").uncheck()

@@ -9,7 +9,7 @@ const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
 const COMPILERS = {
   choice: (text) => `compile_choice(${py(text.split("\n").filter((line) => line.trim()))})`,
   regex: (text) => `compile_regex(${py(text)})`,
-  json_schema: (text) => `compile_json_schema(json.loads(${py(text)}))`,
+  json_schema: (text) => `compile_json_schema(json.loads(${text.includes('"""') || text.endsWith("\\") ? py(text) : `r"""${text}"""`}))`,
   gbnf: (text) => `compile_cfg(${py(text)})`,
 };
 
@@ -27,8 +27,9 @@ function numberOrNull(input) {
 
 /* One action as a queued "cell" of the kernel (the KernelClient's cell interface). */
 class LabRun {
-  constructor(lab, code) {
+  constructor(lab, code, trigger) {
     this.lab = lab;
+    this.trigger = trigger; // what the reader pressed: gets the focus back when the run ends
     this.root = lab.result;
     this.id = `lab-${++LabRun.count}`;
     this.source = code;
@@ -41,9 +42,11 @@ class LabRun {
   reset() { this.lab.setRunning(false); }
 
   finish(ok, count, message) {
-    this.lab.setRunning(false);
-    if (message) this.lab.showText(message, "out-error");
+    // The kernel's own message speaks of cells; this page has none.
+    if (message) this.lab.showText(STOPPED, "out-error");
     if (!ok) this.lab.markError();
+    this.lab.setRunning(false);
+    this.lab.done(this.trigger);
   }
 
   output(message) {
@@ -54,12 +57,15 @@ class LabRun {
   }
 }
 LabRun.count = 0;
+const STOPPED = "Detenida: Python se reinició para pararla y el experimento se perdió. " +
+  "Pulsa «Generar» o «Paso» para empezar otro.";
 
 export class Lab {
   constructor(root, kernel) {
     this.kernel = kernel;
     this.form = root.querySelector("[data-testid=lab-form]");
     this.result = root.querySelector("[data-testid=lab-view]");
+    this.status = root.querySelector("[data-testid=lab-status]");
     this.pythonCode = root.querySelector("[data-testid=lab-python]");
     this.presets = JSON.parse(root.querySelector("#lab-presets").textContent);
     const $ = (id) => root.querySelector(`#${id}`);
@@ -102,7 +108,9 @@ export class Lab {
     });
     window.addEventListener("hashchange", () => this.restore());
     if (!this.restore()) {
-      const first = this.presets.nombres || Object.values(this.presets)[0];
+      const name = this.presets.nombres ? "nombres" : Object.keys(this.presets)[0];
+      const first = this.presets[name];
+      $("lab-preset").value = name;
       this.apply({ kind: first.kind, constraint: first.constraint, prompt: first.prompt });
     }
   }
@@ -184,8 +192,20 @@ export class Lab {
   }
 
   run(action, tokenId = null) {
+    if (!this.form.reportValidity()) return; // the browser says which field is out of range
     const code = `from lesson.lab import act\nact(${py(action)}, ${py(JSON.stringify(this.state()))}, ${py(tokenId)})`;
-    this.kernel.enqueue(new LabRun(this, code));
+    this.kernel.enqueue(new LabRun(this, code, action === "generate" ? "generate" : "step"));
+  }
+
+  /* After a run: a short status for screen readers, and the focus where the reader goes on. */
+  done(trigger) {
+    const output = this.result.querySelector("[data-testid=lab-output]");
+    const summary = output?.querySelector(".lab-summary")?.textContent;
+    const error = this.result.querySelector("[data-testid=lab-error], .out-error");
+    this.status.textContent = error ? "Error: mira el resultado." : (summary || "");
+    const next = this.result.querySelector("[data-testid=lab-allowed-token]");
+    if (trigger === "step" && next) next.focus();
+    else this.form.querySelector(trigger === "step" ? "[data-testid=lab-step]" : "[data-testid=lab-generate]").focus();
   }
 
   setRunning(running) {

@@ -192,8 +192,9 @@ function main() {
       // The new Python knows none of the earlier runs: no cell counts as run.
       const ran = cells.filter((cell) => cell !== stopped && cell.root.dataset.state !== "idle");
       cells.forEach((cell) => { if (cell !== stopped) cell.reset(); });
-      // A cell of the page, or a «Laboratorio» action (not a cell: the notice goes by its view).
+      // A «Laboratorio» action is not a cell: its own view says it was stopped, no notice.
       const index = cells.indexOf(stopped);
+      if (stopped && index < 0) return;
       if (stopped) stopped.root.after(notice); // shown where the reader is looking
       restartNotice.show(Math.max(index, 0), ran, names);
     },
