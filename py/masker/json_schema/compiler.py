@@ -23,7 +23,7 @@ from ..matcher import Grammar
 from ..regex_fsm import compile_regex
 from .emit import to_gbnf, to_regex
 from .errors import InvalidSchema, LimitExceeded
-from .ir import NOTHING, is_recursive
+from .ir import NOTHING, is_recursive, productive_rules
 from .keywords import Schema
 from .translate import Translator
 
@@ -59,6 +59,13 @@ def schema_to_source(schema: Schema | str | bytes, *, whitespace: str = "compact
                             "flatten the schema (fewer nested allOf/anyOf/$ref levels)") from None
     if rules["root"] == NOTHING:
         raise InvalidSchema("no JSON value satisfies this schema", "#")
+    productive = productive_rules(rules)
+    if "root" not in productive:
+        pointers = [p for (p, _), name in translator.ref_names.items() if name not in productive]
+        raise InvalidSchema("no JSON value satisfies this schema: $ref "
+                            f"{pointers[0] if pointers else '#'} is a cycle with no base case "
+                            "(every branch refers back to itself, so no finite value ends it)",
+                            pointers[0] if pointers else "#")
     ignored = sorted(set(translator.ignored))
     if not is_recursive(rules):
         try:

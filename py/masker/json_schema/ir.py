@@ -27,7 +27,7 @@ from ..utf8 import SURROGATES, Ranges, negate, normalize, remove_surrogates
 __all__ = ["Lit", "Ref", "Chars", "Seq", "Alt", "Repeat", "Node", "Rules", "Ranges", "EMPTY",
            "NOTHING", "MAX_CP", "SURROGATES", "seq", "alt", "opt", "repeat", "chars",
            "char_set", "set_complement", "set_intersect", "set_minus", "refs_in",
-           "is_recursive"]
+           "is_recursive", "productive_rules"]
 
 
 @dataclass(frozen=True)
@@ -177,3 +177,32 @@ def is_recursive(rules: Rules, start: str = "root") -> bool:
         return False
 
     return visit(start)
+
+
+def productive_rules(rules: Rules) -> set[str]:
+    """Names of the rules that derive at least one finite string (the least fixpoint of
+    "a literal or set is productive; a sequence if all its items are, an alternation if one
+    is, a repetition if ``lo`` is 0 or its item is, a reference if its rule is"). A rule
+    outside the set is a cycle with no base case. Work: at most one pass over every rule per
+    rule that joins the set."""
+    done: set[str] = set()
+
+    def ok(node: Node) -> bool:
+        if isinstance(node, (Lit, Chars)):
+            return True
+        if isinstance(node, Ref):
+            return node.name in done
+        if isinstance(node, Seq):
+            return all(ok(it) for it in node.items)
+        if isinstance(node, Alt):
+            return any(ok(it) for it in node.items)
+        return node.lo == 0 or ok(node.item)
+
+    changed = True
+    while changed:
+        changed = False
+        for name, node in rules.items():
+            if name not in done and ok(node):
+                done.add(name)
+                changed = True
+    return done

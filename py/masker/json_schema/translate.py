@@ -13,6 +13,7 @@ Section numbers below refer to JSON Schema 2020-12: "core" is draft-bhutton-json
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -27,6 +28,7 @@ from .values import const_ir, value_allowed
 
 FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
 FALSE_SCHEMA = {"type": []}
+MAX_REF_VARIANTS = 64  # rules per $ref pointer, one per distinct set of sibling keywords
 
 
 class Translator(TypeBuilder):
@@ -53,7 +55,8 @@ class Translator(TypeBuilder):
         self.root = root
         self.ws = EMPTY if whitespace == "compact" else FLEXIBLE_WS
         self.rules: Rules = {}
-        self.ref_names: dict[str, str] = {}
+        self.ref_names: dict[tuple[str, str], str] = {}
+        self.ref_variants: dict[str, int] = {}
         self.ignored: list[str] = []
         self.expanding: list[str] = []
 
@@ -86,18 +89,56 @@ class Translator(TypeBuilder):
                 raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
         return node, ref
 
-    def ref_rule(self, ref: Any, path: str) -> Ref:
-        """A reference to the rule of ``ref``'s target, translating the target the first time
-        (its rule holds NOTHING meanwhile, so a recursive reference finds the name).
-        Raises what ``resolve`` and ``value`` raise."""
+    def ref_rule(self, ref: Any, path: str, rest: Schema | None = None) -> Ref:
+        """A reference to the rule for "``ref``'s target, together with the sibling keywords
+        ``rest``" (None or ``{}``: no siblings), translating it the first time (its rule holds
+        NOTHING meanwhile, so a recursive reference finds the name).
+
+        The rule is named per (pointer, canonical JSON of the expanded siblings), so a
+        recursive type met again with the same siblings (through ``anyOf``, ``oneOf``,
+        ``allOf``, ``items`` or ``properties``) reuses its rule: recursion is never unrolled.
+        Raises what ``resolve``, ``expand`` and ``value`` raise, and
+        UnsupportedKeyword("$ref") when one pointer needs more than ``MAX_REF_VARIANTS``
+        rules (siblings that change at every level of a recursion).
+        """
         target, pointer = self.resolve(ref, path)
-        if pointer not in self.ref_names:
+        siblings = self.expand(rest, path) if rest else {}
+        siblings = {k: v for k, v in siblings.items() if k not in ANNOTATIONS}
+        canon = json.dumps(siblings, sort_keys=True, default=repr) if siblings else ""
+        key = (pointer, canon)
+        if key not in self.ref_names:
+            variants = self.ref_variants[pointer] = self.ref_variants.get(pointer, 0) + 1
+            if variants > MAX_REF_VARIANTS:
+                raise UnsupportedKeyword("$ref", path, f"to {pointer!r} is met with more than "
+                                         f"{MAX_REF_VARIANTS} different sets of sibling "
+                                         "keywords (they change at every level of the "
+                                         "recursion); this is not supported")
             tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
             name = f"ref{len(self.ref_names)}-{tail[-32:].strip('-') or 'root'}"
-            self.ref_names[pointer] = name
+            self.ref_names[key] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
-            self.rules[name] = self.value(target, pointer)
-        return Ref(self.ref_names[pointer])
+            body = {"allOf": [target, siblings]} if siblings else target
+            self.rules[name] = self.value(body, pointer if not siblings else path)
+        return Ref(self.ref_names[key])
+
+    def split_ref(self, schema: Schema) -> tuple[Any, dict[str, Any]] | None:
+        """``(ref, rest)`` when ``schema`` holds a ``$ref`` at its top or in a top-level
+        ``allOf`` part (nested ``allOf`` parts included): ``rest`` is the schema without that
+        ``$ref`` (the other parts and keywords, still to be met). None otherwise."""
+        if not isinstance(schema, dict):
+            return None
+        if "$ref" in schema:
+            return schema["$ref"], {k: v for k, v in schema.items() if k != "$ref"}
+        parts = schema.get("allOf")
+        if not isinstance(parts, list):
+            return None
+        for i, part in enumerate(parts):
+            found = self.split_ref(part)
+            if found is not None:
+                ref, part_rest = found
+                others = parts[:i] + [part_rest] + parts[i + 1:]
+                return ref, dict(schema, allOf=others)
+        return None
 
     # ---- schema -> IR -----------------------------------------------------
     def expand(self, schema: Schema, path: str) -> dict[str, Any]:
@@ -202,17 +243,19 @@ class Translator(TypeBuilder):
     def value(self, schema: Schema, path: str) -> Node:
         """The grammar of the JSON texts valid under ``schema`` (at JSON pointer ``path``).
 
-        A plain local ``$ref`` becomes a rule reference (``ref_rule``); otherwise the schema is
+        A local ``$ref``, at the top or in an ``allOf`` part, becomes a reference to the rule
+        of its target merged with the other keywords (``ref_rule``); otherwise the schema is
         expanded, then: ``anyOf``/``oneOf`` -> ``branches``; ``enum`` (validation 6.1.2, with
         ``const`` folded in by ``normalise``) -> the values that the sibling keywords allow;
         else the union of its types (validation 6.1.1; without ``type``, the types its keywords
         imply, or any JSON value when none), each built by ``typed``. Returns NOTHING when no
         value is valid. Raises UnsupportedKeyword or InvalidSchema (see the class).
         """
-        if isinstance(schema, dict) and "$ref" in schema and not any(
-                k in IMPLEMENTED for k in schema if k != "$ref"):
-            check_keywords(schema, path, self.ignored)
-            return self.ref_rule(schema["$ref"], path)
+        hoisted = self.split_ref(schema)
+        if hoisted is not None:
+            if isinstance(schema, dict):
+                check_keywords(schema, path, self.ignored)
+            return self.ref_rule(hoisted[0], path, hoisted[1])
         s = self.expand(schema, path)
         for key in ("anyOf", "oneOf"):
             if key in s:
