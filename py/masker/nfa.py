@@ -1,7 +1,9 @@
 """Syntax tree -> byte-level NFA (Thompson's construction, CACM 11(6), 1968).
 
 Each code-point set becomes the byte-range sequences of its UTF-8 encodings (``utf8.py``), so the
-NFA reads bytes and accepts only valid UTF-8. Bounded repetition ``x{m,n}`` is expanded into m
+NFA reads bytes and accepts only valid UTF-8. An alternation of literal texts (an enum, a
+choice) is added as the minimal DFA of the set (``literal_dfa.py``), not as parallel chains.
+Bounded repetition ``x{m,n}`` is expanded into m
 copies followed by n-m optional copies that each may jump to the end: the size grows linearly
 with n, never exponentially, and ``max_nfa_states`` caps it.
 """
@@ -9,7 +11,8 @@ with n, never exponentially, and ``max_nfa_states`` caps it.
 from __future__ import annotations
 
 from .errors import LimitExceeded
-from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
+from .grammar_ast import Alt, Chars, Ref, Repeat, Seq, literal_text
+from .literal_dfa import literal_set_dfa
 from .utf8 import utf8_sequences
 
 DEFAULT_MAX_NFA_STATES = 250_000
@@ -74,6 +77,9 @@ def _build(nfa: Nfa, node, s: int) -> int:
             s = _build(nfa, item, s)
         return s
     if isinstance(node, Alt):
+        texts = [literal_text(item) for item in node.items]
+        if len(texts) > 1 and all(t is not None for t in texts):
+            return _build_literals(nfa, texts, s)
         end = nfa.add_state()
         for item in node.items:
             nfa.eps[_build(nfa, item, s)].append(end)
@@ -83,6 +89,27 @@ def _build(nfa: Nfa, node, s: int) -> int:
     if isinstance(node, Ref):
         raise TypeError(f"rule reference {node.name!r} cannot be compiled to an NFA")
     raise TypeError(f"unknown syntax node {node!r}")
+
+
+def _build_literals(nfa: Nfa, texts: list[bytes], s: int) -> int:
+    """An alternation of literal texts as the minimal DFA of the set (``literal_dfa.py``),
+    entered at ``s``: deterministic, prefixes and suffixes shared, so the subset construction
+    meets one NFA state per DFA state in it. The set's start state is ``s`` itself (it has
+    no incoming moves in an acyclic DFA); accepting states jump to the exit."""
+    dfa, _ = literal_set_dfa(texts)
+    bytes_of: dict[int, list[int]] = {}
+    for b, c in enumerate(dfa.byte_class):
+        bytes_of.setdefault(c, []).append(b)
+    ids = [s] + [nfa.add_state() for _ in range(dfa.n_states - 1)]
+    end = nfa.add_state()
+    for state, row in enumerate(dfa.table):
+        moves = nfa.moves[ids[state]]
+        for c, t in enumerate(row):
+            if t >= 0:
+                moves.extend((b, b, ids[t]) for b in bytes_of[c])
+        if dfa.accepting[state]:
+            nfa.eps[ids[state]].append(end)
+    return end
 
 
 def _build_repeat(nfa: Nfa, node: Repeat, s: int) -> int:

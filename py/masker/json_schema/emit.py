@@ -4,11 +4,13 @@
 syntax restricted to what ``masker.compile_regex`` reads: literals, ``\\xHH`` / ``\\uHHHH``
 escapes, classes of ranges, ``(?:...)`` groups, ``|``, and ``* + ? {m,n}``. ``to_gbnf`` writes
 one GBNF rule per named rule (llama.cpp ``grammars/README.md`` syntax, read by
-``masker.compile_cfg``).
+``masker.compile_cfg``). ``to_ast`` builds the tree the regex text stands for directly, so
+the compiler never parses its own output.
 """
 
 from __future__ import annotations
 
+from .. import grammar_ast as ast
 from .errors import LimitExceeded
 from .ir import Alt, Chars, Lit, Node, Ranges, Ref, Repeat, Rules, Seq, refs_in
 
@@ -109,6 +111,39 @@ def to_regex(rules: Rules, start: str = "root", max_chars: int = 2_000_000) -> s
     sub-expressions are written out once per use).
     """
     return _RegexWriter(rules, max_chars).write(Ref(start))
+
+
+def to_ast(rules: Rules, start: str = "root"):
+    """The (non-recursive) rules inlined into one ``grammar_ast`` tree from rule ``start``,
+    the tree ``compile_regex`` would parse from ``to_regex``'s text, built without the text.
+    Shared sub-expressions stay shared (one node per IR node). Recursion depth follows the
+    nesting of the rules (RecursionError past Python's limit)."""
+    memo: dict[int, object] = {}
+    keep: list[Node] = []
+
+    def conv(node: Node):
+        found = memo.get(id(node))
+        if found is not None:
+            return found
+        if isinstance(node, Ref):
+            out = conv(rules[node.name])
+        elif isinstance(node, Lit):
+            out = ast.literal(node.text)
+        elif isinstance(node, Chars):
+            out = node
+        elif isinstance(node, Seq):
+            out = ast.Seq(tuple(conv(it) for it in node.items))
+        elif isinstance(node, Alt):
+            out = ast.Alt(tuple(conv(it) for it in node.items)) if node.items else ast.Chars(())
+        elif isinstance(node, Repeat):
+            out = ast.Repeat(conv(node.item), node.lo, node.hi)
+        else:
+            raise TypeError(f"unknown node {node!r}")
+        memo[id(node)] = out
+        keep.append(node)  # ids stay valid while memoized
+        return out
+
+    return conv(Ref(start))
 
 
 # ---- GBNF -----------------------------------------------------------------

@@ -69,11 +69,15 @@ def seq(*items: Node) -> Node:
 
 
 def alt(*items: Node) -> Node:
-    """Alternation, flattening nested Alt and dropping duplicates."""
+    """Alternation, flattening nested Alt and dropping duplicates: equal leaves (``Lit``,
+    ``Chars``) by hash, other nodes by identity. Linear in the number of items."""
     out: list[Node] = []
+    seen: set = set()
     for it in items:
         for p in (it.items if isinstance(it, Alt) else (it,)):
-            if not any(_same(p, q) for q in out):
+            key = (0, p) if isinstance(p, (Lit, Chars)) else (1, id(p))
+            if key not in seen:
+                seen.add(key)
                 out.append(p)
     if not out:
         return NOTHING
@@ -82,11 +86,6 @@ def alt(*items: Node) -> Node:
 
 def _is_nothing(node: Node) -> bool:
     return isinstance(node, Alt) and not node.items
-
-
-def _same(a: Node, b: Node) -> bool:
-    """Cheap equality: identity, or equal leaves (no deep comparison)."""
-    return a is b or (type(a) is type(b) and isinstance(a, (Lit, Chars)) and a == b)
 
 
 def opt(item: Node) -> Node:
