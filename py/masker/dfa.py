@@ -80,13 +80,16 @@ class Dfa(Automaton):
 
 
 def _byte_classes(nfa: Nfa, useful: set[int]) -> tuple[list[int], int]:
-    cuts = {0, 256}
+    """Classes of the symbols (bytes, then the loop markers of ``counted.py``) the NFA never
+    tells apart: ``symbol_class`` (one entry per symbol) and the number of classes."""
+    n_symbols = 256 + 3 * len(getattr(nfa, "bounds", ()))
+    cuts = {0, 256, n_symbols}
     for s in useful:
         for lo, hi, t in nfa.moves[s]:
             cuts.add(lo)
             cuts.add(hi + 1)
     bounds = sorted(cuts)
-    byte_class = [0] * 256
+    byte_class = [0] * n_symbols
     for c, (a, b) in enumerate(zip(bounds, bounds[1:])):
         for x in range(a, b):
             byte_class[x] = c

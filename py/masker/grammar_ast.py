@@ -64,6 +64,17 @@ def literal(text: str) -> Seq:
     return Seq(tuple(char(ord(c)) for c in text))
 
 
+def nullable(node) -> bool:
+    """True when ``node`` matches the empty string (``Ref`` counts as not nullable)."""
+    if isinstance(node, Seq):
+        return all(nullable(it) for it in node.items)
+    if isinstance(node, Alt):
+        return any(nullable(it) for it in node.items)
+    if isinstance(node, Repeat):
+        return node.lo == 0 or nullable(node.item)
+    return False
+
+
 def literal_text(node) -> bytes | None:
     """The UTF-8 bytes of ``node`` when it is one literal text (a single-code-point ``Chars``
     or a ``Seq`` of them; ``Seq(())`` is b""), else None."""

@@ -22,6 +22,7 @@ class _VocabIndex:
 
     def __init__(self, vocab):
         self.trie = TokenTrie(vocab)
+        self.longest = max(map(len, self.trie.vocab), default=0)  # bytes of the longest token
         self.masks: dict = {}
 
 
@@ -103,7 +104,7 @@ class Matcher:
     def mask(self) -> np.ndarray:
         """Allowed next tokens: read-only ``bool (len(vocab),)``; copy it before changing it."""
         automaton = self.grammar.automaton
-        key = automaton.cache_key(self.state)
+        key = automaton.mask_key(self.state, self._index.longest)
         masks = self._index.masks
         if key is not None:
             cached = masks.get(key)

@@ -7,6 +7,7 @@ Pipeline: text -> syntax tree (``regex_parse.py``) -> byte-level NFA (``nfa.py``
 
 from __future__ import annotations
 
+from .counted import COUNT_ABOVE, CountedDfa
 from .dfa import DEFAULT_MAX_DFA_STATES, Dfa, determinize
 from .grammar_ast import Alt, Repeat, Seq, literal_text
 from .literal_dfa import literal_set_dfa
@@ -17,8 +18,12 @@ from .regex_parse import parse_regex
 
 
 def ast_to_dfa(node, *, max_states: int = DEFAULT_MAX_DFA_STATES,
-               max_nfa_states: int = DEFAULT_MAX_NFA_STATES) -> Dfa:
-    """Compile a ``grammar_ast`` tree without rule references into a minimal byte DFA.
+               max_nfa_states: int = DEFAULT_MAX_NFA_STATES,
+               count_above: int | None = COUNT_ABOVE) -> Dfa | CountedDfa:
+    """Compile a ``grammar_ast`` tree without rule references into a minimal byte DFA, or a
+    ``CountedDfa`` when it has a repetition bound above ``count_above`` (default 32; None
+    expands every repetition): the repetition is then one loop with a counter beside the DFA
+    state (``counted.py``), so neither the automaton nor the compile time grow with the bound.
 
     A tree that is one literal text or an alternation of them (a choice, an enum) is built
     directly as the minimal DFA of the set (``literal_dfa.py``). Otherwise: Thompson NFA,
@@ -30,8 +35,9 @@ def ast_to_dfa(node, *, max_states: int = DEFAULT_MAX_DFA_STATES,
     texts = _literal_set(node)
     if texts is not None:  # a finite set of texts: its minimal DFA directly, in linear time
         return literal_set_dfa(texts)[0]
-    nfa, start, accept = build_nfa(node, max_nfa_states)
-    return determinize(nfa, start, accept, max(max_states, literal_bytes(node) + 1))
+    nfa, start, accept = build_nfa(node, max_nfa_states, count_above)
+    dfa = determinize(nfa, start, accept, max(max_states, literal_bytes(node) + 1))
+    return CountedDfa(dfa, nfa.bounds) if nfa.bounds else dfa
 
 
 def _literal_set(node) -> list[bytes] | None:
