@@ -198,3 +198,25 @@ def test_pure_cycle_is_a_clear_error(name):
     with pytest.raises(InvalidSchema, match="cycle with no base case") as info:
         compile_json_schema(CYCLES[name])
     assert info.value.path.startswith("#/$defs/")
+
+
+def test_many_extensions_of_one_base_side_by_side_compile():
+    """100 schemas extending one base through allOf (the Debug Adapter Protocol's shape): one
+    rule per (pointer, siblings), side by side, none refused."""
+    base = {"type": "object", "properties": {"seq": {"type": "integer"}}, "required": ["seq"]}
+    schema = {"$defs": {"base": base}, "type": "object", "properties": {
+        f"m{i}": {"allOf": [{"$ref": "#/$defs/base"}, {"properties": {"kind": {"const": i}}}]}
+        for i in range(100)}, "additionalProperties": False}
+    grammar = compile_json_schema(schema)
+    assert grammar.accepts('{"m7":{"seq":1,"kind":7}}')
+    assert not grammar.accepts('{"m7":{"seq":1,"kind":8}}')
+
+
+def test_nested_variants_are_capped(monkeypatch):
+    """A pointer met inside itself with new siblings at every level is refused by name once
+    MAX_REF_VARIANTS variants are nested (here the cap is lowered to 1 to reach it)."""
+    from masker.json_schema import UnsupportedKeyword, translate
+    monkeypatch.setattr(translate, "MAX_REF_VARIANTS", 1)
+    with pytest.raises(UnsupportedKeyword, match="met inside itself") as info:
+        compile_json_schema(SIBLINGS)
+    assert info.value.keyword == "$ref"

@@ -10,8 +10,10 @@ refinement visits, comparisons), never timed (issue 12, part 2).
 """
 from __future__ import annotations
 
+import json
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -127,3 +129,59 @@ def test_alt_dedup_hashes_instead_of_comparing_pairs(monkeypatch):
         counts.append(calls["eq"])
     assert counts[1] <= 12 * max(counts[0], 1)
     assert counts[1] <= 100  # hash collisions only: no pairwise comparisons
+
+
+def _gbnf_enum(texts):
+    return " | ".join(json.dumps(t) for t in texts)
+
+
+@pytest.mark.parametrize("vocab_name", ["mixed", "trained"])
+def test_earley_enum_lowered_as_a_dfa_gives_the_same_masks(vocab_name):
+    """GBNF route (recursion): an alternation of literal texts is lowered as its minimal DFA;
+    masks equal the DFA route's and the brute force along random walks."""
+    from masker import compile_cfg
+    from tests.masker.vocabs import MIXED_VOCAB, trained_vocab
+    vocab = MIXED_VOCAB if vocab_name == "mixed" else (trained_vocab() or MIXED_VOCAB)
+    texts = words(200, seed=5) + ["ñandú", "año", "a", "ab", "", "«sí»"]
+    grammar = f"root ::= item (\",\" item)*\nitem ::= {_gbnf_enum(texts)} | \"(\" root \")\"\n"
+    flat = f"root ::= item (\",\" item){{0,3}}\nitem ::= {_gbnf_enum(texts)}\n"
+    earley = compile_cfg(grammar)
+    for g, twin in ((compile_cfg(flat, engine="earley"), compile_cfg(flat, engine="dfa")),
+                    (earley, None)):
+        rng = random.Random(1)
+        for _ in range(6):
+            a, b = g.matcher(vocab), twin.matcher(vocab) if twin else None
+            for _ in range(25):
+                mask = a.mask()
+                np.testing.assert_array_equal(mask, a.brute_force_mask())
+                if b is not None:
+                    np.testing.assert_array_equal(mask, b.mask())
+                    assert a.is_accepting() == b.is_accepting()
+                ids = np.flatnonzero(mask)
+                if len(ids) == 0:
+                    break
+                t = int(rng.choice(ids))
+                a.consume(t)
+                if b is not None:
+                    b.consume(t)
+    assert earley.accepts("ñandú,(a,(ab)),«sí»") and not earley.accepts("ñand,a")
+
+
+def test_earley_enum_productions_grow_with_the_branching_not_the_texts():
+    """Earley predicts every production of a nonterminal and scans them all: lowered as the
+    set's DFA, no nonterminal has more productions than the bytes that can come next (26
+    letters here), and the total grows linearly with the texts."""
+    from collections import Counter
+
+    from masker.cfg_lowering import Lowering
+    from masker.gbnf_parse import parse_gbnf
+    totals = []
+    for n in (1_000, 10_000):
+        texts = words(n, seed=n)
+        text = f"root ::= {_gbnf_enum(texts)} | \"[\" root \"]\"\n"
+        prods = Lowering(parse_gbnf(text)[0], 10**6, text).run()[0]
+        fan_out = Counter(lhs for lhs, _ in prods)
+        assert max(fan_out.values()) <= 27, max(fan_out.values())
+        totals.append(sum(len(rhs) + 1 for _, rhs in prods))
+        assert totals[-1] <= 2 * sum(len(t) + 2 for t in texts)
+    assert totals[1] <= 12 * totals[0]

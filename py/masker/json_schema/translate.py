@@ -28,7 +28,7 @@ from .values import const_ir, value_allowed
 
 FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
 FALSE_SCHEMA = {"type": []}
-MAX_REF_VARIANTS = 64  # rules per $ref pointer, one per distinct set of sibling keywords
+MAX_REF_VARIANTS = 64  # nested rules of one $ref pointer with different sibling keywords
 
 
 class Translator(TypeBuilder):
@@ -56,7 +56,7 @@ class Translator(TypeBuilder):
         self.ws = EMPTY if whitespace == "compact" else FLEXIBLE_WS
         self.rules: Rules = {}
         self.ref_names: dict[tuple[str, str], str] = {}
-        self.ref_variants: dict[str, int] = {}
+        self.ref_stack: list[str] = []  # pointers whose rules are being translated
         self.ignored: list[str] = []
         self.expanding: list[str] = []
 
@@ -98,8 +98,10 @@ class Translator(TypeBuilder):
         recursive type met again with the same siblings (through ``anyOf``, ``oneOf``,
         ``allOf``, ``items`` or ``properties``) reuses its rule: recursion is never unrolled.
         Raises what ``resolve``, ``expand`` and ``value`` raise, and
-        UnsupportedKeyword("$ref") when one pointer needs more than ``MAX_REF_VARIANTS``
-        rules (siblings that change at every level of a recursion).
+        UnsupportedKeyword("$ref") when a new variant of a pointer is needed while
+        ``MAX_REF_VARIANTS`` variants of it are already being translated one inside the other
+        (siblings that change at every level of a recursion would never end). Variants side
+        by side (many schemas extending one base through ``allOf``) are not limited.
         """
         target, pointer = self.resolve(ref, path)
         siblings = self.expand(rest, path) if rest else {}
@@ -107,10 +109,9 @@ class Translator(TypeBuilder):
         canon = json.dumps(siblings, sort_keys=True, default=repr) if siblings else ""
         key = (pointer, canon)
         if key not in self.ref_names:
-            variants = self.ref_variants[pointer] = self.ref_variants.get(pointer, 0) + 1
-            if variants > MAX_REF_VARIANTS:
-                raise UnsupportedKeyword("$ref", path, f"to {pointer!r} is met with more than "
-                                         f"{MAX_REF_VARIANTS} different sets of sibling "
+            if self.ref_stack.count(pointer) >= MAX_REF_VARIANTS:
+                raise UnsupportedKeyword("$ref", path, f"to {pointer!r} is met inside itself "
+                                         f"with {MAX_REF_VARIANTS} different sets of sibling "
                                          "keywords (they change at every level of the "
                                          "recursion); this is not supported")
             tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
@@ -118,7 +119,11 @@ class Translator(TypeBuilder):
             self.ref_names[key] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
             body = {"allOf": [target, siblings]} if siblings else target
-            self.rules[name] = self.value(body, pointer if not siblings else path)
+            self.ref_stack.append(pointer)
+            try:
+                self.rules[name] = self.value(body, pointer if not siblings else path)
+            finally:
+                self.ref_stack.pop()
         return Ref(self.ref_names[key])
 
     def split_ref(self, schema: Schema) -> tuple[Any, dict[str, Any]] | None:
