@@ -220,3 +220,17 @@ def test_nested_variants_are_capped(monkeypatch):
     with pytest.raises(UnsupportedKeyword, match="met inside itself") as info:
         compile_json_schema(SIBLINGS)
     assert info.value.keyword == "$ref"
+
+
+def test_properties_keep_the_written_order_around_a_ref():
+    """allOf [{properties: name}, {$ref: program}]: the keys come in the order written (name
+    first), as when the $ref was merged in place (MaskBench Github_hard o32922)."""
+    program = {"type": "object", "properties": {"cmd": {"type": "string"}},
+               "required": ["cmd"]}
+    schema = {"$defs": {"program": program}, "type": "array", "items": {"allOf": [
+        {"properties": {"name": {"type": "string"}}}, {"$ref": "#/$defs/program"}]}}
+    grammar = compile_json_schema(schema)
+    assert grammar.accepts('[{"name":"a","cmd":"b"},{"cmd":"c"}]')
+    ref_last = {"$defs": {"program": program}, "$ref": "#/$defs/program",
+                "properties": {"name": {"type": "string"}}}
+    assert compile_json_schema(ref_last).accepts('{"cmd":"b","name":"a"}')

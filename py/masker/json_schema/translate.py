@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from .errors import InvalidSchema, UnsupportedKeyword
@@ -89,13 +89,17 @@ class Translator(TypeBuilder):
                 raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
         return node, ref
 
-    def ref_rule(self, ref: Any, path: str, rest: Schema | None = None) -> Ref:
+    def ref_rule(self, ref: Any, path: str, rest: Schema | None = None,
+                 build: Callable[[Schema], Schema] | None = None) -> Ref:
         """A reference to the rule for "``ref``'s target, together with the sibling keywords
         ``rest``" (None or ``{}``: no siblings), translating it the first time (its rule holds
-        NOTHING meanwhile, so a recursive reference finds the name).
+        NOTHING meanwhile, so a recursive reference finds the name). ``build(target)`` is the
+        schema with the target in the place of the ``$ref`` (``split_ref``), so the keywords
+        merge in the order written (property order follows it).
 
-        The rule is named per (pointer, canonical JSON of the expanded siblings), so a
-        recursive type met again with the same siblings (through ``anyOf``, ``oneOf``,
+        The rule is named per (pointer, canonical JSON of the schema around the ``$ref``);
+        siblings that constrain nothing (annotations only) share the plain pointer's rule. So
+        a recursive type met again with the same siblings (through ``anyOf``, ``oneOf``,
         ``allOf``, ``items`` or ``properties``) reuses its rule: recursion is never unrolled.
         Raises what ``resolve``, ``expand`` and ``value`` raise, and
         UnsupportedKeyword("$ref") when a new variant of a pointer is needed while
@@ -105,8 +109,9 @@ class Translator(TypeBuilder):
         """
         target, pointer = self.resolve(ref, path)
         siblings = self.expand(rest, path) if rest else {}
-        siblings = {k: v for k, v in siblings.items() if k not in ANNOTATIONS}
-        canon = json.dumps(siblings, sort_keys=True, default=repr) if siblings else ""
+        plain = not any(k not in ANNOTATIONS for k in siblings) or build is None
+        canon = "" if plain else json.dumps(build({"$ref": pointer}), sort_keys=True,
+                                            default=repr)
         key = (pointer, canon)
         if key not in self.ref_names:
             if self.ref_stack.count(pointer) >= MAX_REF_VARIANTS:
@@ -118,31 +123,35 @@ class Translator(TypeBuilder):
             name = f"ref{len(self.ref_names)}-{tail[-32:].strip('-') or 'root'}"
             self.ref_names[key] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
-            body = {"allOf": [target, siblings]} if siblings else target
             self.ref_stack.append(pointer)
             try:
-                self.rules[name] = self.value(body, pointer if not siblings else path)
+                self.rules[name] = (self.value(target, pointer) if plain
+                                    else self.value(build(target), path))
             finally:
                 self.ref_stack.pop()
         return Ref(self.ref_names[key])
 
-    def split_ref(self, schema: Schema) -> tuple[Any, dict[str, Any]] | None:
-        """``(ref, rest)`` when ``schema`` holds a ``$ref`` at its top or in a top-level
+    def split_ref(self, schema: Schema
+                  ) -> tuple[Any, dict[str, Any], Callable[[Schema], Schema]] | None:
+        """``(ref, rest, build)`` when ``schema`` holds a ``$ref`` at its top or in a top-level
         ``allOf`` part (nested ``allOf`` parts included): ``rest`` is the schema without that
-        ``$ref`` (the other parts and keywords, still to be met). None otherwise."""
+        ``$ref``; ``build(target)`` is the schema with the target in its place (at the top:
+        the target first, then the siblings, as ``expand`` merges them). None otherwise."""
         if not isinstance(schema, dict):
             return None
         if "$ref" in schema:
-            return schema["$ref"], {k: v for k, v in schema.items() if k != "$ref"}
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return schema["$ref"], rest, lambda target: {"allOf": [target, rest]}
         parts = schema.get("allOf")
         if not isinstance(parts, list):
             return None
         for i, part in enumerate(parts):
             found = self.split_ref(part)
             if found is not None:
-                ref, part_rest = found
-                others = parts[:i] + [part_rest] + parts[i + 1:]
-                return ref, dict(schema, allOf=others)
+                ref, part_rest, inner = found
+                rest = dict(schema, allOf=parts[:i] + [part_rest] + parts[i + 1:])
+                return ref, rest, lambda target: dict(
+                    schema, allOf=parts[:i] + [inner(target)] + parts[i + 1:])
         return None
 
     # ---- schema -> IR -----------------------------------------------------
@@ -260,7 +269,7 @@ class Translator(TypeBuilder):
         if hoisted is not None:
             if isinstance(schema, dict):
                 check_keywords(schema, path, self.ignored)
-            return self.ref_rule(hoisted[0], path, hoisted[1])
+            return self.ref_rule(hoisted[0], path, hoisted[1], hoisted[2])
         s = self.expand(schema, path)
         for key in ("anyOf", "oneOf"):
             if key in s:
