@@ -14,6 +14,7 @@ from .utf8 import utf8_sequences
 
 DEFAULT_MAX_PRODUCTIONS = 100_000
 SMALL_REPEAT = 8  # counts up to this are written out; larger ones use doubling helpers
+LITERAL_SET_MIN = 256  # alternations with this many literal texts are lowered as their DFA
 
 
 class Lowering:
@@ -21,7 +22,7 @@ class Lowering:
 
     ``x*`` becomes a left-recursive helper ``R -> | R x`` (constant Earley work per repetition);
     ``x{m,n}`` becomes m copies then 0..n-m copies, both with O(log n) helpers for large counts
-    (``exactly``, ``up_to``); a code-point set becomes its UTF-8 byte sequences; three or
+    (``exactly``, ``up_to``); a code-point set becomes its UTF-8 byte sequences; 256 or
     more literal texts among an alternation's branches become their minimal DFA
     (``literals``).
     Unproductive productions are removed at the end.
@@ -36,7 +37,10 @@ class Lowering:
         self.terminals: list[int] = []
         self.term_ids: dict[int, int] = {}
         self.char_nts: dict[tuple, int] = {}
+        self.char_syms: dict[tuple, list[int]] = {}  # ranges -> their symbols
         self.helpers: dict[tuple, int] = {}  # repetition helpers, shared per (x, kind, count)
+        self.memo: dict[int, list[int]] = {}  # id(node) -> its symbols
+        self.keep: list = []
 
     def new_nt(self) -> int:
         self.ids[f"${len(self.ids)}"] = len(self.ids)
@@ -56,6 +60,17 @@ class Lowering:
         return ~self.term_ids[mask]
 
     def symbols(self, node) -> list[int]:
+        """The right-hand-side symbols deriving ``node``; a node object met again (a shared
+        sub-expression) reuses its symbols, so it is lowered once."""
+        if isinstance(node, (Seq, Alt, Repeat)):
+            found = self.memo.get(id(node))
+            if found is None:
+                found = self.memo[id(node)] = self._symbols(node)
+                self.keep.append(node)  # ids stay valid while memoized
+            return found
+        return self._symbols(node)
+
+    def _symbols(self, node) -> list[int]:
         if isinstance(node, Ref):
             return [self.ids[node.name]]
         if isinstance(node, Seq):
@@ -70,12 +85,15 @@ class Lowering:
         return self.repeat(node)
 
     def branches(self, node: Alt) -> list[list[int]]:
-        """The right-hand sides of an alternation: three or more literal texts among the
-        branches are gathered into one ``literals`` nonterminal, the others lowered one by
-        one."""
+        """The right-hand sides of an alternation: ``LITERAL_SET_MIN`` or more literal texts
+        among the branches are gathered into one ``literals`` nonterminal, the others lowered
+        one by one (fewer texts stay one production each: Earley scans them all, which is
+        cheap for a few, and the set's DFA would need more productions)."""
+        if len(node.items) < LITERAL_SET_MIN:
+            return [self.symbols(item) for item in node.items]
         texts = [literal_text(item) for item in node.items]
         found = [t for t in texts if t is not None]
-        if len(found) < 3:
+        if len(found) < LITERAL_SET_MIN:
             return [self.symbols(item) for item in node.items]
         return [self.literals(found)] + [
             self.symbols(item) for item, t in zip(node.items, texts) if t is None]
@@ -112,6 +130,12 @@ class Lowering:
         return [nts[0]]
 
     def chars(self, ranges) -> list[int]:
+        found = self.char_syms.get(ranges)
+        if found is None:
+            found = self.char_syms[ranges] = self._chars(ranges)
+        return found
+
+    def _chars(self, ranges) -> list[int]:
         sequences = utf8_sequences(ranges)
         if len(sequences) == 1:
             return [self.terminal(lo, hi) for lo, hi in sequences[0]]

@@ -18,11 +18,11 @@ import json
 import sys
 from typing import Any
 
-from ..cfg import compile_cfg
+from ..cfg import compile_cfg_rules
 from ..errors import nesting_guard
 from ..matcher import Grammar, check_nonempty
 from ..regex_fsm import ast_to_dfa
-from .emit import to_ast, to_gbnf, to_regex
+from .emit import to_ast, to_ast_rules, to_gbnf, to_regex
 from .errors import InvalidSchema, LimitExceeded
 from .ir import NOTHING, Rules, is_recursive, productive_rules
 from .keywords import Schema
@@ -116,7 +116,9 @@ def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "comp
     max_items, max_productions). The schema is translated once: the regex route builds its
     automaton from the rules' tree (``emit.to_ast``, the tree of ``source``), and a regex
     whose DFA would pass max_states is written from the same rules as GBNF and compiled with
-    the Earley engine instead. Raises what ``schema_to_source`` raises, and
+    the Earley engine instead; the GBNF route compiles the rules' trees
+    (``emit.to_ast_rules``, the trees of ``source``) without parsing the text. Raises what
+    ``schema_to_source`` raises, and
     LimitExceeded from ``compile_cfg``'s limits.
     """
     rules, ignored = translate_schema(schema, whitespace)
@@ -132,5 +134,7 @@ def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "comp
         except LimitExceeded:  # too many DFA states: Earley has no such blow-up
             syntax, source = "gbnf", to_gbnf(rules)  # the same rules: translated once
             cfg_limits["engine"] = "earley"
-    inner = compile_cfg(source, **cfg_limits)
+    # Recursive, or a regex too long to write: either way Earley, unless the caller says.
+    cfg_limits.setdefault("engine", "earley")
+    inner = compile_cfg_rules(to_ast_rules(rules), source, **cfg_limits)  # no GBNF parsing
     return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
