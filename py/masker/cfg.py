@@ -15,7 +15,7 @@ from .earley import DEFAULT_MAX_ITEMS, EarleyAutomaton
 from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
 from .gbnf_parse import parse_gbnf
 from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
-from .matcher import Grammar, check_nonempty
+from .matcher import Grammar, check_nonempty, gc_paused
 from .regex_fsm import ast_to_dfa
 
 MAX_INLINE_SIZE = 10_000  # code-point sets after inlining; larger regular grammars use Earley
@@ -36,7 +36,7 @@ def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MA
     """
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
-    with nesting_guard("grammar"):
+    with nesting_guard("grammar"), gc_paused():
         automaton = _compile(text, engine, max_states, max_items, max_productions)
     return check_nonempty(Grammar(automaton, "cfg", text), text, "grammar")
 
@@ -51,7 +51,7 @@ def compile_cfg_rules(rules: dict, source: str, *, engine: str = "auto",
     limits and errors as ``compile_cfg``."""
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
-    with nesting_guard("grammar"):
+    with nesting_guard("grammar"), gc_paused():
         automaton = _compile_rules(rules, {}, source, engine, max_states, max_items,
                                    max_productions)
     return check_nonempty(Grammar(automaton, "cfg", source), source, "grammar")

@@ -51,7 +51,7 @@ def literal_set_dfa(texts: list[bytes]) -> tuple[Dfa, int]:
     register: dict[tuple, int] = {}
     for node in range(len(children) - 1, -1, -1):
         kids = children[node]
-        sig = (accepting[node], tuple(sorted((b, rep[c]) for b, c in kids.items())))
+        sig = (accepting[node], frozenset([(b, rep[c]) for b, c in kids.items()]) if kids else None)
         work += 1
         rep[node] = register.setdefault(sig, node)
 

@@ -12,7 +12,7 @@ from .dfa import DEFAULT_MAX_DFA_STATES, Dfa, determinize
 from .grammar_ast import Alt, Repeat, Seq, literal_text
 from .literal_dfa import literal_set_dfa
 from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
-from .matcher import Grammar, check_nonempty
+from .matcher import Grammar, check_nonempty, gc_paused
 from .nfa import DEFAULT_MAX_NFA_STATES, build_nfa
 from .regex_parse import parse_regex
 
@@ -80,7 +80,7 @@ def compile_regex(pattern: str, *, max_states: int = DEFAULT_MAX_DFA_STATES,
     syntax or empty language), UnsupportedFeature (backreferences, lookaround...) and
     LimitExceeded, all at compile time.
     """
-    with nesting_guard("regular expression"):
+    with nesting_guard("regular expression"), gc_paused():
         dfa = ast_to_dfa(parse_regex(pattern), max_states=max_states,
                          max_nfa_states=max_nfa_states)
     return check_nonempty(Grammar(dfa, "regex", pattern), pattern, "regular expression")
@@ -106,7 +106,8 @@ def compile_choice(texts, *, max_states: int | None = None) -> Grammar:
     if not texts:
         raise GrammarSyntaxError("[]", 0, "compile_choice got no texts (expected at least one)",
                                  "pass a non-empty list of strings")
-    dfa, _ = literal_set_dfa([t.encode("utf-8") for t in texts])
+    with gc_paused():
+        dfa, _ = literal_set_dfa([t.encode("utf-8") for t in texts])
     if max_states is not None and dfa.n_states > max_states:
         raise LimitExceeded(f"the choice needs {dfa.n_states} DFA states", "max_states",
                             max_states, "raise max_states, or leave it out (a choice never "

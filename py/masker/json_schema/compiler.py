@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cfg import compile_cfg_rules
 from ..errors import nesting_guard
-from ..matcher import Grammar, check_nonempty
+from ..matcher import Grammar, check_nonempty, gc_paused
 from ..regex_fsm import ast_to_dfa
 from .emit import to_ast, to_ast_rules, to_gbnf, to_regex
 from .errors import InvalidSchema, LimitExceeded
@@ -121,6 +121,11 @@ def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "comp
     ``schema_to_source`` raises, and
     LimitExceeded from ``compile_cfg``'s limits.
     """
+    with gc_paused():
+        return _compile(schema, whitespace, max_regex_chars, limits)
+
+
+def _compile(schema, whitespace, max_regex_chars, limits) -> JsonSchemaGrammar:
     rules, ignored = translate_schema(schema, whitespace)
     syntax, source = _write(rules, max_regex_chars)
     regex_limits = {k: v for k, v in limits.items() if k in ("max_states", "max_nfa_states")}
