@@ -99,15 +99,23 @@ def walk_masks(grammar, oracle, vocab, texts, max_tokens: int):
             if not mask[tid]:
                 raise AssertionError(f"valid text refused at {m.prefix_bytes[-40:]!r}")
             if o is not None:
-                t0 = time.perf_counter()
-                o.matcher.compute_bitmask()
-                theirs.append(1e3 * (time.perf_counter() - t0))
-                o.consume(tid)
+                try:
+                    t0 = time.perf_counter()
+                    o.matcher.compute_bitmask()
+                    theirs.append(1e3 * (time.perf_counter() - t0))
+                    o.consume(tid)
+                except Exception as exc:  # llguidance gave up (e.g. ParserTooComplex)
+                    lines = [ln for ln in str(exc).splitlines() if "rror" in ln or "Stop" in ln]
+                    theirs.append("error: " + (lines[-1] if lines else str(exc))[:80])
+                    o = oracle = None
             m.consume(tid)
     return ours, theirs
 
 
 def fmt_ms(ts):
+    errors = [t for t in ts if isinstance(t, str)]
+    if errors:
+        return errors[0][:40]
     return f"{statistics.median(ts):.4f} / {max(ts):.3f}" if ts else "-"
 
 
