@@ -51,6 +51,13 @@ class Automaton(ABC):
         """A key such that equal keys imply the same future (same allowed continuations), used
         to cache masks; None when the state cannot be keyed cheaply (the mask is not cached)."""
 
+    def mask_key(self, state: object, longest: int) -> Hashable | None:
+        """The key the masks are cached under for a vocabulary whose tokens have at most
+        ``longest`` bytes: equal keys imply the same allowed tokens from the state (not
+        necessarily the same futures beyond one token). By default ``cache_key``; a counting
+        automaton clamps its counts (``counted.CountedDfa``)."""
+        return self.cache_key(state)
+
     def allowed_tokens(self, state: object, trie: TokenTrie, max_steps: int) -> list[int]:
         """Ids of the tokens of ``trie`` whose every byte keeps the automaton alive from
         ``state`` (each id once, in no particular order; the empty token never).

@@ -15,7 +15,7 @@ from .earley import DEFAULT_MAX_ITEMS, EarleyAutomaton
 from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
 from .gbnf_parse import parse_gbnf
 from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
-from .matcher import Grammar, check_nonempty
+from .matcher import Grammar, check_nonempty, gc_paused
 from .regex_fsm import ast_to_dfa
 
 MAX_INLINE_SIZE = 10_000  # code-point sets after inlining; larger regular grammars use Earley
@@ -36,20 +36,41 @@ def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MA
     """
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
-    with nesting_guard("grammar"):
+    with nesting_guard("grammar"), gc_paused():
         automaton = _compile(text, engine, max_states, max_items, max_productions)
     return check_nonempty(Grammar(automaton, "cfg", text), text, "grammar")
 
 
+def compile_cfg_rules(rules: dict, source: str, *, engine: str = "auto",
+                      max_states: int = DEFAULT_MAX_DFA_STATES, max_items: int = DEFAULT_MAX_ITEMS,
+                      max_productions: int = DEFAULT_MAX_PRODUCTIONS) -> Grammar:
+    """``compile_cfg`` for rules already parsed: ``rules`` maps rule names to ``grammar_ast``
+    trees (``Ref(name, pos)`` for references; "root" is the start), as ``parse_gbnf`` returns
+    them; ``source`` is the GBNF text they stand for (kept as the grammar's source and shown
+    in errors). Nodes shared between places (the same object) are lowered once. Same engines,
+    limits and errors as ``compile_cfg``."""
+    if engine not in ("auto", "dfa", "earley"):
+        raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
+    with nesting_guard("grammar"), gc_paused():
+        automaton = _compile_rules(rules, {}, source, engine, max_states, max_items,
+                                   max_productions)
+    return check_nonempty(Grammar(automaton, "cfg", source), source, "grammar")
+
+
 def _compile(text, engine, max_states, max_items, max_productions):
     rules, positions = parse_gbnf(text)
+    return _compile_rules(rules, positions, text, engine, max_states, max_items,
+                          max_productions)
+
+
+def _compile_rules(rules, positions, text, engine, max_states, max_items, max_productions):
     if "root" not in rules:
         raise GrammarSyntaxError(text, 0, "no rule named 'root' (the start rule)",
                                  "add `root ::= ...`")
     _check_references(text, rules)
     order, recursive = _rule_order(rules)
     if engine == "dfa" and recursive:
-        raise GrammarSyntaxError(text, positions[recursive], f"rule {recursive!r} is recursive, "
+        raise GrammarSyntaxError(text, positions.get(recursive, 0), f"rule {recursive!r} is recursive, "
                                  "so the grammar has no DFA", "use engine='auto' or 'earley'")
     automaton = None
     if engine != "earley" and not recursive:
@@ -67,13 +88,17 @@ def _compile(text, engine, max_states, max_items, max_productions):
 
 
 def _refs(node):
-    if isinstance(node, Ref):
-        yield node
-    elif isinstance(node, (Seq, Alt)):
-        for item in node.items:
-            yield from _refs(item)
-    elif isinstance(node, Repeat):
-        yield from _refs(node.item)
+    """The ``Ref`` nodes under ``node`` (iterative: no recursion, no generator per node)."""
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, Ref):
+            out.append(n)
+        elif isinstance(n, (Seq, Alt)):
+            todo.extend(it for it in n.items if not isinstance(it, Chars))
+        elif isinstance(n, Repeat):
+            todo.append(n.item)
+    return out
 
 
 def _check_references(text: str, rules: dict) -> None:

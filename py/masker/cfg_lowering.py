@@ -8,11 +8,13 @@ right-hand-side symbols >= 0 are nonterminals, ``~t`` is terminal t, a 256-bit i
 from __future__ import annotations
 
 from .errors import GrammarSyntaxError, LimitExceeded
-from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
+from .grammar_ast import Alt, Chars, Ref, Repeat, Seq, literal_text
+from .literal_dfa import literal_set_dfa
 from .utf8 import utf8_sequences
 
 DEFAULT_MAX_PRODUCTIONS = 100_000
 SMALL_REPEAT = 8  # counts up to this are written out; larger ones use doubling helpers
+LITERAL_SET_MIN = 256  # alternations with this many literal texts are lowered as their DFA
 
 
 class Lowering:
@@ -20,8 +22,10 @@ class Lowering:
 
     ``x*`` becomes a left-recursive helper ``R -> | R x`` (constant Earley work per repetition);
     ``x{m,n}`` becomes m copies then 0..n-m copies, both with O(log n) helpers for large counts
-    (``exactly``, ``up_to``); a code-point set becomes its UTF-8 byte sequences. Unproductive
-    productions are removed at the end.
+    (``exactly``, ``up_to``); a code-point set becomes its UTF-8 byte sequences; 256 or
+    more literal texts among an alternation's branches become their minimal DFA
+    (``literals``).
+    Unproductive productions are removed at the end.
     """
 
     def __init__(self, rules: dict, max_productions: int, text: str):
@@ -33,7 +37,10 @@ class Lowering:
         self.terminals: list[int] = []
         self.term_ids: dict[int, int] = {}
         self.char_nts: dict[tuple, int] = {}
+        self.char_syms: dict[tuple, list[int]] = {}  # ranges -> their symbols
         self.helpers: dict[tuple, int] = {}  # repetition helpers, shared per (x, kind, count)
+        self.memo: dict[int, list[int]] = {}  # id(node) -> its symbols
+        self.keep: list = []
 
     def new_nt(self) -> int:
         self.ids[f"${len(self.ids)}"] = len(self.ids)
@@ -53,6 +60,17 @@ class Lowering:
         return ~self.term_ids[mask]
 
     def symbols(self, node) -> list[int]:
+        """The right-hand-side symbols deriving ``node``; a node object met again (a shared
+        sub-expression) reuses its symbols, so it is lowered once."""
+        if isinstance(node, (Seq, Alt, Repeat)):
+            found = self.memo.get(id(node))
+            if found is None:
+                found = self.memo[id(node)] = self._symbols(node)
+                self.keep.append(node)  # ids stay valid while memoized
+            return found
+        return self._symbols(node)
+
+    def _symbols(self, node) -> list[int]:
         if isinstance(node, Ref):
             return [self.ids[node.name]]
         if isinstance(node, Seq):
@@ -61,12 +79,63 @@ class Lowering:
             return self.chars(node.ranges)
         if isinstance(node, Alt):
             nt = self.new_nt()
-            for item in node.items:
-                self.add(nt, self.symbols(item))
+            for rhs in self.branches(node):
+                self.add(nt, rhs)
             return [nt]
         return self.repeat(node)
 
+    def branches(self, node: Alt) -> list[list[int]]:
+        """The right-hand sides of an alternation: ``LITERAL_SET_MIN`` or more literal texts
+        among the branches are gathered into one ``literals`` nonterminal, the others lowered
+        one by one (fewer texts stay one production each: Earley scans them all, which is
+        cheap for a few, and the set's DFA would need more productions)."""
+        if len(node.items) < LITERAL_SET_MIN:
+            return [self.symbols(item) for item in node.items]
+        texts = [literal_text(item) for item in node.items]
+        found = [t for t in texts if t is not None]
+        if len(found) < LITERAL_SET_MIN:
+            return [self.symbols(item) for item in node.items]
+        return [self.literals(found)] + [
+            self.symbols(item) for item, t in zip(node.items, texts) if t is None]
+
+    def literals(self, texts: list[bytes]) -> list[int]:
+        """An alternation of literal texts (an enum) as the minimal DFA of the set
+        (``literal_dfa.py``), one nonterminal per state that branches, with the terminals of
+        non-branching runs written in line: Earley then scans the few bytes that can follow a
+        prefix, not every text that starts with it."""
+        dfa, _ = literal_set_dfa(texts)
+        bytes_of: dict[int, list[int]] = {}
+        for b, c in enumerate(dfa.byte_class[:256]):
+            bytes_of.setdefault(c, []).append(b)
+        moves = [[(b, t) for c, t in enumerate(row) if t >= 0 for b in bytes_of[c]]
+                 for row in dfa.table]
+        nts: dict[int, int] = {}
+        todo = [0]
+        nts[0] = self.new_nt()
+        while todo:
+            q = todo.pop()
+            if dfa.accepting[q]:
+                self.add(nts[q], [])
+            for b, t in moves[q]:
+                rhs = [self.terminal(b, b)]
+                while not dfa.accepting[t] and len(moves[t]) == 1:  # a run: write it in line
+                    b2, t = moves[t][0]
+                    rhs.append(self.terminal(b2, b2))
+                if moves[t]:
+                    if t not in nts:
+                        nts[t] = self.new_nt()
+                        todo.append(t)
+                    rhs.append(nts[t])
+                self.add(nts[q], rhs)
+        return [nts[0]]
+
     def chars(self, ranges) -> list[int]:
+        found = self.char_syms.get(ranges)
+        if found is None:
+            found = self.char_syms[ranges] = self._chars(ranges)
+        return found
+
+    def _chars(self, ranges) -> list[int]:
         sequences = utf8_sequences(ranges)
         if len(sequences) == 1:
             return [self.terminal(lo, hi) for lo, hi in sequences[0]]
@@ -120,9 +189,8 @@ class Lowering:
 
     def run(self):
         for name, node in self.rules.items():
-            branches = node.items if isinstance(node, Alt) else (node,)
-            for branch in branches:
-                self.add(self.ids[name], self.symbols(branch))
+            for rhs in self.branches(node) if isinstance(node, Alt) else [self.symbols(node)]:
+                self.add(self.ids[name], rhs)
         prods = _productive_only(self.prods)
         if not prods or prods[0][0] != 0:
             raise GrammarSyntaxError(self.text, 0, "the grammar matches no text at all (root "

@@ -11,6 +11,7 @@ upper bound; ``Ref(name, pos)`` a GBNF rule reference (``pos`` = offset in the g
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .utf8 import normalize
 
@@ -52,13 +53,39 @@ SPACE = normalize([(0x09, 0x0D), (0x20, 0x20)])
 ANY_BUT_NEWLINE = ((0, 0x09), (0x0B, 0x10FFFF))
 
 
+@lru_cache(maxsize=4096)
 def char(cp: int) -> Chars:
+    """The set of the one code point ``cp`` (immutable, so shared between uses)."""
     return Chars(((cp, cp),))
 
 
 def literal(text: str) -> Seq:
     """The exact string ``text`` as a sequence of one-code-point sets."""
     return Seq(tuple(char(ord(c)) for c in text))
+
+
+def nullable(node) -> bool:
+    """True when ``node`` matches the empty string (``Ref`` counts as not nullable)."""
+    if isinstance(node, Seq):
+        return all(nullable(it) for it in node.items)
+    if isinstance(node, Alt):
+        return any(nullable(it) for it in node.items)
+    if isinstance(node, Repeat):
+        return node.lo == 0 or nullable(node.item)
+    return False
+
+
+def literal_text(node) -> bytes | None:
+    """The UTF-8 bytes of ``node`` when it is one literal text (a single-code-point ``Chars``
+    or a ``Seq`` of them; ``Seq(())`` is b""), else None."""
+    items = node.items if isinstance(node, Seq) else (node,)
+    out = []
+    for it in items:
+        if not (isinstance(it, Chars) and len(it.ranges) == 1
+                and it.ranges[0][0] == it.ranges[0][1]):
+            return None
+        out.append(chr(it.ranges[0][0]))
+    return "".join(out).encode("utf-8", "surrogatepass")
 
 
 def alt(items) -> object:

@@ -18,12 +18,13 @@ import json
 import sys
 from typing import Any
 
-from ..cfg import compile_cfg
-from ..matcher import Grammar
-from ..regex_fsm import compile_regex
-from .emit import to_gbnf, to_regex
+from ..cfg import compile_cfg_rules
+from ..errors import nesting_guard
+from ..matcher import Grammar, check_nonempty, gc_paused
+from ..regex_fsm import ast_to_dfa
+from .emit import to_ast, to_ast_rules, to_gbnf, to_regex
 from .errors import InvalidSchema, LimitExceeded
-from .ir import NOTHING, is_recursive
+from .ir import NOTHING, Rules, is_recursive, productive_rules
 from .keywords import Schema
 from .translate import Translator
 
@@ -45,6 +46,15 @@ def schema_to_source(schema: Schema | str | bytes, *, whitespace: str = "compact
     LimitExceeded (nesting deeper than ``sys.getrecursionlimit()`` allows), and ValueError for
     an unknown ``whitespace``.
     """
+    rules, ignored = translate_schema(schema, whitespace)
+    syntax, source = _write(rules, max_regex_chars)
+    return syntax, source, ignored
+
+
+def translate_schema(schema: Schema | str | bytes, whitespace: str = "compact"
+                     ) -> tuple[Rules, list[str]]:
+    """The intermediate rules of ``schema`` (rule "root") and the ignored keywords' pointers,
+    translated once. Raises what ``schema_to_source`` raises."""
     if isinstance(schema, (str, bytes)):
         try:
             schema = json.loads(schema)
@@ -59,13 +69,25 @@ def schema_to_source(schema: Schema | str | bytes, *, whitespace: str = "compact
                             "flatten the schema (fewer nested allOf/anyOf/$ref levels)") from None
     if rules["root"] == NOTHING:
         raise InvalidSchema("no JSON value satisfies this schema", "#")
-    ignored = sorted(set(translator.ignored))
+    productive = productive_rules(rules)
+    if "root" not in productive:
+        pointers = [p for (p, _), name in translator.ref_names.items() if name not in productive]
+        raise InvalidSchema("no JSON value satisfies this schema: $ref "
+                            f"{pointers[0] if pointers else '#'} is a cycle with no base case "
+                            "(every branch refers back to itself, so no finite value ends it)",
+                            pointers[0] if pointers else "#")
+    return rules, sorted(set(translator.ignored))
+
+
+def _write(rules: Rules, max_regex_chars: int) -> tuple[str, str]:
+    """("regex", text) when no rule is recursive and the text fits in ``max_regex_chars``,
+    else ("gbnf", text)."""
     if not is_recursive(rules):
         try:
-            return "regex", to_regex(rules, max_chars=max_regex_chars), ignored
+            return "regex", to_regex(rules, max_chars=max_regex_chars)
         except LimitExceeded:
             pass  # shared rules keep the GBNF form small
-    return "gbnf", to_gbnf(rules), ignored
+    return "gbnf", to_gbnf(rules)
 
 
 class JsonSchemaGrammar(Grammar):
@@ -91,21 +113,33 @@ def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "comp
 
     ``whitespace`` and ``max_regex_chars`` as in ``schema_to_source``. ``limits`` go to
     ``compile_regex`` (max_states, max_nfa_states) and ``compile_cfg`` (engine, max_states,
-    max_items, max_productions). A regex whose DFA would pass max_states is compiled as GBNF
-    with the Earley engine instead. Raises what ``schema_to_source`` raises, and
+    max_items, max_productions). The schema is translated once: the regex route builds its
+    automaton from the rules' tree (``emit.to_ast``, the tree of ``source``), and a regex
+    whose DFA would pass max_states is written from the same rules as GBNF and compiled with
+    the Earley engine instead; the GBNF route compiles the rules' trees
+    (``emit.to_ast_rules``, the trees of ``source``) without parsing the text. Raises what
+    ``schema_to_source`` raises, and
     LimitExceeded from ``compile_cfg``'s limits.
     """
-    syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
-                                               max_regex_chars=max_regex_chars)
+    with gc_paused():
+        return _compile(schema, whitespace, max_regex_chars, limits)
+
+
+def _compile(schema, whitespace, max_regex_chars, limits) -> JsonSchemaGrammar:
+    rules, ignored = translate_schema(schema, whitespace)
+    syntax, source = _write(rules, max_regex_chars)
     regex_limits = {k: v for k, v in limits.items() if k in ("max_states", "max_nfa_states")}
     cfg_limits = {k: v for k, v in limits.items() if k != "max_nfa_states"}
     if syntax == "regex":
         try:
-            inner = compile_regex(source, **regex_limits)
+            with nesting_guard("schema's regular expression"):
+                dfa = ast_to_dfa(to_ast(rules), **regex_limits)  # the tree of ``source``
+            inner = check_nonempty(Grammar(dfa, "regex", source), source, "regular expression")
             return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
         except LimitExceeded:  # too many DFA states: Earley has no such blow-up
-            syntax, source, ignored = schema_to_source(schema, whitespace=whitespace,
-                                                       max_regex_chars=0)
+            syntax, source = "gbnf", to_gbnf(rules)  # the same rules: translated once
             cfg_limits["engine"] = "earley"
-    inner = compile_cfg(source, **cfg_limits)
+    # Recursive, or a regex too long to write: either way Earley, unless the caller says.
+    cfg_limits.setdefault("engine", "earley")
+    inner = compile_cfg_rules(to_ast_rules(rules), source, **cfg_limits)  # no GBNF parsing
     return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)

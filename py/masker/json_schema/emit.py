@@ -4,11 +4,13 @@
 syntax restricted to what ``masker.compile_regex`` reads: literals, ``\\xHH`` / ``\\uHHHH``
 escapes, classes of ranges, ``(?:...)`` groups, ``|``, and ``* + ? {m,n}``. ``to_gbnf`` writes
 one GBNF rule per named rule (llama.cpp ``grammars/README.md`` syntax, read by
-``masker.compile_cfg``).
+``masker.compile_cfg``). ``to_ast`` builds the tree the regex text stands for directly, so
+the compiler never parses its own output.
 """
 
 from __future__ import annotations
 
+from .. import grammar_ast as ast
 from .errors import LimitExceeded
 from .ir import Alt, Chars, Lit, Node, Ranges, Ref, Repeat, Rules, Seq, refs_in
 
@@ -111,6 +113,62 @@ def to_regex(rules: Rules, start: str = "root", max_chars: int = 2_000_000) -> s
     return _RegexWriter(rules, max_chars).write(Ref(start))
 
 
+def to_ast(rules: Rules, start: str = "root"):
+    """The (non-recursive) rules inlined into one ``grammar_ast`` tree from rule ``start``,
+    the tree ``compile_regex`` would parse from ``to_regex``'s text, built without the text.
+    Shared sub-expressions stay shared (one node per IR node). Recursion depth follows the
+    nesting of the rules (RecursionError past Python's limit)."""
+    return _AstWriter(rules, inline=True).conv(Ref(start))
+
+
+def to_ast_rules(rules: Rules, start: str = "root") -> dict:
+    """The rules reachable from ``start`` as ``grammar_ast`` trees with ``Ref(name, 0)``
+    references: what ``parse_gbnf`` returns for ``to_gbnf``'s text, ``shared-K`` rules
+    included (so each tree is a tree, not a graph), built without the text."""
+    order, hoisted, shared = _gbnf_layout(rules, start)
+    writer = _AstWriter(rules, inline=False, shared=shared)
+    out = {name: writer.conv(rules[name], top=True) for name in order}
+    for node in hoisted:
+        out[shared[id(node)]] = writer.conv(node, top=True)
+    return out
+
+
+class _AstWriter:
+    """IR node -> ``grammar_ast`` node, memoized per IR node (by identity)."""
+
+    def __init__(self, rules: Rules, inline: bool, shared: dict[int, str] | None = None):
+        self.rules, self.inline, self.shared = rules, inline, shared or {}
+        self.memo: dict[int, object] = {}
+        self.keep: list[Node] = []
+
+    def conv(self, node: Node, top: bool = False):
+        """``node`` as a tree; a node of ``shared`` is a reference to its rule, except at the
+        ``top`` of that rule."""
+        if not top and id(node) in self.shared:
+            return ast.Ref(self.shared[id(node)], 0)
+        found = self.memo.get(id(node))
+        if found is not None and not top:
+            return found
+        if isinstance(node, Ref):
+            out = self.conv(self.rules[node.name]) if self.inline else ast.Ref(node.name, 0)
+        elif isinstance(node, Lit):
+            out = ast.literal(node.text)
+        elif isinstance(node, Chars):
+            out = node
+        elif isinstance(node, Seq):
+            out = ast.Seq(tuple(self.conv(it) for it in node.items))
+        elif isinstance(node, Alt):
+            out = (ast.Alt(tuple(self.conv(it) for it in node.items)) if node.items
+                   else ast.Chars(()))
+        elif isinstance(node, Repeat):
+            out = ast.Repeat(self.conv(node.item), node.lo, node.hi)
+        else:
+            raise TypeError(f"unknown node {node!r}")
+        self.memo[id(node)] = out
+        self.keep.append(node)  # ids stay valid while memoized
+        return out
+
+
 # ---- GBNF -----------------------------------------------------------------
 
 def _gbnf_char(cp: int, in_class: bool) -> str:
@@ -182,9 +240,9 @@ def _shared_nodes(rules: Rules, order: list[str]) -> list[Node]:
     return list({id(n): n for n in shared}.values())
 
 
-def to_gbnf(rules: Rules, start: str = "root") -> str:
-    """One ``name ::= expr`` line per rule reachable from ``start``, start first;
-    sub-expressions used in several places get their own rules (``shared-K``)."""
+def _gbnf_layout(rules: Rules, start: str) -> tuple[list[str], list[Node], dict[int, str]]:
+    """(rule names reachable from ``start``, start first; the sub-expressions used in several
+    places; their rule names ``shared-K`` by node identity)."""
     order, todo, seen = [], [start], {start}
     while todo:
         name = todo.pop(0)
@@ -193,8 +251,15 @@ def to_gbnf(rules: Rules, start: str = "root") -> str:
             if n not in seen:
                 seen.add(n)
                 todo.append(n)
-    hoisted = [n for n in _shared_nodes(rules, order) if id(n) not in {id(rules[r]) for r in order}]
-    shared = {id(node): f"shared-{k}" for k, node in enumerate(hoisted)}
+    tops = {id(rules[r]) for r in order}
+    hoisted = [n for n in _shared_nodes(rules, order) if id(n) not in tops]
+    return order, hoisted, {id(node): f"shared-{k}" for k, node in enumerate(hoisted)}
+
+
+def to_gbnf(rules: Rules, start: str = "root") -> str:
+    """One ``name ::= expr`` line per rule reachable from ``start``, start first;
+    sub-expressions used in several places get their own rules (``shared-K``)."""
+    order, hoisted, shared = _gbnf_layout(rules, start)
     lines = [f"{n} ::= {_gbnf(rules[n], shared, top=True)}" for n in order]
     lines += [f"{shared[id(node)]} ::= {_gbnf(node, shared, top=True)}" for node in hoisted]
     return "\n".join(lines) + "\n"

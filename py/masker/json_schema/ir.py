@@ -27,7 +27,7 @@ from ..utf8 import SURROGATES, Ranges, negate, normalize, remove_surrogates
 __all__ = ["Lit", "Ref", "Chars", "Seq", "Alt", "Repeat", "Node", "Rules", "Ranges", "EMPTY",
            "NOTHING", "MAX_CP", "SURROGATES", "seq", "alt", "opt", "repeat", "chars",
            "char_set", "set_complement", "set_intersect", "set_minus", "refs_in",
-           "is_recursive"]
+           "is_recursive", "productive_rules"]
 
 
 @dataclass(frozen=True)
@@ -69,11 +69,15 @@ def seq(*items: Node) -> Node:
 
 
 def alt(*items: Node) -> Node:
-    """Alternation, flattening nested Alt and dropping duplicates."""
+    """Alternation, flattening nested Alt and dropping duplicates: equal leaves (``Lit``,
+    ``Chars``) by hash, other nodes by identity. Linear in the number of items."""
     out: list[Node] = []
+    seen: set = set()
     for it in items:
         for p in (it.items if isinstance(it, Alt) else (it,)):
-            if not any(_same(p, q) for q in out):
+            key = (0, p) if isinstance(p, (Lit, Chars)) else (1, id(p))
+            if key not in seen:
+                seen.add(key)
                 out.append(p)
     if not out:
         return NOTHING
@@ -82,11 +86,6 @@ def alt(*items: Node) -> Node:
 
 def _is_nothing(node: Node) -> bool:
     return isinstance(node, Alt) and not node.items
-
-
-def _same(a: Node, b: Node) -> bool:
-    """Cheap equality: identity, or equal leaves (no deep comparison)."""
-    return a is b or (type(a) is type(b) and isinstance(a, (Lit, Chars)) and a == b)
 
 
 def opt(item: Node) -> Node:
@@ -177,3 +176,32 @@ def is_recursive(rules: Rules, start: str = "root") -> bool:
         return False
 
     return visit(start)
+
+
+def productive_rules(rules: Rules) -> set[str]:
+    """Names of the rules that derive at least one finite string (the least fixpoint of
+    "a literal or set is productive; a sequence if all its items are, an alternation if one
+    is, a repetition if ``lo`` is 0 or its item is, a reference if its rule is"). A rule
+    outside the set is a cycle with no base case. Work: at most one pass over every rule per
+    rule that joins the set."""
+    done: set[str] = set()
+
+    def ok(node: Node) -> bool:
+        if isinstance(node, (Lit, Chars)):
+            return True
+        if isinstance(node, Ref):
+            return node.name in done
+        if isinstance(node, Seq):
+            return all(ok(it) for it in node.items)
+        if isinstance(node, Alt):
+            return any(ok(it) for it in node.items)
+        return node.lo == 0 or ok(node.item)
+
+    changed = True
+    while changed:
+        changed = False
+        for name, node in rules.items():
+            if name not in done and ok(node):
+                done.add(name)
+                changed = True
+    return done

@@ -13,8 +13,9 @@ Section numbers below refer to JSON Schema 2020-12: "core" is draft-bhutton-json
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 from .errors import InvalidSchema, UnsupportedKeyword
@@ -27,6 +28,7 @@ from .values import const_ir, value_allowed
 
 FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
 FALSE_SCHEMA = {"type": []}
+MAX_REF_VARIANTS = 64  # nested rules of one $ref pointer with different sibling keywords
 
 
 class Translator(TypeBuilder):
@@ -53,7 +55,8 @@ class Translator(TypeBuilder):
         self.root = root
         self.ws = EMPTY if whitespace == "compact" else FLEXIBLE_WS
         self.rules: Rules = {}
-        self.ref_names: dict[str, str] = {}
+        self.ref_names: dict[tuple[str, str], str] = {}
+        self.ref_stack: list[str] = []  # pointers whose rules are being translated
         self.ignored: list[str] = []
         self.expanding: list[str] = []
 
@@ -86,18 +89,70 @@ class Translator(TypeBuilder):
                 raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
         return node, ref
 
-    def ref_rule(self, ref: Any, path: str) -> Ref:
-        """A reference to the rule of ``ref``'s target, translating the target the first time
-        (its rule holds NOTHING meanwhile, so a recursive reference finds the name).
-        Raises what ``resolve`` and ``value`` raise."""
+    def ref_rule(self, ref: Any, path: str, rest: Schema | None = None,
+                 build: Callable[[Schema], Schema] | None = None) -> Ref:
+        """A reference to the rule for "``ref``'s target, together with the sibling keywords
+        ``rest``" (None or ``{}``: no siblings), translating it the first time (its rule holds
+        NOTHING meanwhile, so a recursive reference finds the name). ``build(target)`` is the
+        schema with the target in the place of the ``$ref`` (``split_ref``), so the keywords
+        merge in the order written (property order follows it).
+
+        The rule is named per (pointer, canonical JSON of the schema around the ``$ref``);
+        siblings that constrain nothing (annotations only) share the plain pointer's rule. So
+        a recursive type met again with the same siblings (through ``anyOf``, ``oneOf``,
+        ``allOf``, ``items`` or ``properties``) reuses its rule: recursion is never unrolled.
+        Raises what ``resolve``, ``expand`` and ``value`` raise, and
+        UnsupportedKeyword("$ref") when a new variant of a pointer is needed while
+        ``MAX_REF_VARIANTS`` variants of it are already being translated one inside the other
+        (siblings that change at every level of a recursion would never end). Variants side
+        by side (many schemas extending one base through ``allOf``) are not limited.
+        """
         target, pointer = self.resolve(ref, path)
-        if pointer not in self.ref_names:
+        siblings = self.expand(rest, path) if rest else {}
+        plain = not any(k not in ANNOTATIONS for k in siblings) or build is None
+        canon = "" if plain else json.dumps(build({"$ref": pointer}), sort_keys=True,
+                                            default=repr)
+        key = (pointer, canon)
+        if key not in self.ref_names:
+            if self.ref_stack.count(pointer) >= MAX_REF_VARIANTS:
+                raise UnsupportedKeyword("$ref", path, f"to {pointer!r} is met inside itself "
+                                         f"with {MAX_REF_VARIANTS} different sets of sibling "
+                                         "keywords (they change at every level of the "
+                                         "recursion); this is not supported")
             tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
             name = f"ref{len(self.ref_names)}-{tail[-32:].strip('-') or 'root'}"
-            self.ref_names[pointer] = name
+            self.ref_names[key] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
-            self.rules[name] = self.value(target, pointer)
-        return Ref(self.ref_names[pointer])
+            self.ref_stack.append(pointer)
+            try:
+                self.rules[name] = (self.value(target, pointer) if plain
+                                    else self.value(build(target), path))
+            finally:
+                self.ref_stack.pop()
+        return Ref(self.ref_names[key])
+
+    def split_ref(self, schema: Schema
+                  ) -> tuple[Any, dict[str, Any], Callable[[Schema], Schema]] | None:
+        """``(ref, rest, build)`` when ``schema`` holds a ``$ref`` at its top or in a top-level
+        ``allOf`` part (nested ``allOf`` parts included): ``rest`` is the schema without that
+        ``$ref``; ``build(target)`` is the schema with the target in its place (at the top:
+        the target first, then the siblings, as ``expand`` merges them). None otherwise."""
+        if not isinstance(schema, dict):
+            return None
+        if "$ref" in schema:
+            rest = {k: v for k, v in schema.items() if k != "$ref"}
+            return schema["$ref"], rest, lambda target: {"allOf": [target, rest]}
+        parts = schema.get("allOf")
+        if not isinstance(parts, list):
+            return None
+        for i, part in enumerate(parts):
+            found = self.split_ref(part)
+            if found is not None:
+                ref, part_rest, inner = found
+                rest = dict(schema, allOf=parts[:i] + [part_rest] + parts[i + 1:])
+                return ref, rest, lambda target: dict(
+                    schema, allOf=parts[:i] + [inner(target)] + parts[i + 1:])
+        return None
 
     # ---- schema -> IR -----------------------------------------------------
     def expand(self, schema: Schema, path: str) -> dict[str, Any]:
@@ -202,17 +257,19 @@ class Translator(TypeBuilder):
     def value(self, schema: Schema, path: str) -> Node:
         """The grammar of the JSON texts valid under ``schema`` (at JSON pointer ``path``).
 
-        A plain local ``$ref`` becomes a rule reference (``ref_rule``); otherwise the schema is
+        A local ``$ref``, at the top or in an ``allOf`` part, becomes a reference to the rule
+        of its target merged with the other keywords (``ref_rule``); otherwise the schema is
         expanded, then: ``anyOf``/``oneOf`` -> ``branches``; ``enum`` (validation 6.1.2, with
         ``const`` folded in by ``normalise``) -> the values that the sibling keywords allow;
         else the union of its types (validation 6.1.1; without ``type``, the types its keywords
         imply, or any JSON value when none), each built by ``typed``. Returns NOTHING when no
         value is valid. Raises UnsupportedKeyword or InvalidSchema (see the class).
         """
-        if isinstance(schema, dict) and "$ref" in schema and not any(
-                k in IMPLEMENTED for k in schema if k != "$ref"):
-            check_keywords(schema, path, self.ignored)
-            return self.ref_rule(schema["$ref"], path)
+        hoisted = self.split_ref(schema)
+        if hoisted is not None:
+            if isinstance(schema, dict):
+                check_keywords(schema, path, self.ignored)
+            return self.ref_rule(hoisted[0], path, hoisted[1], hoisted[2])
         s = self.expand(schema, path)
         for key in ("anyOf", "oneOf"):
             if key in s:
