@@ -159,6 +159,7 @@ class Lab:
                                **self.settings)
         self.unconstrained = None
         self.selected: int | None = None  # 1-based position open in the detail
+        self.note = ""  # said once in the summary (e.g. why a new experiment started)
 
     def generate(self) -> "Lab":
         """Run to the end (and the comparison, if asked)."""
@@ -169,6 +170,8 @@ class Lab:
 
     def step(self) -> "Lab":
         """One more token, sampled; the new position opens in the detail."""
+        if self.decoder.generation.positions:
+            self.note = ""
         if not self.decoder.done:
             self.decoder.step()
         self.selected = len(self.decoder.generation.positions)
@@ -249,7 +252,7 @@ class Lab:
         kind = KIND_NAMES.get(self.grammar.kind, "") if self.grammar is not None else "sin restricción"
         head = (f'<div class="lab-output" data-testid="lab-output" data-text="{escape(gen.text)}" '
                 f'data-accepted="{str(accepted).lower()}" data-state="{self.state}">'
-                f'<p class="lab-summary">{" · ".join(x for x in [escape(kind), f"{len(gen.token_ids)} tokens", logs, status, *verdict] if x)}</p>'
+                f'<p class="lab-summary">{" · ".join(x for x in [self.note, escape(kind), f"{len(gen.token_ids)} tokens", logs, status, *verdict] if x)}</p>'
                 f'<pre class="answer"><code>{escape(gen.text)}</code></pre>')
         strip = ""
         if gen.positions:
@@ -313,7 +316,10 @@ def act(action: str, state, token_id: int | None = None):
         if action == "generate" or lab is None or (action == "step" and (key != _SESSION["key"] or lab.decoder.done)):
             if action == "pick":
                 raise ValueError("no hay ninguna generación en curso: pulsa «Paso» o «Generar»")
+            renewed = action == "step" and lab is not None and not lab.decoder.done
             lab = Lab(_SESSION["model"], _SESSION["tok"], **settings)
+            if renewed:
+                lab.note = "nuevo experimento: cambiaron los ajustes"
             _SESSION["lab"], _SESSION["key"] = lab, key
             if action == "generate":
                 return lab.generate()

@@ -130,6 +130,9 @@ def test_a_url_fragment_restores_the_experiment(browser, servers):
         assert page.locator("[data-testid=lab-prompt]").input_value() == "El número "
         assert page.locator("[data-testid=lab-seed]").input_value() == "7"
         assert page.locator("[data-testid=lab-compare]").is_checked()
+        # a shared link generates by itself once Python is up
+        page.locator("[data-testid=lab-output][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+        assert re.fullmatch("[0-9]{3}", page.locator("[data-testid=lab-output]").get_attribute("data-text"))
         result = generate(page)
         assert re.fullmatch("[0-9]{3}", result["text"])
         assert page.locator("[data-testid=lab-unconstrained]").count() == 1

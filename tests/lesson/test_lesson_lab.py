@@ -108,6 +108,11 @@ def test_the_page_action_keeps_one_experiment_and_returns_views(model, tok):
     token = int(hooks(first._repr_html_(), "lab-allowed-token")[0]["data-token-id"])
     second = act("pick", state, token_id=token)
     assert second is first and first.decoder.generation.token_ids[-1] == token
+    long = {**state, "constraint": "[a-z]{12}"}
+    begun = act("step", long)
+    assert not begun.decoder.done
+    renewed = act("step", {**long, "seed": 1})  # settings changed mid-way: a new experiment, said so
+    assert renewed is not begun and "nuevo experimento" in renewed._repr_html_()
     done = act("generate", state)
     assert done is not first and done.decoder.done
     bad = act("generate", {**state, "constraint": "[a-z"})

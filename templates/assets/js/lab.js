@@ -107,7 +107,9 @@ export class Lab {
       if (button) this.run("pick", Number(button.dataset.tokenId));
     });
     window.addEventListener("hashchange", () => this.restore());
-    if (!this.restore()) {
+    if (this.restore()) {
+      this.run("generate"); // a shared link shows its result (it waits for Python to start)
+    } else {
       const name = this.presets.nombres ? "nombres" : Object.keys(this.presets)[0];
       const first = this.presets[name];
       $("lab-preset").value = name;
