@@ -14,15 +14,12 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import build  # noqa: E402
-from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from bench_lesson import served_browser  # noqa: E402  (this folder)
 
 SCHEMA = {"type": "object",
           "properties": {"nombre": {"type": "string"}, "edad": {"type": "integer"}},
@@ -60,26 +57,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build.build(build.ROOT, site)
-        server = build.make_server(site, 0)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        runs = []
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                for n in range(1, args.runs + 1):
-                    run = one_run(browser, url)
-                    runs.append(run)
-                    print(f"run {n}: first generation {run['first']:.2f} s (with the model load), "
-                          f"second {run['second']:.2f} s, {run['tokens']} tokens", flush=True)
-                browser.close()
-        finally:
-            server.shutdown()
-            server.server_close()
+    runs = []
+    with served_browser() as (browser, url):
+        for n in range(1, args.runs + 1):
+            run = one_run(browser, url)
+            runs.append(run)
+            print(f"run {n}: first generation {run['first']:.2f} s (with the model load), "
+                  f"second {run['second']:.2f} s, {run['tokens']} tokens", flush=True)
     print(f"first generation median {statistics.median(r['first'] for r in runs):.2f} s, "
           f"second median {statistics.median(r['second'] for r in runs):.2f} s (n={len(runs)})")
 

@@ -17,6 +17,7 @@ import statistics
 import sys
 import tempfile
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,31 +74,38 @@ def one_run(browser, url: str) -> dict:
             "cells": [(end - start) / 1000 for start, end in zip(starts, done)]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+@contextmanager
+def served_browser():
+    """A fresh build of the sources in a temporary folder, served on 127.0.0.1, and headless
+    Chromium: yields (browser, url of the site's root). Shared by the browser benchmarks."""
     from playwright.sync_api import sync_playwright
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         build.build(build.ROOT, site)
         server = build.make_server(site, 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
-        runs = []
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-                for n in range(1, args.runs + 1):
-                    run = one_run(browser, url)
-                    runs.append(run)
-                    cells = " ".join(f"{t:.2f}" for t in run["cells"])
-                    print(f"run {n}: start-up {run['startup']:.2f} s, run all {run['run_all']:.2f} s, "
-                          f"cells [{cells}] s", flush=True)
+                yield browser, f"http://127.0.0.1:{server.server_address[1]}/"
                 browser.close()
         finally:
             server.shutdown()
             server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    runs = []
+    with served_browser() as (browser, url):
+        for n in range(1, args.runs + 1):
+            run = one_run(browser, url)
+            runs.append(run)
+            cells = " ".join(f"{t:.2f}" for t in run["cells"])
+            print(f"run {n}: start-up {run['startup']:.2f} s, run all {run['run_all']:.2f} s, "
+                  f"cells [{cells}] s", flush=True)
     report(runs)
 
 

@@ -36,6 +36,7 @@ import numpy as np  # noqa: E402
 
 from masker import compile_choice, compile_json_schema, compile_regex  # noqa: E402
 from masker.errors import MaskerError  # noqa: E402
+from bench_masker import split_longest as _split_longest, vocabulary  # noqa: E402  (this folder)
 
 try:
     from tests.masker.oracle import Oracle, json_schema_lark, regex_lark  # noqa: E402
@@ -56,22 +57,9 @@ def compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def vocabulary() -> tuple[str, list[bytes]]:
-    try:
-        from minigpt.bpe import load_tokenizer
-        return "trained512", list(load_tokenizer().vocab)
-    except (ImportError, OSError):
-        return "bytes256", [bytes([i]) for i in range(256)]
-
-
 def split_longest(data: bytes, vocab: list[bytes]) -> list[int]:
-    by_bytes, longest = {t: i for i, t in enumerate(vocab)}, max(map(len, vocab))
-    ids, i = [], 0
-    while i < len(data):
-        n = next(n for n in range(min(longest, len(data) - i), 0, -1) if data[i:i + n] in by_bytes)
-        ids.append(by_bytes[data[i:i + n]])
-        i += n
-    return ids
+    """Greedy longest-match token ids for ``data`` (bench_masker's split, with its look-up built here)."""
+    return _split_longest(data, vocab, {t: i for i, t in enumerate(vocab)}, max(map(len, vocab)))
 
 
 def median_time(make, repeats: int):

@@ -23,13 +23,15 @@ import json
 import math
 from html import escape
 
+import numpy as np
+
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
 from masker.errors import caret_display
 
 from .figures import NAMES, PROMPT, answer
 from .numbers import es_decimal, es_prob, es_sci_log
 from .sampling import Decoder
-from .views import FORCED_LABELS, KIND_NAMES, PositionsView, status_html, styled, token_html
+from .views import KIND_NAMES, PositionsView, status_html, styled, token_html
 
 KINDS = ("none", "choice", "regex", "json_schema", "gbnf")
 
@@ -204,14 +206,11 @@ class Lab:
         p = self.decoder.next_distribution()
         vocab = self.tok.vocab
         matcher = self.decoder.matcher
-        order = p.argsort()[::-1]
-        if matcher is None:
-            allowed, removed = order[:12].tolist(), []
-        else:
-            mask = matcher.mask()
-            allowed = [t for t in order.tolist() if mask[t]][:12]
-            removed = [t for t in order[:8].tolist() if not mask[t]]
-        kept = float(p[[t for t in range(len(p)) if matcher is None or matcher.mask()[t]]].sum())
+        order = np.argsort(-p, kind="stable")
+        mask = np.ones(len(p), dtype=bool) if matcher is None else matcher.mask()
+        allowed = [t for t in order.tolist() if mask[t]][:12]
+        removed = [t for t in order[:8].tolist() if not mask[t]]
+        kept = float(p[mask].sum())
         buttons = "".join(
             f'<li><button type="button" class="lab-token" data-testid="lab-allowed-token" data-token-id="{t}" '
             f'aria-label="elegir el token {escape(repr(vocab[t].decode("utf-8", "replace")))}">'
@@ -336,5 +335,5 @@ def act(action: str, state, token_id: int | None = None):
         return _Html(error_html(ConstraintError(str(error))))
 
 
-__all__ = ["act", "ConstraintError", "FORCED_LABELS", "KINDS", "Lab", "PRESETS", "compile_constraint",
+__all__ = ["act", "ConstraintError", "KINDS", "Lab", "PRESETS", "compile_constraint",
            "error_html", "refused_at"]
