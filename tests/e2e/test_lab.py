@@ -178,5 +178,7 @@ def test_stepping_keeps_the_focus_on_the_choices_and_compare_works_step_by_step(
         lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
     assert lab.locator("[data-testid=lab-output]").get_attribute("data-state") == "done"
     assert lab.locator("[data-testid=lab-unconstrained]").count() == 1
-    assert lab.locator("[data-testid=lab-status]").inner_text()
+    status = lab.locator("[data-testid=lab-status]")
+    assert status.text_content()  # read out after each action...
+    assert status.evaluate("e => e.getBoundingClientRect().width") <= 1  # ...but not shown twice
     lab.locator("[data-testid=lab-compare]").uncheck()
