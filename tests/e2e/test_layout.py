@@ -19,7 +19,8 @@ OVERFLOWS = """() => {
     if (el.closest('.cm-editor')) continue;  // the editor scrolls long lines by design
     const style = getComputedStyle(el);
     if (style.textOverflow === 'ellipsis') continue;  // shortened on purpose (the kernel status)
-    if (el.clientWidth === 0 || el.scrollWidth <= el.clientWidth + 1) continue;
+    // 0 or 1 px wide: not shown (closed, or read by screen readers only, like the lab's status)
+    if (el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) continue;
     if (!['auto', 'scroll', 'hidden', 'clip'].includes(style.overflowX)) continue;
     out.push({what: el.className || el.tagName, scroll: style.overflowX !== 'hidden' && style.overflowX !== 'clip',
               cue: style.backgroundImage.includes('gradient'), sw: el.scrollWidth, cw: el.clientWidth});
