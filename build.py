@@ -13,7 +13,9 @@ function of plain data that a test can call alone:
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file;
 3. bundle the page script (CodeMirror) with esbuild;
 4. pack ``py/`` into one zip archive;
-5. collect ``weights/``, and compute the lesson's figures from them (``lesson_figures``, cached);
+5. collect ``weights/``, and compute each lesson's prose figures from them (``lesson_figures``:
+   the ``compute_figures(model, tok)`` of the module that the page's ``PAGES`` entry names under
+   ``"figures"``, cached);
 6. name every file of the site with its content hash (``plan_site``);
 7. render the pages, recording each page's headings and cell sources (``PageOutline``), and
    typeset their formulas as MathML (KaTeX, see ``texmath``); run every page's cells in CPython
@@ -73,6 +75,7 @@ PAGES = (
      "title": "Python en el navegador", "summary":
      "Celdas de Python con NumPy que se ejecutan en esta página, sin servidor."},
     {"template": "mascara.html", "out": "mascara.html", "title": "La máscara", "notebook": "mascara.ipynb",
+     "figures": "lesson.figures",
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
@@ -151,7 +154,7 @@ class SitePlan:
     urls: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     weights: list[dict] = field(default_factory=list)
-    figures: dict | None = None  # the lesson's computed figures (see lesson_figures)
+    figures: dict | None = None  # {page out: its computed figures} (see lesson_figures)
 
     def add(self, key: str, path: str, data: bytes) -> str:
         self.assets.append(Asset(path, data))
@@ -300,31 +303,42 @@ def bundle_script(entry: Path, node_modules: Path = NODE_MODULES) -> bytes:
 
 
 def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
-    """Every figure the lesson prose quotes, computed in CPython by ``py/lesson`` with ``weights/``.
+    """Every figure the lessons' prose quotes, computed in CPython by ``py/`` with ``weights/``:
+    ``{page out: figures}`` for each entry of ``PAGES`` that names a module under ``"figures"``
+    (the module's ``compute_figures(model, tok)``, plain JSON data).
 
-    Returns None when the weights are missing (the lesson page then says so). The result is cached
-    in ``cache`` under a hash of the weights and of ``py/lesson`` and ``py/minigpt``, so a rebuild
-    recomputes only when one of them changed (the computation takes a few seconds).
+    Returns None when the weights are missing (the lesson pages then say so). Each page's result is
+    cached in ``cache`` under a hash of the weights, of ``py/`` and of the module's name, so a
+    rebuild recomputes only when one of them changed (a lesson's figures take seconds). A figure
+    that cannot be computed raises here, and the build stops: no page quotes a number it lacks.
     """
     weights = root / "weights"
     files = collect_weights(weights)
     names = [name for name, _ in files]
     if not (has_model(names) and "merges.txt" in names):
         return None
-    sources = sorted((root / "py" / "lesson").glob("*.py")) + sorted((root / "py" / "minigpt").glob("*.py"))
+    sources = sorted(p for p in (root / "py").rglob("*.py") if "__pycache__" not in p.parts)
     digest = hashlib.sha256()
-    for name, data in files + [(path.name, path.read_bytes()) for path in sources]:
+    for name, data in files + [(path.relative_to(root).as_posix(), path.read_bytes()) for path in sources]:
         digest.update(name.encode() + b"\0" + data)
-    stored = cache / f"lesson-figures-{digest.hexdigest()[:16]}.json"
-    if stored.exists():
-        return json.loads(stored.read_text(encoding="utf-8"))
-    use_py(root)
-    from lesson.figures import compute_figures
-    from minigpt.bpe import load_tokenizer
-    from minigpt.gpt import load_model
-    figures = compute_figures(load_model(weights), load_tokenizer(weights))
-    stored.parent.mkdir(parents=True, exist_ok=True)
-    stored.write_text(json.dumps(figures, ensure_ascii=False, indent=1), encoding="utf-8")
+    figures, loaded = {}, None
+    for spec in PAGES:
+        module = spec.get("figures")
+        if not module:
+            continue
+        key = digest.copy()
+        key.update(module.encode())
+        stored = cache / f"figures-{Path(spec['out']).stem}-{key.hexdigest()[:16]}.json"
+        if not stored.exists():
+            use_py(root)
+            import importlib
+            from minigpt.bpe import load_tokenizer
+            from minigpt.gpt import load_model
+            loaded = loaded or (load_model(weights), load_tokenizer(weights))
+            result = importlib.import_module(module).compute_figures(*loaded)
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            stored.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        figures[spec["out"]] = json.loads(stored.read_text(encoding="utf-8"))
     return figures
 
 
@@ -480,15 +494,16 @@ def render_pages(plan: SitePlan, env: jinja2.Environment) -> list[Page]:
     }
     context = {"urls": plan.urls, "pages": PAGES, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
-               "runtime_config": runtime_config, "fig": plan.figures,
+               "runtime_config": runtime_config,
                "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
                "tools": [page for page in PAGES if page.get("tool")]}
     outline = env.globals["outline"]
     rendered: dict[str, Page] = {}
     for page in sorted(PAGES, key=lambda spec: not is_lesson(spec)):  # lessons first
         outline.take()  # nothing left over from a render that raised
+        fig = (plan.figures or {}).get(page["out"])  # None: no weights, or no figures module
         html = env.get_template(page["template"]).render(
-            page=page, course=course_entries(rendered), **context)
+            page=page, course=course_entries(rendered), fig=fig, **context)
         rendered[page["out"]] = Page(page["out"], html.encode(), outline.take())
     return [rendered[page["out"]] for page in PAGES]
 
