@@ -5,6 +5,7 @@ Every function takes a masker ``Grammar`` (``compile_choice``, ``compile_regex``
 
 - :func:`generate`: sampling with or without the mask (temperature, top-k, top-p, a token budget),
   recording every position;
+- :func:`sample_batch`: many answers at once (one model call per position for the whole batch);
 - :func:`enumerate_paths`: every token path that spells a text of a finite grammar, with p(G|x),
   the conditional and the masked distributions; :func:`count_language` counts them first;
 - :func:`rejection_sample`: whole unmasked answers until enough are texts of the grammar.
@@ -13,6 +14,7 @@ Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
 
 from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex
 
+from .batch import sample_batch
 from .enumeration import Enumeration, enumerate_paths
 from .language import LanguageCounts, LanguageTooLarge, count_language, count_paths, count_positions
 from .rejection import Rejection, rejection_sample
@@ -22,4 +24,4 @@ from .views import PositionsView, SampleTable, token_label
 __all__ = ["Enumeration", "Generation", "LanguageCounts", "LanguageTooLarge", "Position", "PositionsView",
            "Rejection", "SampleTable", "compile_cfg", "compile_choice", "compile_json_schema",
            "compile_regex", "count_language", "count_paths", "count_positions", "enumerate_paths",
-           "generate", "rejection_sample", "token_label"]
+           "generate", "rejection_sample", "sample_batch", "token_label"]
