@@ -79,6 +79,10 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "automata.html", "out": "automata.html", "title": "Del esquema al autómata",
+     "notebook": "automata.ipynb", "figures": "lesson.automata_figures", "summary":
+     "Cómo una restricción se convierte en máscara: autómatas, el trie de tokens, el índice por "
+     "estado, la pila que necesita JSON y los tokens forzados."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )

@@ -11,6 +11,13 @@ The decode loop, written out (one position j per turn), for any masker grammar (
    (:func:`lesson.language.ended`) says the text is complete, or the token budget runs out.
 
 Without a grammar, steps 2-3 are skipped and the loop runs ``max_tokens`` tokens.
+
+Fast-forward (``fast_forward=True``, an option): before step 1, when the grammar leaves exactly one
+continuation of the text for one or more bytes (:func:`forced_bytes`), the loop writes those bytes
+at once, split into tokens as the tokenizer's BPE encodes them (``tok.encode_bytes``: one fixed
+split, never sampled), and runs the model on all of them in one call. Step-by-step masked sampling
+would instead choose among every token split of the same bytes, so the two loops draw different
+token paths (same texts allowed, different probabilities).
 Computed in float64 (``model.astype(np.float64)``), so that CPython and the browser agree to
 far more digits than the lesson prints.
 """
@@ -78,6 +85,7 @@ class Generation:
     top_p: float | None = None
     max_tokens: int = 0
     status: str = LENGTH
+    model_calls: int = 0  # forward passes of the model (the prompt's included)
 
     @property
     def masked(self) -> bool:
@@ -128,7 +136,7 @@ class Generation:
 def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
              temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
              max_tokens: int | None = None, stop_at_accept: bool = False,
-             record_top: int = 5) -> Generation:
+             record_top: int = 5, fast_forward: bool = False) -> Generation:
     """Sample one answer after ``prompt``, masked by ``grammar`` (a masker Grammar) when one is given.
 
     model: a minigpt GPT (computed in float64 here); tok: its Tokenizer (prompt and vocabulary).
@@ -146,10 +154,15 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1],
     or a prompt plus max_tokens longer than the model's n_ctx tokens; masker errors
     (``LimitExceeded``) pass through. The loop itself is :class:`Decoder`, one position a step.
+
+    fast_forward: write each run of forced bytes (:func:`forced_bytes`) without sampling, in the
+    tokenizer's BPE split, with one model call for the whole run (see the module docstring); its
+    positions have ``forced == "fast_forward"`` and q = 1. Needs a grammar; ignored without one.
+    ``Generation.model_calls`` counts the model calls either way.
     """
     decoder = Decoder(model, tok, prompt, grammar, seed=seed, temperature=temperature, top_k=top_k,
                       top_p=top_p, max_tokens=max_tokens, stop_at_accept=stop_at_accept,
-                      record_top=record_top)
+                      record_top=record_top, fast_forward=fast_forward)
     while not decoder.done:
         decoder.step()
     return decoder.generation
@@ -165,7 +178,8 @@ class Decoder:
 
     def __init__(self, model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
-                 max_tokens: int | None = None, stop_at_accept: bool = False, record_top: int = 5):
+                 max_tokens: int | None = None, stop_at_accept: bool = False, record_top: int = 5,
+                 fast_forward: bool = False):
         if temperature <= 0:
             raise ValueError(f"temperature must be > 0, found {temperature}")
         if top_k is not None and top_k < 1:
@@ -193,6 +207,7 @@ class Decoder:
         self._cache = self._model.new_cache(1)
         self._logits = None
         self._prompt_ids = prompt_ids
+        self._tok, self.fast_forward = tok, fast_forward
         if self.matcher is not None and ended(self.matcher, stop_at_accept):
             self._finish(STOPPED if stop_at_accept else FINISHED)
 
@@ -204,14 +219,22 @@ class Decoder:
         if self._logits is None:
             ids = self._prompt_ids if not self.generation.token_ids else [self.generation.token_ids[-1]]
             self._logits = self._model.step(np.array([ids]), self._cache)[0, -1]
+            self.generation.model_calls += 1
         return softmax(self._logits / self.temperature)
 
     def step(self, token_id: int | None = None) -> Position:
         """One position: mask, renormalise, truncate, then sample, or take ``token_id`` (the reader's
         pick; it must be allowed, and no random number is drawn for it). Raises RuntimeError when
-        the generation is done, ValueError for a token the mask refuses."""
+        the generation is done, ValueError for a token the mask refuses.
+
+        With ``fast_forward`` (and no ``token_id``), a position where the grammar forces bytes writes
+        the whole run of forced tokens instead (:meth:`_fast_forward`); the last one is returned."""
         if self.done:
             raise RuntimeError(f"the generation is done ({self.generation.status}): start a new one")
+        if self.fast_forward and self.matcher is not None and token_id is None:
+            forced = self._fast_forward()
+            if forced is not None:
+                return forced
         p = self.next_distribution()
         if token_id is not None and self.matcher is not None and not self.matcher.mask()[token_id]:
             raise ValueError(f"token {token_id} is not allowed after {self.matcher.prefix_bytes[-40:]!r}")
@@ -229,6 +252,56 @@ class Decoder:
         if len(gen.token_ids) >= gen.max_tokens:
             self._finish(LENGTH if self.matcher is None else BUDGET)
         return position
+
+
+    def _fast_forward(self) -> Position | None:
+        """Write the forced bytes after the prefix (:func:`forced_bytes`) as the tokenizer's BPE
+        tokens, all in one model call; None when nothing is forced. Each token's Position has
+        q = 1, kept mass = its own p (the loop allowed only it), and ``forced == "fast_forward"``."""
+        gen = self.generation
+        room = gen.max_tokens - len(gen.token_ids)
+        ids = self._tok.encode_bytes(forced_bytes(self.matcher, self.stop_at_accept))[:room]
+        if not ids:
+            return None
+        p = self.next_distribution()
+        # one call: the logits after each forced token (the last row is the next position's)
+        logits = self._model.step(np.array([ids]), self._cache)[0]
+        gen.model_calls += 1
+        for k, t in enumerate(ids):
+            order = np.argsort(-p, kind="stable")[:self.record_top]
+            top = [(int(i), float(p[i])) for i in order]
+            pt = float(p[t])
+            position = Position(top, [(t, pt, 1.0)], pt, t, pt, 1.0, "fast_forward", probs=p)
+            gen.positions.append(position)
+            gen.token_ids.append(t)
+            self.matcher.consume(t)
+            p = softmax(logits[k] / self.temperature)
+        self._logits = logits[-1]
+        if ended(self.matcher, self.stop_at_accept):
+            self._finish(STOPPED if self.stop_at_accept and not self.matcher.is_finished() else FINISHED)
+        elif len(gen.token_ids) >= gen.max_tokens:
+            self._finish(BUDGET)
+        return position
+
+
+MAX_FORCED_BYTES = 256  # a bound on one fast-forward run (``a*`` forces ``a`` for ever)
+
+
+def forced_bytes(matcher, stop_at_accept: bool = False, limit: int = MAX_FORCED_BYTES) -> bytes:
+    """The bytes the grammar forces after ``matcher``'s prefix: the longest run b1 b2 ... such that,
+    before each, exactly one byte value keeps the automaton alive and the text cannot end there
+    (with ``stop_at_accept`` an accepting prefix ends the run; without it, the loop would go on
+    anyway). At most ``limit`` bytes. Uses the automaton interface only (256 ``step`` calls per
+    byte), so it holds for every grammar kind; the matcher is not changed."""
+    automaton, state = matcher.grammar.automaton, matcher.state
+    out = bytearray()
+    while len(out) < limit and not (stop_at_accept and automaton.is_accepting(state)):
+        alive = [(b, nxt) for b in range(256) if (nxt := automaton.step(state, b)) is not None]
+        if len(alive) != 1:
+            break
+        out.append(alive[0][0])
+        state = alive[0][1]
+    return bytes(out)
 
 
 def truncate(q: np.ndarray, ids: np.ndarray, top_k: int | None, top_p: float | None) -> np.ndarray:

@@ -174,6 +174,7 @@ ALL_STATIC = 12  # rows of the whole-vocabulary list written as HTML (all of the
 
 FORCED_LABELS = {"token": "forzada: un solo token",
                  "split": "forzada: una sola continuación, varias particiones",
+                 "fast_forward": "adelantada: escrita sin muestrear (partición BPE)",
                  None: "elección real"}
 
 
@@ -286,7 +287,9 @@ class PositionsView:
         forced = [pos.forced for pos in gen.positions]
         caption = (f"«{escape(gen.text)}», posición a posición: {n} tokens; "
                    f"{forced.count('token')} forzadas con un solo token, {forced.count('split')} con una sola "
-                   f"continuación pero varias particiones, {n - forced.count('token') - forced.count('split')} "
+                   f"continuación pero varias particiones, "
+                   + (f"{forced.count('fast_forward')} adelantadas sin muestrear, " if "fast_forward" in forced else "")
+                   + f"{n - sum(f is not None for f in forced)} "
                    "con elección real (marcadas en azul). Elige una posición con un clic, o con Tab y las "
                    "flechas, para ver su detalle.")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
