@@ -16,7 +16,7 @@ from masker import compile_cfg, compile_json_schema, compile_regex
 from .automata import crossings, regex_route
 from .automata_stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
 from .automata_trie import MaskIndex, trie_walk
-from .automata_views import compare_fast_forward
+from .automata_views import compare_fast_forward, sample_until_invalid
 from .batch import sample_batch
 from .sampling import generate
 from .views import is_partial, token_label
@@ -121,12 +121,15 @@ def fast_forward_figures(model, tok) -> dict:
 def phone_figures(model, tok) -> dict:
     grammar = compile_regex(PHONE)
     masked = sample_batch(model, tok, PHONE_PROMPT, grammar, n=PHONE_N, seed=0)
-    free = sample_batch(model, tok, PHONE_PROMPT, None, n=PHONE_N, seed=0, max_tokens=PHONE_FREE_TOKENS)
+    free = sample_until_invalid(model, tok, PHONE_PROMPT, grammar, n=PHONE_N, seed=0,
+                                max_tokens=PHONE_FREE_TOKENS)
     texts = [g.text for g in masked]
     return {"n": PHONE_N, "invalid": sum(re.fullmatch(PHONE, t) is None for t in texts),
             "distinct": len(set(texts)), "first": texts[:3],
-            "free_valid": sum(re.match(PHONE, g.text) is not None for g in free),
-            "free_digit_start": sum(g.text[:1].isdigit() for g in free),
+            "free_valid": free.hits, "free_first_dead": free.died_at[0],
+            "free_digit_start": sum(t[:1].isdigit() for t in free.texts),
+            "free_rows": free.rows_computed, "free_rows_whole": free.rows_whole,
+            "masked_rows": sum(len(g.token_ids) - 1 for g in masked),
             "states": grammar.automaton.n_states}
 
 

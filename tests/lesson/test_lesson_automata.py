@@ -21,7 +21,8 @@ from lesson.automata_figures import DATE, DIAGRAM, PHONE, SCHEMA, WORD, YES_NO
 from lesson.automata_stack import (NESTED_GBNF, StackPlot, StackRow, bounded_regex, earley_items,
                                    nested_prefix, stack_growth)
 from lesson.automata_trie import MaskIndex, mask_timings, shortest_prefixes, trie_walk
-from lesson.automata_views import PhoneCheck, compare_fast_forward, opening_split, path_probability
+from lesson.automata_views import (EarlyAbort, PhoneCheck, compare_fast_forward, opening_split,
+                                   path_probability, sample_until_invalid)
 from lesson.sampling import MAX_FORCED_BYTES, forced_bytes
 from lesson.views import is_partial
 from masker.trie import brute_force_mask
@@ -384,17 +385,65 @@ class FakeGen:
 
 def test_phone_check_counts_with_re():
     masked = [FakeGen(t) for t in ["612 345 678", "712 345 678", "512 345 678"]]
-    free = [FakeGen(t) for t in ["912 345 678 y más", "hola", ""]]
+    free = EarlyAbort(n=3, max_tokens=11, hits=1, died_at=[2] + [0] * 10, texts=[b"9", b"h", b""],
+                      rows_computed=10, model_calls=11)
     check = PhoneCheck(PHONE, masked, free, (0.0, 1e-300))
-    assert check.invalid == 1 and check.unmasked_valid == 1
+    assert check.invalid == 1
     html = check._repr_html_()
-    assert 'data-n="3" data-invalid="1"' in html and 'data-valid="1"' in html
-    empty = PhoneCheck(PHONE, [], [])._repr_html_()
-    assert 'data-n="0" data-invalid="0"' in empty
+    assert 'data-n="3" data-invalid="1"' in html and 'data-n="3" data-valid="1"' in html
+    empty = PhoneCheck(PHONE, [])._repr_html_()
+    assert 'data-n="0" data-invalid="0"' in empty and "phone-unmasked" not in empty
 
 
 def test_phone_samples_from_the_model_all_match(model, tok):
     from lesson import sample_batch
     gens = sample_batch(model, tok, "El teléfono de doña Paca es el ", compile_regex(PHONE), n=200, seed=3)
     assert all(re.fullmatch(PHONE, g.text) for g in gens)
-    assert PhoneCheck(PHONE, gens, []).invalid == 0
+    assert PhoneCheck(PHONE, gens).invalid == 0
+
+
+def naive_until_invalid(model, tok, prompt, grammar, n, seed, max_tokens):
+    """The same draws one row at a time, with full forward passes and ``re``-free prefix checks by
+    brute force over the grammar's automaton (each row's bytes stepped from the start)."""
+    m64 = model.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    auto = grammar.automaton
+    rows = {r: tok.encode(prompt) for r in range(n)}
+    texts, hits = [b""] * n, 0
+    for _ in range(max_tokens):
+        still = {}
+        us = rng.random(len(rows))
+        for u, (r, ids) in zip(us, rows.items()):
+            p = np.exp(next_logp(m64, ids))
+            cumulative = np.cumsum(p)
+            t = min(int((cumulative <= u * cumulative[-1]).sum()), len(p) - 1)
+            texts[r] += tok.vocab[t]
+            state = auto.start()
+            for b in texts[r]:
+                state = auto.step(state, b) if state is not None else None
+            if state is None:
+                continue
+            if auto.is_accepting(state):
+                hits += 1
+                continue
+            still[r] = ids + [t]
+        rows = still
+        if not rows:
+            break
+    return hits, texts
+
+
+@pytest.mark.parametrize("pattern,prompt", [(r"[a-z ]{1,6}", "El teléfono de doña Paca es el "),
+                                           (r"(de|la|el) [a-z]+ ", "Y entonces")])
+def test_sample_until_invalid_draws_like_a_naive_row_by_row_sampler(model, tok, pattern, prompt):
+    grammar = compile_regex(pattern)
+    got = sample_until_invalid(model, tok, prompt, grammar, n=12, seed=5, max_tokens=6)
+    hits, texts = naive_until_invalid(model, tok, prompt, grammar, 12, 5, 6)
+    assert got.texts == texts and got.hits == hits
+    assert got.hits + sum(got.died_at) <= got.n
+    assert got.rows_computed <= got.rows_whole
+
+
+def test_sample_until_invalid_rejects_bad_sizes(model, tok):
+    with pytest.raises(ValueError, match="n and max_tokens"):
+        sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=0)
