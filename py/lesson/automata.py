@@ -128,7 +128,9 @@ class DfaDiagram:
     def svg(self) -> str:
         dfa, r = self.dfa, self.R
         pos = self.positions()
-        width = max(x for x, _ in pos.values()) + 70
+        edges = sorted(dfa_edges(dfa).items())
+        longest = max((len(bytes_label(v)[0]) for _, v in edges), default=0)
+        width = max(x for x, _ in pos.values()) + 50 + 7.5 * longest  # room for a label on the right
         height = max(y for _, y in pos.values()) + 74
         n_acc = sum(dfa.accepting)
         parts = ['<defs><marker id="dfa-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
@@ -137,7 +139,7 @@ class DfaDiagram:
         x0, y0 = pos[0]
         parts.append(f'<line class="dfa-edge" x1="{x0 - r - 28}" y1="{y0}" x2="{x0 - r - 2}" y2="{y0}" '
                      'marker-end="url(#dfa-arrow)"/>')
-        for (s, t), values in sorted(dfa_edges(dfa).items()):
+        for (s, t), values in edges:
             short, full = bytes_label(values)
             parts.append(self._edge(pos[s], pos[t], s == t, short, full))
         for s, (x, y) in pos.items():

@@ -81,6 +81,9 @@ def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
     return rows
 
 
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 class StackPlot:
     """Both series of :func:`stack_growth` against depth, on a logarithmic y axis (SVG), with the
     numbers in a table beside it. Test hook: ``[data-testid=stack-plot]``."""
@@ -103,10 +106,10 @@ class StackPlot:
         values = [r.earley_items for r in self.rows] + [r.dfa_states for r in self.rows if r.dfa_states]
         top = math.ceil(math.log10(max(values + [10])))
         parts = []
-        for k in range(top + 1):
+        for k in range(0, top + 1, max(1, math.ceil((top + 1) / 6))):  # at most 6 grid lines
             _, y = self._xy(self.rows[0].depth, 10 ** k, top)
             parts.append(f'<line class="grid" x1="{self.PAD}" x2="{self.W - 10}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                         f'<text x="{self.PAD - 6}" y="{y + 4:.1f}" text-anchor="end">10^{k}</text>')
+                         f'<text x="{self.PAD - 6}" y="{y + 4:.1f}" text-anchor="end">10{str(k).translate(SUPERSCRIPT)}</text>')
         for r in self.rows:
             x, _ = self._xy(r.depth, 1, top)
             parts.append(f'<text x="{x:.1f}" y="{self.H - 12}" text-anchor="middle">{r.depth}</text>')
