@@ -15,7 +15,7 @@ Without a grammar, steps 2-3 are skipped and the loop runs ``max_tokens`` tokens
 Fast-forward (``fast_forward=True``, an option): before step 1, when the grammar leaves exactly one
 continuation of the text for one or more bytes (:func:`forced_bytes`), the loop writes those bytes
 at once, split into tokens as the tokenizer's BPE encodes them (``tok.encode_bytes``: one fixed
-split, never sampled), and runs the model on all of them in one call. Step-by-step masked sampling
+split, never sampled), and runs the model on all of them, with the token before them, in one call. Step-by-step masked sampling
 would instead choose among every token split of the same bytes, so the two loops draw different
 token paths (same texts allowed, different probabilities).
 Computed in float64 (``model.astype(np.float64)``), so that CPython and the browser agree to
@@ -156,7 +156,8 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     (``LimitExceeded``) pass through. The loop itself is :class:`Decoder`, one position a step.
 
     fast_forward: write each run of forced bytes (:func:`forced_bytes`) without sampling, in the
-    tokenizer's BPE split, with one model call for the whole run (see the module docstring); its
+    tokenizer's BPE split, with one model call for the whole run and the token before it (see the
+    module docstring); its
     positions have ``forced == "fast_forward"`` and q = 1. Needs a grammar; ignored without one.
     ``Generation.model_calls`` counts the model calls either way.
     """
@@ -256,26 +257,30 @@ class Decoder:
 
     def _fast_forward(self) -> Position | None:
         """Write the forced bytes after the prefix (:func:`forced_bytes`) as the tokenizer's BPE
-        tokens, all in one model call; None when nothing is forced. Each token's Position has
-        q = 1, kept mass = its own p (the loop allowed only it), and ``forced == "fast_forward"``."""
+        tokens; None when nothing is forced. One model call runs the token before the run (or the
+        prompt) together with the whole run, and gives the distribution before each forced token
+        and after the last. Each token's Position has q = 1, kept mass = its own p (the loop
+        allowed only it), and ``forced == "fast_forward"``."""
         gen = self.generation
         room = gen.max_tokens - len(gen.token_ids)
         ids = self._tok.encode_bytes(forced_bytes(self.matcher, self.stop_at_accept))[:room]
         if not ids:
             return None
-        p = self.next_distribution()
-        # one call: the logits after each forced token (the last row is the next position's)
-        logits = self._model.step(np.array([ids]), self._cache)[0]
+        if self._logits is None:  # the pending token (or the prompt) goes into the same call
+            pending = self._prompt_ids if not gen.token_ids else [gen.token_ids[-1]]
+            logits = self._model.step(np.array([pending + ids]), self._cache)[0, len(pending) - 1:]
+        else:
+            logits = np.concatenate([self._logits[None], self._model.step(np.array([ids]), self._cache)[0]])
         gen.model_calls += 1
-        for k, t in enumerate(ids):
+        for k, t in enumerate(ids):  # logits[k]: before forced token k; logits[-1]: after the run
+            p = softmax(logits[k] / self.temperature)
             order = np.argsort(-p, kind="stable")[:self.record_top]
-            top = [(int(i), float(p[i])) for i in order]
             pt = float(p[t])
-            position = Position(top, [(t, pt, 1.0)], pt, t, pt, 1.0, "fast_forward", probs=p)
+            position = Position([(int(i), float(p[i])) for i in order], [(t, pt, 1.0)], pt, t, pt, 1.0,
+                                "fast_forward", probs=p)
             gen.positions.append(position)
             gen.token_ids.append(t)
             self.matcher.consume(t)
-            p = softmax(logits[k] / self.temperature)
         self._logits = logits[-1]
         if ended(self.matcher, self.stop_at_accept):
             self._finish(STOPPED if self.stop_at_accept and not self.matcher.is_finished() else FINISHED)

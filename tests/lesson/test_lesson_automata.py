@@ -318,6 +318,12 @@ def test_fast_forward_writes_valid_texts_with_fewer_model_calls(model, tok, seed
         jsonschema.validate(__import__("json").loads(gen.text), SCHEMA)
     assert step.model_calls == len(step.token_ids)  # one call per position
     assert fast.model_calls < step.model_calls
+    # one call per forced run (with the token before it), one per sampled position, except a
+    # sampled position right after a run: the run's call already gave its distribution
+    kinds = [p.forced == "fast_forward" for p in fast.positions]
+    runs = sum(1 for i, k in enumerate(kinds) if k and (i == 0 or not kinds[i - 1]))
+    after_run = sum(1 for i, k in enumerate(kinds) if not k and i > 0 and kinds[i - 1])
+    assert fast.model_calls == runs + kinds.count(False) - after_run
     # the forced opening is written in the tokenizer's BPE split, with q = 1
     opening = tok.encode_bytes(b'{"nombre":"')
     assert fast.token_ids[:len(opening)] == opening
