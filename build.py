@@ -79,6 +79,11 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "distorsion.html", "out": "distorsion.html", "title": "Corregir la distorsión",
+     "notebook": "distorsion.ipynb", "figures": "lesson.smc_figures",
+     "summary":
+     "Pesos de importancia y Monte Carlo secuencial: la máscara como propuesta, corregida hasta "
+     "la distribución condicionada exacta."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )
