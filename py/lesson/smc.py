@@ -14,14 +14,19 @@ the product of the kept masses along y's own path. Two estimators use it, on one
   p(G | x) by the mean weight (1/N) sum_i w_i, which is unbiased: E_q~[w] = sum_y p(y | x) = p(G | x).
 - :func:`smc`: K particles advance one token at a time under the mask; each weight is multiplied by
   the kept mass of its position (the incremental weight), and when the effective sample size
-  (sum w)^2 / sum w^2 falls below ``ess_threshold * K`` the particles of that run are resampled
-  with **systematic** resampling (Kitagawa 1996; Douc, Cappé & Moulines 2005) and their weights
-  reset to equal. The estimate of p(G | x) is the product, over the stretches between resamplings,
-  of the mean weights; it is unbiased, with adaptive resampling too (Del Moral 2004; Whiteley, Lee
+  (sum w)^2 / sum w^2 of a run's unfinished particles falls below ``ess_threshold`` times their
+  number, those particles are resampled with **systematic** resampling (Kitagawa 1996; Douc,
+  Cappé & Moulines 2005) and their weights reset to the group's mean weight. The estimate of p(G | x) is the mean of the final weights (with
+  every particle resampled at once, this is the product over the stretches between resamplings of
+  their mean weights); it is unbiased, with adaptive resampling too (Del Moral 2004; Whiteley, Lee
   & Heine 2016, "On the role of interaction in sequential Monte Carlo algorithms"). Applied to
   language models: Lew et al. 2023, "Sequential Monte Carlo steering of large language models
-  using probabilistic programs"; Loula et al. 2025, "Syntactic and semantic control of large
-  language models via sequential Monte Carlo".
+  using probabilistic programs" (arXiv:2306.03081); Loula et al. 2025, "Syntactic and semantic
+  control of large language models via sequential Monte Carlo" (ICLR 2025). Park et al. 2024,
+  "Grammar-aligned decoding" (arXiv:2405.21047), measure the mask's distortion on grammars.
+  Resampling here touches only the unfinished particles, each copy taking the mean weight of that
+  group, so the total weight is kept in expectation; finished particles keep their weights (a
+  particle that already paid for its last tokens is not compared with one that has not).
 
 The loop (one model call per position for every particle of every run):
 
@@ -179,9 +184,10 @@ def smc(model, tok, prompt: str, grammar: Grammar, particles: int, *, ess_thresh
         max_tokens: int | None = None) -> Particles:
     """Sequential Monte Carlo with the mask as proposal and systematic resampling (module doc).
 
-    particles: K per run. ess_threshold: a run is resampled after a position where its effective
-    sample size (sum w)^2 / sum w^2 is below ``ess_threshold * K``; 0 never resamples (that is
-    importance sampling), 1 resamples whenever the weights are not all equal. Other arguments and
+    particles: K per run. ess_threshold: after a position where the effective sample size
+    (sum w)^2 / sum w^2 of a run's M unfinished particles is below ``ess_threshold * M``, those M
+    are resampled (systematic) and each gets their mean weight; finished particles keep theirs.
+    0 never resamples (that is importance sampling), 1 resamples whenever the weights differ. Other arguments and
     errors as :func:`importance_sample`, plus ValueError for a threshold outside [0, 1].
     Returns :class:`Particles` with method "smc".
     """

@@ -65,8 +65,15 @@ def one_sample(model, tok, grammar) -> dict:
     """The masked sample with seed 0: ln p, ln q~ and ln of the product of its kept masses
     (ln p - ln q~ equals the last one: the weight is the product of the kept masses)."""
     gen = generate(model, tok, PROMPT, grammar, seed=0)
+    written, closing = b"", None
+    for j, (t, pos) in enumerate(zip(gen.token_ids, gen.positions), start=1):
+        if closing is None and written.startswith(b'{"nombre":"') and len(written) > 11 and b'"' in tok.vocab[t]:
+            closing = {"position": j, "kept": pos.kept_mass}
+        written += tok.vocab[t]
+    middle = [pos.kept_mass for pos in gen.positions]
     return {"text": gen.text, "name": name_of(gen.text), "log_p": gen.log_p, "log_q": gen.log_q,
-            "log_kept": gen.log_kept, "tokens": len(gen.token_ids)}
+            "log_kept": gen.log_kept, "tokens": len(gen.token_ids), "closing": closing,
+            "median_kept": float(np.median(middle))}
 
 
 def weights_summary(model, tok, grammar, exact) -> dict:
@@ -78,15 +85,22 @@ def weights_summary(model, tok, grammar, exact) -> dict:
     freq, est = draws.frequencies(0), draws.estimate(0)
     per_name = []
     for r in exact.rows:
+        own = [lw for t, lw in zip(draws.texts[0], draws.log_weights[0].tolist()) if t == r.text]
         per_name.append({"name": name_of(r.label), "draws": freq.get(r.text, 0.0),
-                         "weight": est.get(r.text, 0.0), "conditional": r.conditional, "masked": r.masked})
+                         "weight": est.get(r.text, 0.0), "conditional": r.conditional, "masked": r.masked,
+                         "mean_log_w": float(np.mean(own)) if own else None})
     inflated = max(per_name, key=lambda r: r["masked"] / r["conditional"])
+    favourite = max(per_name, key=lambda r: r["conditional"])
+    # how many times lighter, on the geometric mean, a draw of the inflated name is than one of the
+    # conditional's favourite
+    lighter = math.exp(favourite["mean_log_w"] - inflated["mean_log_w"])
     top_share = float(w[order[:IS_DRAWS // 100]].sum())
     return {"ess": draws.final_ess(0), "top1": float(w[order[0]]), "top_percent": top_share,
             "top_name": name_of(draws.texts[0][int(order[0])]),
             "log_z": float(draws.log_z[0]), "z_ratio": math.exp(float(draws.log_z[0]) - exact.log_p_grammar),
             "tv": draws.tv(exact), "tv_mask": draws.tv(exact, weighted=False),
-            "per_name": per_name, "inflated": inflated,
+            "per_name": per_name, "inflated": inflated, "favourite": favourite, "lighter": lighter,
+            "inflated_most_drawn": inflated["draws"] == max(r["draws"] for r in per_name),
             "p_grammar": math.exp(float(draws.log_z[0])),
             "heaviest_weight_log": float(draws.log_weights[0, order[0]]),
             "lightest_weight_log": float(draws.log_weights[0].min()),
@@ -124,6 +138,7 @@ def threshold_summary(model, tok, grammar, table) -> dict:
         out[key] = {"threshold": th,
                     "tv": float(np.mean([total_variation(r.estimate(i), table) for i in range(RUNS)])),
                     "protagonist": float(np.mean([r.estimate(i).get(protagonist, 0.0) for i in range(RUNS)])),
+                    "protagonist_lost": sum(protagonist not in r.estimate(i) for i in range(RUNS)),
                     "resampled": sorted({p for run in r.resampled for p in run})}
     out["protagonist_exact"] = table[protagonist]
     return out

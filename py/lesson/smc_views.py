@@ -65,8 +65,8 @@ def particles_html(result) -> str:
 class WeightsView:
     """How lopsided the importance weights of run 0 are: ESS, the share of the heaviest particles,
     the heaviest ``top`` particles, and per text the share of draws (what the mask gives), the
-    share of weight (the corrected estimate) and, with ``exact`` (an Enumeration or a dict), the
-    exact conditional."""
+    typical weight of its draws (exp of their mean ln w: a geometric mean), the share of weight
+    (the corrected estimate) and, with ``exact`` (an Enumeration or a dict), the exact conditional."""
 
     def __init__(self, result, exact=None, top: int = 8):
         self.result, self.exact, self.top = result, exact, top
@@ -78,8 +78,10 @@ class WeightsView:
         n = len(w)
         ess = r.final_ess(0)
         top1, top10 = float(w[order[:1]].sum()), float(w[order[:max(1, n // 100)]].sum())
-        summary = (f'<p class="enum-summary" data-testid="weights-summary" data-ess="{ess!r}">'
-                   f'{es_int(n)} muestras con máscara · tamaño efectivo (Σw)²/Σw² = {es_decimal(ess, 1)} '
+        log_z = float(r.log_z[0])
+        summary = (f'<p class="enum-summary" data-testid="weights-summary" data-ess="{ess!r}" '
+                   f'data-log-z="{log_z!r}">{es_int(n)} muestras con máscara · media de los pesos, la '
+                   f'estimación de p(G | x): {es_sci_log(log_z)} · tamaño efectivo (Σw)²/Σw² = {es_decimal(ess, 1)} '
                    f'({es_percent(ess / n)}) · la más pesada lleva el {es_percent(top1)} del peso; el 1 % más '
                    f'pesado ({es_int(max(1, n // 100))}), el {es_percent(top10)}</p>')
         heavy = "".join(
@@ -91,9 +93,13 @@ class WeightsView:
         exact = exact_table(self.exact) if self.exact is not None else {}
         texts = sorted(set(est) | set(freq) | set(exact), key=lambda t: (-exact.get(t, est.get(t, 0.0)), t))
         head_exact = "<th scope='col'>exacta</th>" if exact else ""
+        typical = {}
+        for text, lw in zip(r.texts[0], r.log_weights[0].tolist()):
+            typical.setdefault(text, []).append(lw)
         per_text = "".join(
             f'<tr><th scope="row"><code>{escape(_label(t))}</code></th>'
             f'<td>{_bar(freq.get(t, 0.0), es_prob(freq.get(t, 0.0)))}</td>'
+            f'<td class="num">{es_sci_log(float(np.mean(typical[t]))) if t in typical else "—"}</td>'
             f'<td>{_bar(est.get(t, 0.0), es_prob(est.get(t, 0.0)))}</td>'
             + (f'<td>{_bar(exact.get(t, 0.0), es_prob(exact.get(t, 0.0)))}</td>' if exact else "")
             + "</tr>" for t in texts)
@@ -102,9 +108,10 @@ class WeightsView:
                       '</caption><thead><tr><th scope="col">puesto</th><th scope="col">texto</th>'
                       '<th scope="col">peso w</th><th scope="col">peso normalizado</th></tr></thead>'
                       f'<tbody>{heavy}</tbody></table></div>' + _scroll("muestras y peso por texto") +
-                      '<table class="enumeration"><caption>Por texto: cuántas muestras, cuánto peso'
+                      '<table class="enumeration weights-by-text"><caption>Por texto: cuántas muestras, cuánto peso'
                       '</caption><thead><tr><th scope="col">texto</th><th scope="col">fracción de '
-                      'muestras (máscara)</th><th scope="col">fracción del peso</th>' + head_exact +
+                      'muestras (máscara)</th><th scope="col">peso típico (media geométrica)</th>'
+                      '<th scope="col">fracción del peso</th>' + head_exact +
                       f'</tr></thead><tbody>{per_text}</tbody></table></div>')
 
 
@@ -191,7 +198,8 @@ def convergence_html(conv) -> str:
 
     parts = [f'<line x1="{left}" y1="{py(0)}" x2="{w - right}" y2="{py(0)}" class="cv-axis"/>',
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{py(0)}" class="cv-axis"/>']
-    for tick in np.linspace(0, top_tv, 5)[:-1].tolist() + [top_tv / 1.08]:
+    step = 0.1 if top_tv <= 0.5 else 0.2
+    for tick in np.arange(0, top_tv, step).tolist():
         parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" class="cv-tick" text-anchor="end">'
                      f'{es_decimal(tick, 2)}</text>')
     for n in sizes:

@@ -87,10 +87,11 @@ def test_convergence_in_the_page_is_cpythons(page, cpython):
 
 
 def test_weighted_draws_and_particles_are_cpythons(page, cpython):
-    summaries = page.locator("[data-testid=cell] [data-testid=particles-summary]")
-    by_method = {summaries.nth(i).get_attribute("data-method"): summaries.nth(i) for i in range(summaries.count())}
-    assert float(by_method["is"].get_attribute("data-log-z")) == pytest.approx(cpython.draws.log_z[0], abs=1e-6)
-    assert float(by_method["smc"].get_attribute("data-log-z")) == pytest.approx(cpython.particles.log_z[0], abs=1e-6)
+    weights = page.locator("[data-testid=cell] [data-testid=weights-summary]")
+    assert float(weights.get_attribute("data-log-z")) == pytest.approx(cpython.draws.log_z[0], abs=1e-6)
+    assert float(weights.get_attribute("data-ess")) == pytest.approx(cpython.draws.final_ess(0), rel=1e-6)
+    particles = page.locator("[data-testid=cell] [data-testid=particles-summary][data-method=smc]")
+    assert float(particles.get_attribute("data-log-z")) == pytest.approx(cpython.particles.log_z[0], abs=1e-6)
     paths = page.locator("[data-testid=cell] [data-testid=particle-paths]")
     assert paths.get_attribute("data-resampled") == ",".join(map(str, cpython.particles.resampled[0]))
 
