@@ -243,5 +243,5 @@ def convergence_html(conv) -> str:
                   '<table class="compact-table" data-testid="smc-convergence"><caption>Distancia de '
                   'variación total a la condicionada exacta</caption><thead><tr><th scope="col">método</th>'
                   '<th scope="col">N</th><th scope="col">media</th><th scope="col">mín. – máx.</th>'
-                  '<th scope="col">tokens muestreados por ejecución</th></tr></thead>'
+                  '<th scope="col">tokens por ejecución</th></tr></thead>'
                   f'<tbody>{rows}</tbody></table></div>')
