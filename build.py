@@ -83,6 +83,11 @@ PAGES = (
      "notebook": "automata.ipynb", "figures": "lesson.automata_figures", "summary":
      "Cómo una restricción se convierte en máscara: autómatas, el trie de tokens, el índice por "
      "estado, la pila que necesita JSON y los tokens forzados."},
+    {"template": "distorsion.html", "out": "distorsion.html", "title": "Corregir la distorsión",
+     "notebook": "distorsion.ipynb", "figures": "lesson.smc_figures",
+     "summary":
+     "Pesos de importancia y Monte Carlo secuencial: la máscara como propuesta, corregida hasta "
+     "la distribución condicionada exacta."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )

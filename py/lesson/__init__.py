@@ -8,7 +8,9 @@ Every function takes a masker ``Grammar`` (``compile_choice``, ``compile_regex``
 - :func:`sample_batch`: many answers at once (one model call per position for the whole batch);
 - :func:`enumerate_paths`: every token path that spells a text of a finite grammar, with p(G|x),
   the conditional and the masked distributions; :func:`count_language` counts them first;
-- :func:`rejection_sample`: whole unmasked answers until enough are texts of the grammar.
+- :func:`rejection_sample`: whole unmasked answers until enough are texts of the grammar;
+- :func:`importance_sample`, :func:`smc`, :func:`convergence`: the mask as a proposal, corrected by
+  importance weights or by sequential Monte Carlo.
 Results render as HTML in a page cell or in Jupyter (``_repr_html_``).
 """
 
@@ -19,9 +21,12 @@ from .enumeration import Enumeration, enumerate_paths
 from .language import LanguageCounts, LanguageTooLarge, count_language, count_paths, count_positions
 from .rejection import Rejection, rejection_sample
 from .sampling import Generation, Position, generate
+from .smc import Convergence, Particles, convergence, importance_sample, smc
+from .smc_views import PathsView, WeightsView
 from .views import PositionsView, SampleTable, token_label
 
-__all__ = ["Enumeration", "Generation", "LanguageCounts", "LanguageTooLarge", "Position", "PositionsView",
+__all__ = ["Convergence", "Particles", "PathsView", "WeightsView", "convergence", "importance_sample", "smc",
+           "Enumeration", "Generation", "LanguageCounts", "LanguageTooLarge", "Position", "PositionsView",
            "Rejection", "SampleTable", "compile_cfg", "compile_choice", "compile_json_schema",
            "compile_regex", "count_language", "count_paths", "count_positions", "enumerate_paths",
            "generate", "rejection_sample", "sample_batch", "token_label"]

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+import build
 from tests.e2e.helpers import open_lesson
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["marco.html", "mascara.html", "automata.html", "laboratorio.html"]
+PAGES = [spec["out"] for spec in build.PAGES if spec["out"] != "index.html"]  # every lesson and tool
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # Elements whose content is wider than their box, with what the reader can do about it.

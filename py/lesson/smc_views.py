@@ -1,0 +1,247 @@
+"""HTML views of «Corregir la distorsión» (:mod:`lesson.smc`): weighted particles, the weights'
+imbalance, the particles' paths and the convergence plot. Plain HTML and SVG with the classes of
+``views.css``, returned by ``_repr_html_`` (page cells, build time and Jupyter alike).
+
+Test hooks (stable): ``[data-testid=smc-convergence]`` holds one ``tr`` per (method, N) with
+``data-method`` ("mask", "is", "smc"), ``data-n`` and ``data-tv`` (mean over runs, Python repr);
+``[data-testid=particles-summary]`` has ``data-method``, ``data-log-z`` (ln of run 0's estimate
+of p(G | x)) and ``data-ess``; ``[data-testid=particles-table]`` rows have ``data-text`` and
+``data-estimate``; ``[data-testid=particle-paths]`` is the paths picture (``data-resampled``: the
+positions after which run 0 was resampled, comma-separated).
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+import numpy as np
+
+from .numbers import es_decimal, es_int, es_percent, es_prob, es_sci_log
+from .smc import exact_table
+from .views import _bar, _scroll, styled
+
+METHOD_NAMES = {"mask": "máscara sola", "is": "pesos de importancia", "smc": "Monte Carlo secuencial"}
+METHOD_COLORS = {"mask": "#8a8f98", "is": "#1f5fa8", "smc": "#b5541c"}
+# Colours for the texts of G in the paths picture (colour-blind-safe Okabe–Ito palette).
+TEXT_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
+UNDECIDED = "#9aa3ad"
+
+
+def _label(text: bytes | None) -> str:
+    return "(sin terminar)" if text is None else text.decode("utf-8", "replace")
+
+
+def particles_html(result) -> str:
+    """Run 0 of a :class:`lesson.smc.Particles`: the estimate per text, ESS, p(G | x), costs."""
+    est, freq = result.estimate(0), result.frequencies(0)
+    texts = sorted(set(est) | set(freq), key=lambda t: (-est.get(t, 0.0), t))
+    rows = "".join(
+        f'<tr data-text="{escape(_label(t))}" data-estimate="{est.get(t, 0.0)!r}"><th scope="row">'
+        f'<code>{escape(_label(t))}</code></th><td>{_bar(freq.get(t, 0.0), es_prob(freq.get(t, 0.0)))}</td>'
+        f'<td>{_bar(est.get(t, 0.0), es_prob(est.get(t, 0.0)))}</td></tr>' for t in texts)
+    ess = result.final_ess(0)
+    method = "importancia" if result.method == "is" else f"SMC, umbral {es_decimal(result.ess_threshold, 2)}"
+    resampled = result.resampled[0]
+    extra = ""
+    if result.method == "smc":
+        extra = (f" · remuestreos tras las posiciones {', '.join(map(str, resampled))}" if resampled
+                 else " · ningún remuestreo")
+    summary = (f'<p class="enum-summary" data-testid="particles-summary" data-method="{result.method}" '
+               f'data-log-z="{float(result.log_z[0])!r}" data-ess="{ess!r}">{es_int(result.particles)} '
+               f'partículas ({method}){extra} · tamaño efectivo de la muestra final {es_decimal(ess, 1)} · '
+               f'estimación de p(G | x) = {es_sci_log(float(result.log_z[0]))}</p>'
+               f'<p class="enum-summary">Coste: {es_int(result.particle_steps)} tokens muestreados '
+               f'({es_int(result.runs)} {"ejecución" if result.runs == 1 else "ejecuciones"}), '
+               f'{result.forward_calls} llamadas al modelo con {es_int(result.forward_rows)} filas '
+               f'(las partículas con el mismo prefijo comparten fila) · {es_decimal(result.seconds, 2)} s</p>')
+    return styled(summary + _scroll("estimación por texto") +
+                  '<table class="enumeration" data-testid="particles-table"><thead><tr>'
+                  "<th scope='col'>texto</th><th scope='col'>fracción de partículas</th>"
+                  "<th scope='col'>fracción del peso (estimación)</th></tr></thead><tbody>" + rows +
+                  "</tbody></table></div>")
+
+
+class WeightsView:
+    """How lopsided the importance weights of run 0 are: ESS, the share of the heaviest particles,
+    the heaviest ``top`` particles, and per text the share of draws (what the mask gives), the
+    typical weight of its draws (exp of their mean ln w: a geometric mean), the share of weight
+    (the corrected estimate) and, with ``exact`` (an Enumeration or a dict), the exact conditional."""
+
+    def __init__(self, result, exact=None, top: int = 8):
+        self.result, self.exact, self.top = result, exact, top
+
+    def _repr_html_(self) -> str:
+        r = self.result
+        w = r.weights(0)
+        order = np.argsort(-w, kind="stable")
+        n = len(w)
+        ess = r.final_ess(0)
+        top1, top10 = float(w[order[:1]].sum()), float(w[order[:max(1, n // 100)]].sum())
+        log_z = float(r.log_z[0])
+        summary = (f'<p class="enum-summary" data-testid="weights-summary" data-ess="{ess!r}" '
+                   f'data-log-z="{log_z!r}">{es_int(n)} muestras con máscara · media de los pesos, la '
+                   f'estimación de p(G | x): {es_sci_log(log_z)} · tamaño efectivo (Σw)²/Σw² = {es_decimal(ess, 1)} '
+                   f'({es_percent(ess / n)}) · la más pesada lleva el {es_percent(top1)} del peso; el 1 % más '
+                   f'pesado ({es_int(max(1, n // 100))}), el {es_percent(top10)}</p>')
+        heavy = "".join(
+            f'<tr><td class="num">{i}</td><td><code>{escape(_label(r.texts[0][j]))}</code></td>'
+            f'<td class="num">{es_sci_log(float(r.log_weights[0, j]))}</td>'
+            f'<td>{_bar(float(w[j]), es_prob(float(w[j])))}</td></tr>'
+            for i, j in enumerate(order[:self.top].tolist(), start=1))
+        est, freq = r.estimate(0), r.frequencies(0)
+        exact = exact_table(self.exact) if self.exact is not None else {}
+        texts = sorted(set(est) | set(freq) | set(exact), key=lambda t: (-exact.get(t, est.get(t, 0.0)), t))
+        head_exact = "<th scope='col'>exacta</th>" if exact else ""
+        typical = {}
+        for text, lw in zip(r.texts[0], r.log_weights[0].tolist()):
+            typical.setdefault(text, []).append(lw)
+        per_text = "".join(
+            f'<tr><th scope="row"><code>{escape(_label(t))}</code></th>'
+            f'<td>{_bar(freq.get(t, 0.0), es_prob(freq.get(t, 0.0)))}</td>'
+            f'<td class="num">{es_sci_log(float(np.mean(typical[t]))) if t in typical else "—"}</td>'
+            f'<td>{_bar(est.get(t, 0.0), es_prob(est.get(t, 0.0)))}</td>'
+            + (f'<td>{_bar(exact.get(t, 0.0), es_prob(exact.get(t, 0.0)))}</td>' if exact else "")
+            + "</tr>" for t in texts)
+        return styled(summary + _scroll("las muestras más pesadas") +
+                      '<table class="compact-table" data-testid="heaviest"><caption>Las muestras más pesadas'
+                      '</caption><thead><tr><th scope="col">puesto</th><th scope="col">texto</th>'
+                      '<th scope="col">peso w</th><th scope="col">peso normalizado</th></tr></thead>'
+                      f'<tbody>{heavy}</tbody></table></div>' + _scroll("muestras y peso por texto") +
+                      '<table class="enumeration weights-by-text"><caption>Por texto: cuántas muestras, cuánto peso'
+                      '</caption><thead><tr><th scope="col">texto</th><th scope="col">fracción de '
+                      'muestras (máscara)</th><th scope="col">peso típico (media geométrica)</th>'
+                      '<th scope="col">fracción del peso</th>' + head_exact +
+                      f'</tr></thead><tbody>{per_text}</tbody></table></div>')
+
+
+class PathsView:
+    """The particles of run 0 position by position (SVG): one row per particle, one column per
+    position; a dot's area grows with its normalised weight, its colour says which text of
+    ``texts`` its prefix already determines (grey: still undecided); a line joins each particle to
+    the one it continues; after a resampling, lines cross to the copied particle, and a particle
+    with no line going on died there. Readable up to about 64 particles."""
+
+    def __init__(self, result, texts, caption: str = ""):
+        self.result = result
+        self.texts = [t.encode("utf-8") if isinstance(t, str) else bytes(t) for t in texts]
+        self.caption = caption
+
+    def _color(self, label: bytes) -> str:
+        fits = [i for i, t in enumerate(self.texts) if t.startswith(label)]
+        if len(fits) == 1:
+            return TEXT_COLORS[fits[0] % len(TEXT_COLORS)]
+        return UNDECIDED
+
+    def _repr_html_(self) -> str:
+        steps = self.result.history
+        k = self.result.particles
+        if not steps:
+            return styled('<p class="enum-summary">Ninguna posición.</p>')
+        dx, dy, left, top = 30, max(6, min(14, 360 // k)), 34, 22
+        width, height = left + dx * len(steps) + 12, top + dy * k + 10
+        parts = []
+        for t, step in enumerate(steps):
+            x = left + dx * t
+            if step.ancestors is not None:
+                parts.append(f'<rect x="{x + 6}" y="{top - 6}" width="{dx - 12}" height="{dy * k + 4}" '
+                             'class="pp-resample"/>')
+            parts.append(f'<text x="{x}" y="{top - 10}" class="pp-axis">{t + 1}</text>')
+        for t, step in enumerate(steps[:-1]):  # lines from position t to t + 1
+            x = left + dx * t
+            anc = step.ancestors if step.ancestors is not None else np.arange(k)
+            nxt = steps[t + 1]
+            for i in range(k):
+                a = int(anc[i])
+                color = self._color(nxt.labels[i])
+                parts.append(f'<line x1="{x}" y1="{top + dy * a}" x2="{x + dx}" y2="{top + dy * i}" '
+                             f'stroke="{color}" class="pp-line"/>')
+        for t, step in enumerate(steps):
+            x = left + dx * t
+            for i in range(k):
+                radius = 1.2 + 0.45 * dy * math.sqrt(min(1.0, float(step.weights[i]) * k) / 1.0)
+                radius = min(radius, 0.9 * dy)
+                parts.append(f'<circle cx="{x}" cy="{top + dy * i}" r="{radius:.2f}" '
+                             f'fill="{self._color(step.labels[i])}"/>')
+        resampled = [str(t + 1) for t, s in enumerate(steps) if s.ancestors is not None]
+        names = [t.decode("utf-8", "replace") for t in self.texts]
+        description = (f"{k} partículas a lo largo de {len(steps)} posiciones; remuestreo tras "
+                       f"{'las posiciones ' + ', '.join(resampled) if resampled else 'ninguna posición'}.")
+        legend = "".join(f'<li><span class="pp-swatch" style="background:{TEXT_COLORS[i % len(TEXT_COLORS)]}">'
+                         f'</span><code>{escape(n)}</code></li>' for i, n in enumerate(names))
+        legend += f'<li><span class="pp-swatch" style="background:{UNDECIDED}"></span>aún sin decidir</li>'
+        svg = (f'<svg class="pp-svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+               f'role="img" aria-label="{escape(description)}">{"".join(parts)}</svg>')
+        caption = f'<p class="pv-caption">{escape(self.caption)}</p>' if self.caption else ""
+        return styled(f'<figure class="particle-paths" data-testid="particle-paths" '
+                      f'data-resampled="{",".join(resampled)}">{caption}'
+                      f'{_scroll("caminos de las partículas")}{svg}</div>'
+                      f'<figcaption><ul class="pp-legend">{legend}</ul>{escape(description)} Las franjas '
+                      'marcan los remuestreos; el área de cada punto crece con su peso.</figcaption></figure>')
+
+
+def convergence_html(conv) -> str:
+    """The convergence plot (SVG: total variation against N on a log axis, one line per method,
+    every run a faint dot) and its table (test hook ``smc-convergence``)."""
+    sizes = sorted({r.n for r in conv.rows})
+    methods = [m for m in ("mask", "is", "smc") if any(r.method == m for r in conv.rows)]
+    top_tv = max(0.05, max(float(r.tvs.max()) for r in conv.rows), conv.exact_tv) * 1.08
+    w, h, left, right, top, bottom = 420, 240, 46, 14, 12, 34
+    lo, hi = math.log10(sizes[0]), math.log10(sizes[-1])
+    span = hi - lo or 1.0
+
+    def px(n):
+        return left + (math.log10(n) - lo) / span * (w - left - right) if len(sizes) > 1 else (w + left) / 2
+
+    def py(tv):
+        return top + (1 - tv / top_tv) * (h - top - bottom)
+
+    parts = [f'<line x1="{left}" y1="{py(0)}" x2="{w - right}" y2="{py(0)}" class="cv-axis"/>',
+             f'<line x1="{left}" y1="{top}" x2="{left}" y2="{py(0)}" class="cv-axis"/>']
+    step = 0.1 if top_tv <= 0.5 else 0.2
+    for tick in np.arange(0, top_tv, step).tolist():
+        parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" class="cv-tick" text-anchor="end">'
+                     f'{es_decimal(tick, 2)}</text>')
+    for n in sizes:
+        parts.append(f'<text x="{px(n):.1f}" y="{h - bottom + 16}" class="cv-tick" text-anchor="middle">'
+                     f'{es_int(n)}</text>')
+    parts.append(f'<text x="{(w + left) / 2}" y="{h - 4}" class="cv-tick" text-anchor="middle">N '
+                 '(muestras o partículas), escala logarítmica</text>')
+    parts.append(f'<line x1="{left}" y1="{py(conv.exact_tv):.1f}" x2="{w - right}" y2="{py(conv.exact_tv):.1f}" '
+                 'class="cv-exact"/>')
+    for m in methods:
+        color = METHOD_COLORS[m]
+        rows = sorted((r for r in conv.rows if r.method == m), key=lambda r: r.n)
+        offset = {"mask": -6, "is": 0, "smc": 6}[m]
+        for r in rows:
+            for tv in r.tvs.tolist():
+                parts.append(f'<circle cx="{px(r.n) + offset:.1f}" cy="{py(tv):.1f}" r="2" fill="{color}" '
+                             'fill-opacity="0.35"/>')
+        points = " ".join(f"{px(r.n) + offset:.1f},{py(r.mean):.1f}" for r in rows)
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2.5"/>')
+    description = "; ".join(
+        f"{METHOD_NAMES[r.method]}, N = {r.n}: {es_decimal(r.mean, 3)}" for r in conv.rows)
+    svg = (f'<svg class="cv-svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
+           f'aria-label="Distancia de variación total media frente a N. {escape(description)}">'
+           f'{"".join(parts)}</svg>')
+    legend = "".join(f'<li><span class="pp-swatch" style="background:{METHOD_COLORS[m]}"></span>'
+                     f'{METHOD_NAMES[m]}</li>' for m in methods)
+    legend += ('<li><span class="cv-dash"></span>distancia exacta de la máscara, '
+               f'{es_decimal(conv.exact_tv, 3)}</li>')
+    rows = "".join(
+        f'<tr data-method="{r.method}" data-n="{r.n}" data-tv="{r.mean!r}"><td>{METHOD_NAMES[r.method]}</td>'
+        f'<td class="num">{es_int(r.n)}</td><td class="num">{es_decimal(r.mean, 3)}</td>'
+        f'<td class="num">{es_decimal(float(r.tvs.min()), 3)} – {es_decimal(float(r.tvs.max()), 3)}</td>'
+        f'<td class="num">{es_int(round(r.particle_steps))}</td></tr>'
+        for r in sorted(conv.rows, key=lambda r: (["mask", "is", "smc"].index(r.method), r.n)))
+    summary = (f'<p class="enum-summary">{conv.runs} ejecuciones independientes por método y N · '
+               f'umbral de remuestreo del SMC {es_decimal(conv.ess_threshold, 2)} · '
+               f'{es_decimal(conv.seconds, 2)} s</p>')
+    return styled(summary + f'<figure class="convergence">{_scroll("gráfica de convergencia")}{svg}</div>'
+                  f'<figcaption><ul class="pp-legend">{legend}</ul></figcaption></figure>' +
+                  _scroll("tabla de convergencia") +
+                  '<table class="compact-table" data-testid="smc-convergence"><caption>Distancia de '
+                  'variación total a la condicionada exacta</caption><thead><tr><th scope="col">método</th>'
+                  '<th scope="col">N</th><th scope="col">media</th><th scope="col">mín. – máx.</th>'
+                  '<th scope="col">tokens por ejecución</th></tr></thead>'
+                  f'<tbody>{rows}</tbody></table></div>')

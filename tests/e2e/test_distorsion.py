@@ -1,0 +1,117 @@
+"""The lesson «Corregir la distorsión» in the browser: one page load and one «Ejecutar todo», then
+the live results are checked against the same computations in CPython (the cells are seeded, so
+the browser must draw the same particles) and against the prose.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from lesson import compile_choice, convergence, enumerate_paths, importance_sample, smc
+from lesson.figures import NAMES, PROMPT, answer
+from minigpt.bpe import load_tokenizer
+from minigpt.gpt import load_model
+from tests.e2e.conftest import NetworkGuard
+from tests.e2e.helpers import open_lesson
+from tests.e2e.test_offline import describe, run_axe
+
+pytestmark = pytest.mark.e2e
+
+PAGE = "distorsion.html"
+RUN_ALL_TIMEOUT_MS = 180_000
+SIZES, RUNS, THRESHOLD = [10, 100, 1000], 20, 0.2  # the cell «Convergencia»
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+
+
+@pytest.fixture(scope="module")
+def cpython():
+    """The cells' results computed in CPython with the page's code and seeds."""
+    tok, model = load_tokenizer(), load_model()
+    grammar = compile_choice([answer(n) for n in NAMES])
+    exact = enumerate_paths(model, tok, PROMPT, grammar)
+    return SimpleNamespace(
+        exact=exact,
+        draws=importance_sample(model, tok, PROMPT, grammar, 1000, seed=0),
+        conv=convergence(model, tok, PROMPT, grammar, exact, sizes=SIZES, runs=RUNS, seed=0,
+                         ess_threshold=THRESHOLD),
+        particles=smc(model, tok, PROMPT, grammar, 20, ess_threshold=THRESHOLD, seed=0))
+
+
+@pytest.fixture(scope="module")
+def page(browser, servers):
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    context.on("console", lambda message: problems.append(f"console: {message.text}")
+               if message.type == "error" else None)
+    lesson = open_lesson(context, servers["plain"], PAGE)
+    lesson.locator("[data-testid=run-all]").click()
+    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+    lesson.problems = problems
+    yield lesson
+    context.close()
+    if guard.foreign:
+        pytest.fail(f"the page requested other origins: {guard.foreign}")
+    if problems:
+        pytest.fail(f"errors in the page after the checks: {problems}")
+
+
+def convergence_rows(page) -> list[dict]:
+    return page.locator("[data-testid=cell] [data-testid=smc-convergence] tbody tr").evaluate_all(
+        "rows => rows.map(r => ({method: r.dataset.method, n: +r.dataset.n, tv: +r.dataset.tv}))")
+
+
+def test_every_cell_runs_without_error(page):
+    cells = page.locator("[data-testid=cell]")
+    states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
+    assert cells.count() >= 5 and states == ["done"] * cells.count(), states
+    assert not page.problems
+
+
+def test_at_the_largest_n_both_corrections_beat_the_mask(page):
+    rows = {(r["method"], r["n"]): r["tv"] for r in convergence_rows(page)}
+    assert set(rows) == {(m, n) for m in ("mask", "is", "smc") for n in SIZES}
+    largest = max(SIZES)
+    assert rows[("is", largest)] < rows[("mask", largest)]
+    assert rows[("smc", largest)] < rows[("mask", largest)]
+
+
+def test_convergence_in_the_page_is_cpythons(page, cpython):
+    for row in convergence_rows(page):
+        expected = cpython.conv.row(row["method"], row["n"]).mean
+        assert row["tv"] == pytest.approx(expected, abs=1e-9), row
+
+
+def test_weighted_draws_and_particles_are_cpythons(page, cpython):
+    weights = page.locator("[data-testid=cell] [data-testid=weights-summary]")
+    assert float(weights.get_attribute("data-log-z")) == pytest.approx(cpython.draws.log_z[0], abs=1e-6)
+    assert float(weights.get_attribute("data-ess")) == pytest.approx(cpython.draws.final_ess(0), rel=1e-6)
+    particles = page.locator("[data-testid=cell] [data-testid=particles-summary][data-method=smc]")
+    assert float(particles.get_attribute("data-log-z")) == pytest.approx(cpython.particles.log_z[0], abs=1e-6)
+    paths = page.locator("[data-testid=cell] [data-testid=particle-paths]")
+    assert paths.get_attribute("data-resampled") == ",".join(map(str, cpython.particles.resampled[0]))
+
+
+def test_prose_quotes_the_same_convergence_as_the_cell(page, cpython):
+    """The page was built with the prose figures of lesson.smc_figures: the table of the
+    precomputed output and the live one hold the same numbers, and the prose's text shows them."""
+    prose = page.locator("article").inner_text()
+    largest = max(SIZES)
+    for method in ("is", "smc"):
+        shown = f"{cpython.conv.row(method, largest).mean:.3f}".replace(".", ",")
+        assert shown in prose, (method, shown)
+
+
+def test_page_after_run_all_has_no_serious_accessibility_violations(page):
+    violations = run_axe(page)
+    assert not violations, describe(violations)
+
+
+def test_linked_from_the_index_and_from_la_mascara(page, servers):
+    for source in ("index.html", "mascara.html"):
+        served = page.evaluate(f"async () => (await fetch('{source}')).text()")
+        assert 'href="distorsion.html"' in served, source
