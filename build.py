@@ -79,6 +79,10 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "niveles.html", "out": "niveles.html", "title": "Niveles de garantía",
+     "notebook": "niveles.ipynb", "figures": "lesson.levels_figures",
+     "summary":
+     "Del «responde en JSON» a una gramática: qué garantiza cada nivel, medido en vivo con el mini-GPT."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )
