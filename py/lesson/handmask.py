@@ -84,11 +84,12 @@ def compare_masks(grammar, step, start, answers, vocab: list[bytes]) -> FsmAgree
             hand = cache.get(state)
             if hand is None:
                 hand = cache[state] = hand_mask(step, state, vocab)
-            diff = int(np.count_nonzero(hand != matcher.mask()))
+            compiled = matcher.mask()
+            diff = int(np.count_nonzero(hand != compiled))
             positions += 1
             mismatches += diff > 0
             differing += diff
-            if not matcher.mask()[t]:
+            if not compiled[t]:
                 raise ValueError(f"answer {a}, position {j}: token {t} is not allowed by the grammar")
             matcher.consume(t)
             states = run_bytes(step, state, vocab[t])
