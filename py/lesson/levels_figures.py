@@ -14,17 +14,17 @@ from masker import compile_cfg, compile_choice, compile_json_schema
 from .enumeration import enumerate_paths
 from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
-                     PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, matches_parens, measure_level,
+                     PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, matches_parens, measure_level, measure_prompt,
                      p_first_byte, retry_arithmetic, with_retries)
 from .views import token_label
 
 # Sizes, seeds and budgets of the page's cells.
 N_PROMPT = 200          # level 0, each prompt
-PROMPT_TOKENS = 12      # level 0: tokens per unmasked answer (a JSON answer shows in its first)
-N_JSON = 60             # level 2
+PROMPT_TOKENS = 12      # level 0: at most this many tokens per unmasked answer
+N_JSON = 40             # level 2
 JSON_TOKENS = 120       # level 2: token budget per answer
-N_SCHEMA = 200          # level 3
-N_GRAMMAR = 60          # level 4
+N_SCHEMA = 60           # level 3
+N_GRAMMAR = 30          # level 4
 SEED = 0
 # The hand-written machine: a closed-enum record in the spirit of a conjugation table.
 VERBS = ["amar", "andar", "beber", "caber", "cantar", "comer", "dar", "decir", "dormir", "estar",
@@ -41,10 +41,9 @@ FSM_ANSWERS = 12
 def levels(model, tok) -> dict:
     """The five levels measured as the page's cells measure them (LevelResult per level)."""
     return {
-        0: measure_level(model, tok, 0, "pedirlo en el prompt", PROMPT, n=N_PROMPT, seed=SEED,
-                         max_tokens=PROMPT_TOKENS),
-        "few": measure_level(model, tok, 0, "pedirlo con ejemplos", FEW_SHOT_PROMPT, n=N_PROMPT,
-                             seed=SEED, max_tokens=PROMPT_TOKENS),
+        0: measure_prompt(model, tok, PROMPT, n=N_PROMPT, seed=SEED, max_tokens=PROMPT_TOKENS),
+        "few": measure_prompt(model, tok, FEW_SHOT_PROMPT, n=N_PROMPT, seed=SEED,
+                              max_tokens=PROMPT_TOKENS, name="pedirlo con ejemplos"),
         2: measure_level(model, tok, 2, "modo JSON", PROMPT, compile_cfg(JSON_MODE_GBNF), n=N_JSON,
                          seed=SEED, max_tokens=JSON_TOKENS, stop_at_accept=True),
         3: measure_level(model, tok, 3, "esquema", PROMPT, compile_json_schema(SCHEMA), n=N_SCHEMA,
@@ -122,8 +121,10 @@ def compute_figures(model, tok) -> dict:
         "brace": {"p": p_brace, "p_few": p_brace_few, "ratio": p_brace_few / p_brace},
         "rows": [row(measured[k]) for k in (0, 1, 2, 3, 4)],
         "few": row(measured["few"]),
-        "unmasked_examples": measured[0].texts[:3],
-        "few_examples": measured["few"].texts[:3],
+        "unmasked_examples": [t for t in measured[0].texts if len(t.strip()) > 1][:3],
+        "few_examples": [t for t in measured["few"].texts if len(t.strip()) > 1][:3],
+        "longest_unmasked": max(measured[0].texts, key=len),
+        "one_token": sum(1 for t in measured[0].texts if len(tok.encode(t)) <= 1),
         "retry": {"questions": [{"prompt": q, "texts": t, "p": p} for (q, t), p in zip(RETRY_QUESTIONS, ps)],
                   "rows": arithmetic, "mean_p": sum(ps) / len(ps), "zero": ps[zero],
                   "zero_prompt": RETRY_QUESTIONS[zero][0]},

@@ -277,3 +277,40 @@ def test_retry_table_survives_zero_one_and_tiny_rates():
     html = RetryTable([("a?\n", ["x"], 0.0), ("b?\n", ["y z"], 1.0), ("c?\n", ["<"], 1e-300)])._repr_html_()
     assert html.count("data-k=") == 5 and "y␣z" in html and "&lt;" in html
     assert FsmAgreement(0, 0, 0, 0, 0)._repr_html_()
+
+
+# ---------------------------------------------------------------- level 0's early stop
+
+from lesson.levels import could_parse, measure_prompt, sample_until_invalid  # noqa: E402
+
+FLEXIBLE_JSON = compile_json_schema({}, whitespace="flexible")
+
+
+@settings(max_examples=200, deadline=None)
+@given(json_values, st.sampled_from([None, 1, 2]), st.sampled_from(["", " ", "\n", "\t "]))
+def test_could_parse_never_stops_a_prefix_of_json(value, indent, pad):
+    text = (pad + json.dumps(value, ensure_ascii=False, indent=indent) + pad).encode()
+    for cut in range(len(text) + 1):
+        assert could_parse(text[:cut], FLEXIBLE_JSON), text[:cut]
+
+
+@pytest.mark.parametrize("prefix", [b"Benina", b"{a", b'{"a" 1', b"5 de", b"[1,,", b'"x"y', b"tru e"])
+def test_could_parse_stops_what_no_continuation_can_save(prefix):
+    assert not could_parse(prefix, FLEXIBLE_JSON)
+    for tail in (b"", b"}", b'"}', b"]", b" "):
+        assert not parses((prefix + tail).decode())
+
+
+def test_sample_until_invalid_stops_only_hopeless_answers(model, tok):
+    answers = sample_until_invalid(model, tok, PROMPT, n=80, seed=1, max_tokens=6)
+    assert len(answers) == 80
+    for text, count in answers:
+        assert 1 <= count <= 6
+        assert count == 6 or not could_parse(text.encode(), FLEXIBLE_JSON), text
+    r = measure_prompt(model, tok, PROMPT, n=80, seed=1, max_tokens=6)
+    assert r.positions == sum(c for _, c in answers) and r.texts == [t for t, _ in answers]
+    assert r.parsed == sum(map(parses, r.texts))
+    with pytest.raises(ValueError, match="at least 1"):
+        sample_until_invalid(model, tok, PROMPT, n=0)
+    with pytest.raises(ValueError, match="context"):
+        sample_until_invalid(model, tok, PROMPT, n=2, max_tokens=1000)
