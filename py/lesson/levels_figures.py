@@ -70,7 +70,7 @@ def inside_braces(texts: list[str]) -> dict:
             kind = type(item).__name__
             kinds[kind] = kinds.get(kind, 0) + 1
         keys += len(v)
-    return {"empty": sum(1 for v in values if v == {}), "keys": keys, "kinds": kinds,
+    return {"empty": sum(1 for v in values if v == {}), "n_values": keys, "kinds": kinds,
             "examples": [t for t in texts if t != "{}"][:4],
             "with_nombre": sum(1 for v in values if "nombre" in v)}
 
