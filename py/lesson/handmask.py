@@ -70,9 +70,10 @@ class FsmAgreement:
             f'{es_int(self.states)} estados distintos).</p>')
 
 
-def compare_masks(grammar, step, start, answers, vocab: list[bytes]) -> FsmAgreement:
+def compare_masks(grammar, step, start, answers, vocab: list[bytes], mask_fn=None) -> FsmAgreement:
     """Walk each answer (a list of token ids) with ``grammar``'s matcher and with the hand machine
-    (``step``, ``start``), comparing ``matcher.mask()`` with :func:`hand_mask` before each token.
+    (``step``, ``start``), comparing ``matcher.mask()`` with the hand mask before each token:
+    ``mask_fn(state, vocab) -> bool[len(vocab)]`` (default: :func:`hand_mask` with ``step``).
     Masks of the hand machine are cached per state (the mask depends on the state only).
     Raises ValueError naming the answer and position where a token is not allowed by the
     matcher or where the hand machine dies."""
@@ -83,7 +84,8 @@ def compare_masks(grammar, step, start, answers, vocab: list[bytes]) -> FsmAgree
         for j, t in enumerate(tokens):
             hand = cache.get(state)
             if hand is None:
-                hand = cache[state] = hand_mask(step, state, vocab)
+                hand = cache[state] = (mask_fn(state, vocab) if mask_fn is not None
+                                       else hand_mask(step, state, vocab))
             compiled = matcher.mask()
             diff = int(np.count_nonzero(hand != compiled))
             positions += 1

@@ -204,6 +204,13 @@ def test_hand_machine_agrees_with_the_compiled_schema_on_sampled_answers(model, 
     agreement = compare_masks(grammar, step, start, [g.token_ids for g in gens], tok.vocab)
     assert agreement.mismatches == 0 and agreement.differing_tokens == 0
     assert agreement.positions == sum(len(g.token_ids) for g in gens)
+    # a deliberately wrong hand mask (the first token always allowed) is caught at every position
+    def wrong(state, vocab):
+        mask = hand_mask(step, state, vocab)
+        mask[0] = True
+        return mask
+    wrong_agreement = compare_masks(grammar, step, start, [g.token_ids for g in gens], tok.vocab, wrong)
+    assert wrong_agreement.mismatches == agreement.positions
 
 
 field_names = st.text(alphabet="abñ", min_size=1, max_size=3)
