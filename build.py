@@ -79,6 +79,10 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "niveles.html", "out": "niveles.html", "title": "Niveles de garantía",
+     "notebook": "niveles.ipynb", "figures": "lesson.levels_figures",
+     "summary":
+     "Del «responde en JSON» a una gramática: qué garantiza cada nivel, medido en vivo con el mini-GPT."},
     {"template": "automata.html", "out": "automata.html", "title": "Del esquema al autómata",
      "notebook": "automata.ipynb", "figures": "lesson.automata_figures", "summary":
      "Cómo una restricción se convierte en máscara: autómatas, el trie de tokens, el índice por "
