@@ -4,8 +4,10 @@ The lessons measure rates (how many answers parse, how many match a schema, how 
 invalid) over hundreds of samples; one answer at a time would run the model once per token per
 answer. :func:`sample_batch` runs the prompt once, branches its key/value cache into ``n`` rows
 (``KVCache.branch``: the prompt's keys are shared, not copied), and advances every unfinished row
-by one token per model call. Each row has its own masker ``Matcher``; a row that ends leaves the
-batch (``KVCache.select``), so later calls only pay for the rows still writing.
+by one token per model call. Rows that have written the same tokens so far share
+one model row, one masker ``Matcher`` and one mask (they are at the same prefix); a row that ends
+leaves the batch (``KVCache.select``), so each call pays only for the distinct prefixes still being
+written (for 1,000 phone numbers of 10 tokens, 4,275 model rows instead of 10,000).
 
 Each row is drawn from exactly the distribution :func:`lesson.sampling.generate` draws from (mask,
 renormalise, top-k / top-p among the allowed tokens, sample), with the same end rule; the random
@@ -37,8 +39,8 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     (:func:`lesson.language.forced_kind`) only when ``forced=True``. ``log_p``, ``log_q``,
     ``log_kept``, ``text`` and ``status`` work as for ``generate``.
 
-    Cost: one model call per position of the longest answer, on the rows still writing
-    (float64, like ``generate``).
+    Cost: one model call per position of the longest answer, on the distinct prefixes still being
+    written (float64, like ``generate``).
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, found {n}")
@@ -61,69 +63,84 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     rng = np.random.default_rng(seed)
     gens = [Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,
                        top_k=top_k, top_p=top_p, max_tokens=max_tokens) for _ in range(n)]
-    matchers = [grammar.matcher(tok.vocab) for _ in range(n)] if grammar is not None else None
-    if matchers is not None and ended(matchers[0], stop_at_accept):
+    root = grammar.matcher(tok.vocab) if grammar is not None else None
+    if root is not None and ended(root, stop_at_accept):
         for gen in gens:
             gen.status = STOPPED if stop_at_accept else FINISHED
         return gens
 
+    # A node is a distinct token prefix still being written; rows with the same prefix share its
+    # model row, its matcher and its mask. row_node[i]: the node of active row rows[i].
     shared = model.new_cache(1)
-    first = model.step(np.array([prompt_ids]), shared)[0, -1]
-    cache = shared.branch(n)
-    logits = np.repeat(first[None, :], n, axis=0)  # float64[rows, V]
+    logits = model.step(np.array([prompt_ids]), shared)[0, -1][None, :]  # float64[nodes, V]
+    matchers = [root]
+    cache = None
     rows = np.arange(n)  # the Generation index of each row still writing
-    while len(rows):
-        p = softmax(logits / temperature)  # float64[rows, V]
-        if matchers is None:
-            masks = None
-            q = p
-            kept = None
+    row_node = np.zeros(n, dtype=np.intp)
+    while True:
+        p = softmax(logits / temperature)  # float64[nodes, V]
+        if root is None:
+            masks, q, kept = None, p, None
         else:
-            masks = np.stack([matchers[r].mask() for r in rows])  # bool[rows, V]
+            masks = np.stack([m.mask() for m in matchers])  # bool[nodes, V]
             q = np.where(masks, p, 0.0)
             kept = q.sum(axis=1)
             if not (kept > 0).all():
-                r = int(rows[np.flatnonzero(~(kept > 0))[0]])
+                node = int(np.flatnonzero(~(kept > 0))[0])
                 raise ValueError(f"the model gives probability 0 to every allowed token after "
-                                 f"{matchers[r].prefix_bytes[-40:]!r}")
+                                 f"{matchers[node].prefix_bytes[-40:]!r}")
             q = q / kept[:, None]
         if top_k is not None or top_p is not None:
-            candidates = [np.flatnonzero(m) for m in masks] if masks is not None else [None] * len(rows)
-            q = np.stack([truncate(q[i], ids if ids is not None else np.arange(q.shape[1]), top_k, top_p)
-                          for i, ids in enumerate(candidates)])
-        cumulative = np.cumsum(q, axis=1)
+            every = np.arange(q.shape[1])
+            q = np.stack([truncate(q[k], every if masks is None else np.flatnonzero(masks[k]), top_k, top_p)
+                          for k in range(len(q))])
+        kinds = [None] * len(q)
+        if forced and masks is not None:
+            kinds = [forced_kind(m, np.flatnonzero(mask), stop_at_accept) for m, mask in zip(matchers, masks)]
+        cumulative = np.cumsum(q, axis=1)[row_node]  # float64[rows, V]
         u = rng.random(len(rows)) * cumulative[:, -1]
-        chosen = (cumulative <= u[:, None]).sum(axis=1)
-        chosen = np.minimum(chosen, q.shape[1] - 1)
+        chosen = np.minimum((cumulative <= u[:, None]).sum(axis=1), q.shape[1] - 1)
         # never land on a zero-probability token through rounding at the top of the cumulative sum
-        bad = q[np.arange(len(rows)), chosen] == 0
-        for i in np.flatnonzero(bad):
-            chosen[i] = int(np.flatnonzero(q[i])[-1])
-        still = []
+        for i in np.flatnonzero(q[row_node, chosen] == 0):
+            chosen[i] = int(np.flatnonzero(q[row_node[i]])[-1])
+        children: dict[tuple[int, int], int] = {}  # (node, token) -> new node
+        parents, tokens, child_matchers, child_ended = [], [], [], []
+        still, still_node = [], []
         for i, r in enumerate(rows.tolist()):
-            t = int(chosen[i])
+            node, t = int(row_node[i]), int(chosen[i])
             gen = gens[r]
-            kind = None
-            if forced and masks is not None:
-                kind = forced_kind(matchers[r], np.flatnonzero(masks[i]), stop_at_accept)
-            gen.positions.append(Position([], None, None if kept is None else float(kept[i]), t,
-                                          float(p[i, t]), float(q[i, t]), kind))
+            gen.positions.append(Position([], None, None if kept is None else float(kept[node]), t,
+                                          float(p[node, t]), float(q[node, t]), kinds[node]))
             gen.token_ids.append(t)
-            if matchers is not None:
-                m = matchers[r]
-                m.consume(t)
-                if ended(m, stop_at_accept):
-                    gen.status = STOPPED if stop_at_accept and not m.is_finished() else FINISHED
-                    continue
-            if len(gen.token_ids) >= max_tokens:
-                gen.status = LENGTH if matchers is None else BUDGET
-                continue
-            still.append(i)
+            child = children.get((node, t))
+            if child is None:
+                child = children[(node, t)] = len(parents)
+                parents.append(node)
+                tokens.append(t)
+                m = None
+                if root is not None:
+                    m = matchers[node].fork()
+                    m.consume(t)
+                child_matchers.append(m)
+                child_ended.append(m is not None and ended(m, stop_at_accept))
+            if child_ended[child]:
+                m = child_matchers[child]
+                gen.status = STOPPED if stop_at_accept and not m.is_finished() else FINISHED
+            elif len(gen.token_ids) >= max_tokens:
+                gen.status = LENGTH if root is None else BUDGET
+            else:
+                still.append(r)
+                still_node.append(child)
         if not still:
-            break
-        if len(still) < len(rows):
-            cache = cache.select(still, extra=1)
-            chosen = chosen[still]
-            rows = rows[still]
-        logits = model.step(chosen[:, None], cache)[:, -1]
-    return gens
+            return gens
+        live = sorted(set(still_node))  # the children some row still continues
+        renumber = {child: k for k, child in enumerate(live)}
+        rows = np.array(still)
+        row_node = np.array([renumber[c] for c in still_node], dtype=np.intp)
+        matchers = [child_matchers[c] for c in live]
+        ids = np.array([[tokens[c]] for c in live])
+        if cache is None:
+            cache = shared.branch(len(live))
+        else:
+            cache = cache.select([parents[c] for c in live], extra=1)
+        logits = model.step(ids, cache)[:, -1]
