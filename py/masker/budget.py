@@ -158,13 +158,24 @@ class Distances:
         return key in self.exact or self.lower.get(key, -1) >= n
 
     def _settle(self, roots, n: int) -> None:
-        """Make the memo decide ``dist <= n`` for every root (a bounded forward search from the
-        roots not yet decided, then a backward pass; module docstring)."""
+        """Make the memo decide ``dist <= n`` for every root: bounded searches from the roots
+        not yet decided, to depth 1, 2, 4, ... up to ``n`` (iterative deepening: a completion
+        a few tokens away is found without visiting everything ``n`` tokens reach)."""
         if self.dfa_table is not None or n < 0:
             return
         todo = {k: s for k, s in roots if not self._known(k, n)}
-        if not todo:
-            return
+        limit = 1
+        while todo:
+            depth = min(limit, n)
+            self._search(todo, depth)
+            todo = {k: s for k, s in todo.items() if not self._known(k, n)}
+            if depth == n:
+                break
+            limit *= 2
+
+    def _search(self, todo: dict, n: int) -> None:
+        """One forward search to depth ``n`` from the states ``todo`` (key -> state), then the
+        backward pass that records exact distances and lower bounds (module docstring)."""
         depth = dict.fromkeys(todo, 0)
         order = list(todo.items())          # visited (key, state), in BFS order
         succ: dict = {}
