@@ -79,6 +79,11 @@ PAGES = (
      "summary":
      "Generación restringida con el mini-GPT: por qué la máscara garantiza el formato, cuánto "
      "cuesta y cómo tuerce la distribución del modelo."},
+    {"template": "trampas.html", "out": "trampas.html", "title": "Trampas y decisiones",
+     "notebook": "trampas.ipynb", "figures": "lesson.traps_figures",
+     "summary":
+     "Lo que un formato garantizado no garantiza, cada trampa medida con el mini-GPT, la máscara "
+     "que respeta un presupuesto de tokens y cómo elegir la restricción."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )

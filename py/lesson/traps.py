@@ -36,6 +36,11 @@ from masker import compile_json_schema
 from .batch import sample_batch
 from .enumeration import enumerate_paths
 from .numbers import es_decimal, es_int, es_percent, es_prob
+
+
+def _mean(x: float, digits: int = 1) -> str:
+    """A mean for the views: "—" when there was nothing to average (nan)."""
+    return "—" if not math.isfinite(x) else es_decimal(x, digits)
 from .sampling import Decoder
 from .views import _bar, _scroll, styled
 
@@ -71,8 +76,9 @@ class AgeStudy:
 
     def _repr_html_(self) -> str:
         top = self.counts[:12]
-        rows = "".join(f'<tr data-age="{a}" data-count="{c}"><td class="num">{a}</td>'
-                       f'<td>{_bar(c / self.n, f"{c} ({es_percent(c / self.n)})")}</td></tr>'
+        n = max(self.n, 1)
+        rows = "".join(f'<tr data-age="{a}" data-count="{c}"><td class="num">{es_int(a)}</td>'
+                       f'<td>{_bar(c / n, f"{c} ({es_percent(c / n)})")}</td></tr>'
                        for a, c in top)
         lo, hi = self.rule
         return styled(
@@ -257,9 +263,9 @@ class BudgetDemo:
             f'corta necesita {self.shortest}). Válidas: <strong>{es_percent(self.valid_plain)}</strong>'
             f' cortando al agotar el presupuesto, <strong>{es_percent(self.valid_aware)}</strong> '
             f'con máscara consciente del presupuesto ({self.n} respuestas cada una). Sin '
-            f'presupuesto, las respuestas usan {es_decimal(self.tokens_free, 1)} tokens de media '
-            f'y el nombre ocupa {es_decimal(self.name_free, 1)} caracteres; con la máscara '
-            f'consciente, {es_decimal(self.name_aware, 1)}.</p>'
+            f'presupuesto, las respuestas usan {_mean(self.tokens_free)} tokens de media '
+            f'y el nombre ocupa {_mean(self.name_free)} caracteres; con la máscara '
+            f'consciente, {_mean(self.name_aware)}.</p>'
             + _scroll("respuestas con presupuesto") + '<table class="samples"><caption>Las '
             'primeras respuestas de cada lote</caption><thead><tr><th scope="col">fila</th>'
             '<th scope="col">cortada al agotar el presupuesto</th><th scope="col">máscara '
@@ -489,11 +495,11 @@ THREAD_PROMPT = "Escribe un hilo de comentarios en JSON.\n"
 
 
 def comment(item: dict | None, text_length: int = 10, max_replies: int = 2) -> dict:
-    """A comment object: ``texto`` and, when ``item`` is given, ``respuestas`` (an array of up
-    to ``max_replies`` items of schema ``item``)."""
-    props = {"texto": {"type": "string", "maxLength": text_length}}
-    if item is not None:
-        props["respuestas"] = {"type": "array", "items": item, "maxItems": max_replies}
+    """A comment object: ``texto`` and ``respuestas``, an array of up to ``max_replies`` items
+    of schema ``item`` (``item`` None: the array must be empty, the last level of a bound)."""
+    props = {"texto": {"type": "string", "maxLength": text_length},
+             "respuestas": ({"type": "array", "items": item, "maxItems": max_replies}
+                            if item is not None else {"type": "array", "maxItems": 0})}
     return {"type": "object", "properties": props, "required": list(props),
             "additionalProperties": False}
 
@@ -504,7 +510,9 @@ THREAD_SCHEMA = {"$defs": {"comentario": comment({"$ref": "#/$defs/comentario"})
 
 def flattened_thread(depth: int) -> dict:
     """The thread schema unrolled ``depth`` levels deep (no ``$ref``): replies to replies down
-    to ``depth`` levels, then comments without replies. What an FSM-only engine compiles."""
+    to ``depth`` levels, then comments whose ``respuestas`` must be empty. What an FSM-only
+    engine compiles: it accepts exactly the threads of the recursive schema at most ``depth``
+    levels deep."""
     schema = comment(None)
     for _ in range(depth):
         schema = comment(schema)
