@@ -29,7 +29,7 @@ PROMPT = "¿Quién llamó a la puerta? Responde en JSON.\n"
 def test_field_order_matches_the_naive_enumeration(model, tok):
     """A two-name instance: q~ per (hint, answer) summed over every token path, computed with
     full forward passes and brute-force allowed sets."""
-    names, hints = ["Ana", "Luis"], ["vi a Ana", "vi a Luis"]
+    names, hints = ["Ana", "Luis"], ["a Ana", "a Luis"]
     result = field_order(model, tok, prompt=PROMPT, names=names, hints=hints)
     model64 = model.astype(np.float64)
     for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
