@@ -9,7 +9,7 @@ from tests.e2e.helpers import open_lesson
 
 pytestmark = pytest.mark.e2e
 
-PAGES = ["marco.html", "mascara.html", "laboratorio.html"]
+PAGES = ["marco.html", "mascara.html", "trampas.html", "laboratorio.html"]
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # Elements whose content is wider than their box, with what the reader can do about it.
