@@ -91,7 +91,7 @@ class AgeStudy:
             f'</th></tr></thead><tbody>{rows}</tbody></table></div>')
 
 
-def age_study(model, tok, *, n: int = 100, seed: int = 0, rule: tuple[int, int] = (18, 100),
+def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] = (18, 100),
               prompt: str = AGE_PROMPT, schema: dict = AGE_SCHEMA) -> AgeStudy:
     """``n`` masked answers (``sample_batch``, one seed for the batch) and the integer each puts
     in ``edad``. ``rule``: the application's own check, inclusive bounds in years."""
@@ -101,9 +101,9 @@ def age_study(model, tok, *, n: int = 100, seed: int = 0, rule: tuple[int, int] 
 
 
 # -- 2. Field order ------------------------------------------------------------------------------
-ORDER_PROMPT = "¿Quién llamó a la puerta? Responde en JSON.\n"
+ORDER_PROMPT = "¿A quién viste en la puerta? Responde en JSON.\n"
 ORDER_NAMES = ["Ana", "Juan", "Luis"]
-ORDER_HINTS = [f"vi a {n}" for n in ORDER_NAMES]
+ORDER_HINTS = [f"a {n}" for n in ORDER_NAMES]  # short: each token split multiplies the paths
 ORDER_KEYS = ("pista", "es")  # short keys: each token split of a key multiplies the token paths
 
 
@@ -273,7 +273,7 @@ class BudgetDemo:
             '</div></div>')
 
 
-def budget_demo(model, tok, *, budget: int = 22, n: int = 60, seed: int = 0,
+def budget_demo(model, tok, *, budget: int = 22, n: int = 40, seed: int = 0,
                 prompt: str = BUDGET_PROMPT, schema: dict = BUDGET_SCHEMA) -> BudgetDemo:
     """Three batches of ``n`` answers (same seed): without a budget, cut at ``budget`` tokens,
     and with ``budget_aware=True``. Raises masker.BudgetTooSmall when ``budget`` is below the
@@ -361,7 +361,7 @@ def value_start(model, tok, prompt: str, grammar, prefix: str) -> tuple[np.ndarr
     return decoder.next_distribution(), np.array(decoder.matcher.mask())
 
 
-def date_study(model, tok, *, n: int = 100, seed: int = 0, prompt: str = DATE_PROMPT) -> DateStudy:
+def date_study(model, tok, *, n: int = 60, seed: int = 0, prompt: str = DATE_PROMPT) -> DateStudy:
     """``n`` masked answers for the strict and for the nullable schema, and the exact choice
     between ``null`` and a string at the value's first position."""
     values = {}

@@ -15,10 +15,10 @@ from masker import compile_json_schema, compile_regex
 from . import traps
 from .batch import sample_batch
 
-AGE_N = 100
-BUDGET, BUDGET_N = 22, 60
-DATE_N = 100
-THREAD_BUDGET, THREAD_N = 80, 12
+AGE_N = 60
+BUDGET, BUDGET_N = 22, 40
+DATE_N = 60
+THREAD_BUDGET, THREAD_N = 80, 8
 JSON_MODE_TOKENS = 40
 
 # Published figures of production engines, quoted (not measured here). MaskBench

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 
 PAGE = "trampas.html"
 RUN_ALL_TIMEOUT_MS = 180_000
-BUDGET, BUDGET_N = 22, 60  # the page's cell «Presupuesto: cortar o enmascarar»
+BUDGET, BUDGET_N = 22, 40  # the page's cell «Presupuesto: cortar o enmascarar»
 ENUM_SIZES = [10, 100, 1000, 10000]
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""

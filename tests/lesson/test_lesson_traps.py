@@ -23,7 +23,7 @@ from masker import BudgetTooSmall, compile_json_schema
 from tests.lesson.finite import FiniteGrammar
 from tests.lesson.reference import all_paths, logsumexp, next_logp
 
-PROMPT = "¿Quién llamó a la puerta? Responde en JSON.\n"
+PROMPT = "¿A quién viste en la puerta? Responde en JSON.\n"
 
 
 def test_field_order_matches_the_naive_enumeration(model, tok):
