@@ -70,6 +70,8 @@ def order_figures(model, tok) -> dict:
             "agree_first": result.agree[first], "agree_second": result.agree[second],
             "follow": [{"hint": h, "name": n, "q": follows[h][n], "marginal": result.answers[first][n]}
                        for h, n in zip(result.hints, result.names)],
+            "follow_gap": max(abs(follows[h][n] - result.answers[first][n])
+                              for h, n in zip(result.hints, result.names)),
             "positions": sum(result.positions.values()),
             "top_first": max(result.names, key=result.answers[first].get),
             "top_second": max(result.names, key=result.answers[second].get)}

@@ -27,10 +27,10 @@ vocabulary's index beside the masks.
   ``cache_key`` (equal keys, equal futures), so along one generation the search mostly reuses
   what the first position found. Exact too: the budget bounds the search, not the answer.
 
-The work is bounded by ``max_states`` states visited per search (``LimitExceeded``), so an
-enormous free-text grammar cannot freeze a browser tab. The idea of bounding a generation by a
-shortest completion is the "remaining budget" check of an A*-style search; here it is simply a
-mask condition, applied token by token.
+The work is bounded by ``max_states`` states visited per search (``LimitExceeded``, limit
+``max_budget_states``, default 20,000), so an enormous free-text grammar cannot freeze a browser
+tab. Errors: ``Matcher`` turns a budget below ``dist`` of the current state into
+``BudgetTooSmall`` (``errors.py``).
 """
 
 from __future__ import annotations
