@@ -87,6 +87,11 @@ PAGES = (
      "notebook": "automata.ipynb", "figures": "lesson.automata_figures", "summary":
      "Cómo una restricción se convierte en máscara: autómatas, el trie de tokens, el índice por "
      "estado, la pila que necesita JSON y los tokens forzados."},
+    {"template": "trampas.html", "out": "trampas.html", "title": "Trampas y decisiones",
+     "notebook": "trampas.ipynb", "figures": "lesson.traps_figures",
+     "summary":
+     "Lo que un formato garantizado no garantiza, cada trampa medida con el mini-GPT, la máscara "
+     "que respeta un presupuesto de tokens y cómo elegir la restricción."},
     {"template": "distorsion.html", "out": "distorsion.html", "title": "Corregir la distorsión",
      "notebook": "distorsion.ipynb", "figures": "lesson.smc_figures",
      "summary":

@@ -28,14 +28,15 @@ from .sampling import BUDGET, FINISHED, LENGTH, STOPPED, Generation, Position, t
 def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: int, seed: int = 0,
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  max_tokens: int | None = None, stop_at_accept: bool = False,
-                 forced: bool = False) -> list[Generation]:
+                 forced: bool = False, budget_aware: bool = False) -> list[Generation]:
     """``n`` independent answers after ``prompt``, masked by ``grammar`` when one is given.
 
     Arguments and errors as :func:`lesson.sampling.generate` (plus ValueError for n < 1); seed
     seeds one NumPy ``default_rng`` for the whole batch. Returns n Generations, in row order. Their
     positions are light, to keep a batch of thousands small: ``chosen``, ``p_chosen`` (before the
     mask), ``q_chosen`` (what the loop drew it with) and ``kept_mass`` (None without a grammar) are
-    set; ``top`` is empty and ``allowed`` and ``probs`` are None. ``forced`` is computed
+    set; ``budget_aware`` as for ``generate`` (every row's matcher masks with the tokens it has
+    left); ``top`` is empty and ``allowed`` and ``probs`` are None. ``forced`` is computed
     (:func:`lesson.language.forced_kind`) only when ``forced=True``. ``log_p``, ``log_q``,
     ``log_kept``, ``text`` and ``status`` work as for ``generate``.
 
@@ -64,6 +65,8 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     gens = [Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,
                        top_k=top_k, top_p=top_p, max_tokens=max_tokens) for _ in range(n)]
     root = grammar.matcher(tok.vocab) if grammar is not None else None
+    if budget_aware and root is not None:
+        root.set_budget(max_tokens)  # every node's matcher forks it, and counts down at each consume
     if root is not None and ended(root, stop_at_accept):
         for gen in gens:
             gen.status = STOPPED if stop_at_accept else FINISHED

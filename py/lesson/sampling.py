@@ -136,7 +136,7 @@ class Generation:
 def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
              temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
              max_tokens: int | None = None, stop_at_accept: bool = False,
-             record_top: int = 5, fast_forward: bool = False) -> Generation:
+             record_top: int = 5, fast_forward: bool = False, budget_aware: bool = False) -> Generation:
     """Sample one answer after ``prompt``, masked by ``grammar`` (a masker Grammar) when one is given.
 
     model: a minigpt GPT (computed in float64 here); tok: its Tokenizer (prompt and vocabulary).
@@ -150,6 +150,10 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     ``stop_at_accept`` as soon as the text is complete. max_tokens: the token budget (default 40
     without a grammar, the room left in the model's context with one); a masked generation that
     reaches it stops with ``status == "budget"`` and an incomplete text (``complete`` is False).
+    budget_aware: with a grammar, mask with the token budget too (``Matcher.set_budget``): a token
+    is allowed only if the text can still be completed in the tokens left, so the answer is
+    complete within max_tokens (masker.BudgetTooSmall when even the shortest completion does not
+    fit).
 
     Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1],
     or a prompt plus max_tokens longer than the model's n_ctx tokens; masker errors
@@ -163,7 +167,7 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     """
     decoder = Decoder(model, tok, prompt, grammar, seed=seed, temperature=temperature, top_k=top_k,
                       top_p=top_p, max_tokens=max_tokens, stop_at_accept=stop_at_accept,
-                      record_top=record_top, fast_forward=fast_forward)
+                      record_top=record_top, fast_forward=fast_forward, budget_aware=budget_aware)
     while not decoder.done:
         decoder.step()
     return decoder.generation
@@ -180,7 +184,7 @@ class Decoder:
     def __init__(self, model, tok, prompt: str, grammar: Grammar | None = None, *, seed: int = 0,
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  max_tokens: int | None = None, stop_at_accept: bool = False, record_top: int = 5,
-                 fast_forward: bool = False):
+                 fast_forward: bool = False, budget_aware: bool = False):
         if temperature <= 0:
             raise ValueError(f"temperature must be > 0, found {temperature}")
         if top_k is not None and top_k < 1:
@@ -204,6 +208,8 @@ class Decoder:
                                      temperature=temperature, top_k=top_k, top_p=top_p,
                                      max_tokens=max_tokens)
         self.matcher = grammar.matcher(tok.vocab) if grammar is not None else None
+        if budget_aware and self.matcher is not None:
+            self.matcher.set_budget(max_tokens)  # mask() now keeps the text completable in time
         self.done = False
         self._cache = self._model.new_cache(1)
         self._logits = None

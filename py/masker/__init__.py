@@ -7,7 +7,8 @@ the decode loop and the end rule). Errors: ``masker.errors``. Guide: docs/masker
 """
 
 from .cfg import compile_cfg
-from .errors import (GrammarSyntaxError, LimitExceeded, MaskerError, TokenNotAllowed,
+from .errors import (BudgetTooSmall, GrammarSyntaxError, LimitExceeded, MaskerError,
+                     TokenNotAllowed,
                      UnsupportedFeature)
 from .json_schema import compile_json_schema
 from .matcher import Grammar, Matcher
@@ -15,4 +16,4 @@ from .regex_fsm import compile_choice, compile_regex
 
 __all__ = ["compile_choice", "compile_regex", "compile_cfg", "compile_json_schema", "Grammar",
            "Matcher", "MaskerError", "GrammarSyntaxError", "UnsupportedFeature", "LimitExceeded",
-           "TokenNotAllowed"]
+           "TokenNotAllowed", "BudgetTooSmall"]

@@ -104,3 +104,21 @@ def nesting_guard(what: str):
         raise LimitExceeded(f"the {what} nests too deeply", "nesting depth",
                             sys.getrecursionlimit(), "flatten deeply nested groups, e.g. use "
                             "repetition instead of nesting") from None
+
+
+class BudgetTooSmall(MaskerError, ValueError):
+    """A token budget is smaller than the shortest completion of the text from its prefix
+    (``Matcher.set_budget``, ``Matcher.mask(budget=k)``), so no generation within the budget can
+    end on a complete text.
+
+    Attributes: ``budget`` (tokens given), ``needed`` (tokens the shortest completion needs, or
+    None when it is longer than ``searched`` tokens, or no completion exists), ``prefix_bytes``.
+    """
+
+    def __init__(self, budget: int, needed: int | None, prefix_bytes: bytes, searched: int):
+        self.budget, self.needed, self.prefix_bytes = budget, needed, prefix_bytes
+        need = (f"the shortest completion needs {needed} tokens" if needed is not None
+                else f"no completion fits in {searched} tokens")
+        super().__init__(f"token budget too small after the prefix ...{prefix_bytes[-40:]!r} "
+                         f"({len(prefix_bytes)} bytes): {need}, the budget is {budget}. "
+                         "fix: raise max_tokens, or shorten what the grammar requires")

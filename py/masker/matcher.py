@@ -14,7 +14,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from .automaton import Automaton
-from .errors import GrammarSyntaxError, LimitExceeded, TokenNotAllowed
+from .budget import Distances, budget_mask
+from .errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, TokenNotAllowed
 from .trie import DEFAULT_MAX_TRIE_STEPS, TokenTrie, brute_force_mask, trie_mask
 
 MAX_CACHED_MASKS = 20_000  # per vocabulary; the cache is emptied when it is full
@@ -44,6 +45,7 @@ class _VocabIndex:
         self.trie = TokenTrie(vocab)
         self.longest = max(map(len, self.trie.vocab), default=0)  # bytes of the longest token
         self.masks: dict = {}
+        self.distances: Distances | None = None  # budget-aware masks: built at the first use
 
 
 class Grammar:
@@ -101,16 +103,25 @@ class Matcher:
     that wants shorter texts may also offer "stop" as an extra option whenever ``is_accepting()``
     is True; the lesson pages do that explicitly, never silently.
 
+    Token budget (``budget.py``): ``mask(budget=k)`` allows only the tokens after which the text
+    can still be completed in ``k - 1`` more tokens of this vocabulary; ``set_budget(k)`` makes
+    every later ``mask()`` (and so ``can_continue``, ``is_finished``) do that with the tokens left,
+    lowered by one at each ``consume``, so the loop above ends on a complete text within ``k``
+    tokens. ``min_tokens_to_finish()`` is the shortest completion, in tokens.
+
     Errors: ``consume`` and ``consume_bytes`` raise ``TokenNotAllowed`` (the matcher is left
-    unchanged); ``mask`` may raise ``LimitExceeded`` for grammars whose step has a work limit.
+    unchanged); ``mask`` may raise ``LimitExceeded`` for grammars whose step has a work limit;
+    ``set_budget`` and ``mask(budget=k)`` raise ``BudgetTooSmall`` when the shortest completion
+    needs more than the budget.
     """
 
-    __slots__ = ("grammar", "_index", "state", "_prefix", "token_ids", "max_trie_steps")
+    __slots__ = ("grammar", "_index", "state", "_prefix", "token_ids", "max_trie_steps", "budget")
 
     def __init__(self, grammar, index, state, prefix: bytes, max_trie_steps: int):
         self.grammar, self._index, self.state = grammar, index, state
         self._prefix, self.max_trie_steps = prefix, max_trie_steps
         self.token_ids: list[int] = []
+        self.budget: int | None = None  # tokens left (set_budget), or None: no budget
 
     @property
     def vocab(self) -> list[bytes]:
@@ -121,8 +132,67 @@ class Matcher:
         """Every byte consumed so far."""
         return self._prefix
 
-    def mask(self) -> np.ndarray:
-        """Allowed next tokens: read-only ``bool (len(vocab),)``; copy it before changing it."""
+    def mask(self, budget: int | None = None) -> np.ndarray:
+        """Allowed next tokens: read-only ``bool (len(vocab),)``; copy it before changing it.
+
+        ``budget``: tokens that may still be written (this one included); only the tokens after
+        which the shortest completion needs at most ``budget - 1`` tokens stay allowed. Default:
+        the budget set by ``set_budget`` (None: no budget, the plain mask). Raises BudgetTooSmall
+        when the prefix is not a complete text and no token fits the budget, ValueError for a
+        negative budget, LimitExceeded (``max_budget_states``) when the bounded search of a
+        counted or Earley automaton visits too many states."""
+        if budget is None:
+            budget = self.budget
+        if budget is None:
+            return self._plain_mask()
+        return self._budget_mask(int(budget))
+
+    def _budget_mask(self, budget: int) -> np.ndarray:
+        if budget < 0:
+            raise ValueError(f"the budget must be >= 0 tokens, found {budget}")
+        plain = self._plain_mask()
+        try:
+            mask = budget_mask(self._distances(), self.state, plain, budget)
+        except LimitExceeded as exc:
+            raise exc.at_prefix(self._prefix) from None
+        if not mask.any() and not self.is_accepting():
+            raise self._too_small(budget)
+        mask.flags.writeable = False
+        return mask
+
+    def _distances(self) -> Distances:
+        index = self._index
+        if index.distances is None:
+            index.distances = Distances(self.grammar.automaton, index.trie, self.max_trie_steps)
+        return index.distances
+
+    def _too_small(self, budget: int) -> BudgetTooSmall:
+        searched = max(4 * budget, budget + 32)
+        return BudgetTooSmall(budget, self.min_tokens_to_finish(searched), self._prefix, searched)
+
+    def min_tokens_to_finish(self, limit: int = 256) -> int | None:
+        """The shortest completion of the prefix, in tokens of this vocabulary (0 when it is a
+        complete text already), or None when it needs more than ``limit`` tokens or no token
+        path completes it. Computed once per (grammar, vocabulary) for a DFA, by a search
+        bounded by ``limit`` otherwise (``budget.py``); LimitExceeded as for ``mask``."""
+        try:
+            return self._distances().within(self.state, int(limit))
+        except LimitExceeded as exc:
+            raise exc.at_prefix(self._prefix) from None
+
+    def set_budget(self, budget: int | None) -> None:
+        """From now on ``mask()`` keeps the text completable within ``budget`` tokens, counted
+        down by ``consume`` (not by ``consume_bytes``); None removes the budget. Raises
+        BudgetTooSmall when even the shortest completion needs more than ``budget`` tokens."""
+        if budget is not None:
+            budget = int(budget)
+            if budget < 0:
+                raise ValueError(f"the budget must be >= 0 tokens, found {budget}")
+            if self.min_tokens_to_finish(budget) is None:
+                raise self._too_small(budget)
+        self.budget = budget
+
+    def _plain_mask(self) -> np.ndarray:
         automaton = self.grammar.automaton
         key = automaton.mask_key(self.state, self._index.longest)
         masks = self._index.masks
@@ -166,8 +236,13 @@ class Matcher:
         if not 0 <= token_id < len(self.vocab):
             raise TokenNotAllowed(token_id, b"", self._prefix,
                                   f"; token ids run from 0 to {len(self.vocab) - 1}")
+        if self.budget is not None and not self.mask()[token_id]:
+            raise TokenNotAllowed(token_id, self.vocab[token_id], self._prefix,
+                                  f"; with {self.budget} tokens left the text could not end")
         self._advance(self.vocab[token_id], token_id)
         self.token_ids.append(token_id)
+        if self.budget is not None:
+            self.budget -= 1
 
     def consume_bytes(self, data: bytes | str) -> None:
         """Append raw bytes (str is UTF-8 encoded); raises TokenNotAllowed if any byte breaks
@@ -193,6 +268,7 @@ class Matcher:
         """An independent matcher at the same prefix (for branching over token paths)."""
         other = Matcher(self.grammar, self._index, self.state, self._prefix, self.max_trie_steps)
         other.token_ids = list(self.token_ids)
+        other.budget = self.budget
         return other
 
     fork = copy

@@ -1,0 +1,113 @@
+"""The lesson «Trampas y decisiones» in the browser: one page load and one «Ejecutar todo», then
+the live results are checked against the same computations in CPython and against the prose.
+
+Deterministic results (the budget demo, the exact field-order distributions) must equal
+CPython's; measured times (the enum scaling) are only checked for shape, never for value.
+"""
+from __future__ import annotations
+
+import pytest
+
+from lesson.traps import budget_demo, field_order
+from minigpt.bpe import load_tokenizer
+from minigpt.gpt import load_model
+from tests.e2e.conftest import NetworkGuard
+from tests.e2e.helpers import open_lesson
+from tests.e2e.test_offline import describe, run_axe
+
+pytestmark = pytest.mark.e2e
+
+PAGE = "trampas.html"
+RUN_ALL_TIMEOUT_MS = 180_000
+BUDGET, BUDGET_N = 22, 40  # the page's cell «Presupuesto: cortar o enmascarar»
+ENUM_SIZES = [10, 100, 1000, 10000]
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+
+
+@pytest.fixture(scope="module")
+def cpython():
+    tok, model = load_tokenizer(), load_model()
+    return {"order": field_order(model, tok),
+            "budget": budget_demo(model, tok, budget=BUDGET, n=BUDGET_N, seed=0)}
+
+
+@pytest.fixture(scope="module")
+def page(browser, servers):
+    """The lesson after one «Ejecutar todo», every cell finished; console errors, uncaught errors
+    and requests to other origins fail the module."""
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    context.on("console", lambda message: problems.append(f"console: {message.text}")
+               if message.type == "error" else None)
+    lesson = open_lesson(context, servers["plain"], PAGE)
+    lesson.locator("[data-testid=run-all]").click()
+    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+    lesson.problems = problems
+    yield lesson
+    context.close()
+    if guard.foreign:
+        pytest.fail(f"the page requested other origins: {guard.foreign}")
+    if problems:
+        pytest.fail(f"errors in the page after the checks: {problems}")
+
+
+def test_every_cell_runs_without_error(page):
+    cells = page.locator("[data-testid=cell]")
+    states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
+    assert cells.count() >= 8 and states == ["done"] * cells.count(), states
+    assert not page.problems
+
+
+def test_budget_demo_aware_is_always_valid_and_plain_is_not(page, cpython):
+    demo = page.locator("[data-testid=budget-demo]")
+    assert demo.count() == 1
+    assert int(demo.get_attribute("data-budget")) == BUDGET
+    assert int(demo.get_attribute("data-n")) == BUDGET_N
+    aware = float(demo.get_attribute("data-valid-aware"))
+    plain = float(demo.get_attribute("data-valid-plain"))
+    assert aware == 1.0 and plain < 1.0
+    assert plain == cpython["budget"].valid_plain
+
+
+def test_field_order_distributions_sum_to_one_and_match_cpython(page, cpython):
+    view = page.locator("[data-testid=field-order]")
+    cells = view.locator("td[data-order]").evaluate_all(
+        "els => els.map(e => [e.dataset.order, e.dataset.name, e.dataset.q])")
+    reference = cpython["order"]
+    by_order: dict[str, dict[str, float]] = {}
+    for order, name, q in cells:
+        by_order.setdefault(order, {})[name] = float(q)
+    assert set(by_order) == set(reference.ORDERS)
+    for order, dist in by_order.items():
+        assert sum(dist.values()) == pytest.approx(1, abs=1e-9), order
+        for name, q in dist.items():
+            assert q == pytest.approx(reference.answers[order][name], abs=1e-9), (order, name)
+    tv = float(view.get_attribute("data-tv"))
+    assert tv == pytest.approx(reference.tv, abs=1e-9)
+    prose = float(page.locator("[data-testid=prose-tv]").get_attribute("data-value"))
+    assert prose == pytest.approx(tv, abs=1e-9)
+
+
+def test_enum_scaling_has_one_measured_row_per_size(page):
+    rows = page.locator("[data-testid=enum-scaling] tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.size, r.dataset.compileMs, r.dataset.maskUs])")
+    assert [int(size) for size, _, _ in rows] == ENUM_SIZES
+    for _, compile_ms, mask_us in rows:
+        assert float(compile_ms) >= 0 and float(mask_us) >= 0
+    assert page.locator("[data-testid=cell][aria-label^='Compilar enums'] svg[role=img]").count() == 1
+
+
+def test_page_after_run_all_has_no_serious_accessibility_violations(page):
+    violations = run_axe(page)
+    assert not violations, describe(violations)
+
+
+def test_budget_question_answered_right_shows_correcto(page):
+    question = page.locator("[data-testid=quiz-question]#q-budget")
+    question.locator("[data-testid=quiz-option][data-correct=true] input").check()
+    question.get_by_role("button", name="Comprobar").click()
+    assert question.get_attribute("data-result") == "correct"
