@@ -2,6 +2,9 @@
 #   make serve   set up, build and serve the lessons on http://127.0.0.1:$(PORT)/
 #   make test    set up (venv, npm, Debian chromium), build, run every test
 PYTHON ?= python3
+# The model is small: one BLAS thread is as fast, and many threads crawl on a busy machine.
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
 PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
