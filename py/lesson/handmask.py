@@ -34,8 +34,9 @@ def run_bytes(step, state, data: bytes) -> list:
 
 
 def hand_mask(step, state, vocab: list[bytes]) -> np.ndarray:
-    """bool[len(vocab)]: True where every byte of the token keeps ``step`` alive from ``state``.
-    One machine run per token (no trie): the slow, obvious way."""
+    """bool[len(vocab)]: True where every byte of the token keeps ``step`` alive from ``state``
+    (an empty token is never allowed). One machine run per token (no trie): the slow, obvious
+    way. ``step(state, byte) -> state | None`` must not raise; ``vocab``: bytes per token id."""
     mask = np.zeros(len(vocab), dtype=bool)
     for t, piece in enumerate(vocab):
         s = state
@@ -162,7 +163,10 @@ def enum_object_machine(fields: dict[str, list[str]]):
 def envelope_bound(fields: dict[str, list[str]]) -> int:
     """Back-of-envelope bound on the states of a machine for ``fields`` (compact JSON, fixed key
     order): one state per byte of the fixed text (braces, quoted keys, colons, commas) plus one
-    per byte of every quoted value (a trie that shares nothing), plus the start state."""
+    per byte of every quoted value (a trie that shares nothing), plus the start state. Raises
+    ValueError for no fields (as :func:`enum_object_machine`)."""
+    if not fields:
+        raise ValueError("fields must name at least one key")
     fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
     values = sum(len(json.dumps(v, ensure_ascii=False).encode()) for vs in fields.values() for v in vs)
     return 1 + fixed + values

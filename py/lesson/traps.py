@@ -32,17 +32,19 @@ from html import escape
 import numpy as np
 
 from masker import compile_json_schema
+from masker.dfa import DEFAULT_MAX_DFA_STATES, Dfa
+from masker.errors import LimitExceeded
 
 from .batch import sample_batch
 from .enumeration import enumerate_paths
 from .numbers import es_decimal, es_int, es_percent, es_prob
+from .sampling import Decoder
+from .views import _bar, _scroll, styled
 
 
 def _mean(x: float, digits: int = 1) -> str:
     """A mean for the views: "—" when there was nothing to average (nan)."""
     return "—" if not math.isfinite(x) else es_decimal(x, digits)
-from .sampling import Decoder
-from .views import _bar, _scroll, styled
 
 # -- 1. Format is not content ----------------------------------------------------------------------
 AGE_PROMPT = "¿Qué edad tiene Benina? Responde en JSON.\n"
@@ -94,7 +96,10 @@ class AgeStudy:
 def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] = (18, 100),
               prompt: str = AGE_PROMPT, schema: dict = AGE_SCHEMA) -> AgeStudy:
     """``n`` masked answers (``sample_batch``, one seed for the batch) and the integer each puts
-    in ``edad``. ``rule``: the application's own check, inclusive bounds in years."""
+    in ``edad``. ``rule``: the application's own check, inclusive bounds in years. Raises
+    ValueError for ``rule`` with lo > hi, and what ``sample_batch`` raises (n < 1...)."""
+    if rule[0] > rule[1]:
+        raise ValueError(f"rule must be (lo, hi) with lo <= hi, found {tuple(rule)}")
     grammar = compile_json_schema(schema)
     gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
     return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule)
@@ -178,7 +183,11 @@ class FieldOrder:
 def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hints=ORDER_HINTS,
                 keys=ORDER_KEYS) -> FieldOrder:
     """Enumerate both orders exactly (``enumerate_paths``) and sum q~ per (hint, answer).
-    ``hints[i]`` mentions ``names[i]``. Raises what ``enumerate_paths`` raises."""
+    ``hints[i]`` mentions ``names[i]``. Raises ValueError unless names and hints are non-empty
+    lists of the same length, and what ``enumerate_paths`` raises (an enumeration too large)."""
+    if not names or len(names) != len(hints):
+        raise ValueError(f"names and hints must be non-empty and of the same length (hints[i] "
+                         f"names names[i]), found {len(names)} names and {len(hints)} hints")
     joint, answers, positions = {}, {}, {}
     for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
         grammar = compile_json_schema(order_schema(hint_first, hints, names, keys))
@@ -344,7 +353,7 @@ class DateStudy:
             f'data-q-null="{self.q_null!r}">En la primera posición del valor, el modelo da '
             f'{es_prob(self.p_null)} a empezar <code>null</code> y {es_prob(self.p_quote)} a abrir '
             f'comillas: con máscara, <code>null</code> sale con probabilidad '
-            f'{es_decimal(self.q_null, 4)}.</p>' + _scroll("fechas inventadas")
+            f'{es_decimal(self.q_null, 5)}.</p>' + _scroll("fechas inventadas")
             + '<table class="compact-table"><thead><tr><th scope="col">esquema</th><th scope="col">'
             'null</th><th scope="col">fechas</th><th scope="col">fechas de calendario</th>'
             f'<th scope="col">primeras respuestas</th></tr></thead><tbody>{"".join(rows)}</tbody>'
@@ -409,7 +418,7 @@ class EnumScaling:
         return styled(
             _scroll("tiempos según el tamaño del enum")
             + '<table class="compact-table" data-testid="enum-scaling"><caption>Compilar un enum y '
-            'calcular sus máscaras, medido ahora en este navegador</caption><thead><tr>'
+            'calcular sus máscaras, medido en la máquina que ejecutó la celda</caption><thead><tr>'
             '<th scope="col">valores</th><th scope="col">estados del DFA</th><th scope="col">'
             'compilar (ms)</th><th scope="col">una máscara (µs)</th></tr></thead>'
             f'<tbody>{rows}</tbody></table></div>' + scaling_svg(self))
@@ -418,7 +427,10 @@ class EnumScaling:
 def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:
     """Compile ``{"enum": values}`` for each size and time it (``time.perf_counter``), then time
     the masks along the BPE tokens of the first value on a fresh matcher (every mask computed
-    for the first time). Deterministic except for the times."""
+    for the first time). Deterministic except for the times. Raises ValueError for an empty
+    ``sizes`` or a size below 1 (an empty enum admits no value)."""
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"sizes must be enum sizes of at least 1, found {list(sizes)}")
     words = enum_values(max(sizes), seed)
     compile_ms, mask_us, states = [], [], []
     for size in sizes:
@@ -539,10 +551,18 @@ class DepthBound:
 
 def depth_bounded(depths=(0, 1, 2, 3, 4)) -> DepthBound:
     """Compile ``flattened_thread(d)`` for each depth: the regular route's DFA states grow with
-    the bound. Raises LimitExceeded if a depth needs more states than the masker allows."""
+    the bound. Raises ValueError for a negative depth, and LimitExceeded when a depth needs more
+    DFA states than the masker allows (``compile_json_schema`` then falls back to Earley, which
+    has no states to count: from depth 5 on, with the default limit)."""
     states, chars = [], []
     for d in depths:
+        if d < 0:
+            raise ValueError(f"depths must be at least 0, found {d}")
         grammar = compile_json_schema(flattened_thread(d))
+        if not isinstance(grammar.automaton, Dfa):
+            raise LimitExceeded(f"the thread flattened to depth {d} needs more DFA states than the "
+                                "masker allows (compile_json_schema compiles it with Earley instead)",
+                                "max_states", DEFAULT_MAX_DFA_STATES, "use a smaller depth")
         states.append(grammar.automaton.n_states)
         chars.append(len(grammar.source))
     return DepthBound(list(depths), states, chars)

@@ -236,7 +236,8 @@ class Distances:
 
 def budget_mask(distances: Distances, state, plain: np.ndarray, budget: int) -> np.ndarray:
     """The plain mask ``plain`` (bool[V]) restricted to the tokens after which the shortest
-    completion needs at most ``budget - 1`` tokens: a new bool[V] array."""
+    completion needs at most ``budget - 1`` tokens: a new bool[V] array (all False when
+    ``budget <= 0``: no token fits). Raises LimitExceeded from the bounded search."""
     out = np.zeros_like(plain)
     if budget <= 0:
         return out

@@ -264,6 +264,8 @@ def test_envelope_bound_is_above_the_minimal_dfa():
     assert envelope_bound({"a": ["x"]}) == len('{"a":"x"}') + 1
     with pytest.raises(ValueError, match="no values"):
         enum_object_machine({"a": []})
+    with pytest.raises(ValueError, match="at least one key"):
+        envelope_bound({})
 
 
 # ---------------------------------------------------------------- views on extreme numbers

@@ -20,6 +20,7 @@ from lesson.traps import (AGE_SCHEMA, BUDGET_SCHEMA, DATE_PATTERN, THREAD_SCHEMA
                           field_order, flattened_thread, is_calendar_date, nesting_depth,
                           order_schema, scaling_svg)
 from masker import BudgetTooSmall, compile_json_schema
+from masker.errors import LimitExceeded
 from tests.lesson.finite import FiniteGrammar
 from tests.lesson.reference import all_paths, logsumexp, next_logp
 
@@ -211,6 +212,27 @@ def test_depth_bounded_grows_and_rejects_one_level_deeper():
             assert recursive.accepts(text)
             assert flat.accepts(text) is (d <= depth), (depth, d)
             assert nesting_depth(thread(d)) == d
+
+
+def test_depth_bounded_says_when_the_regular_route_gives_up():
+    """Depth 5 passes the default DFA limit: compile_json_schema falls back to Earley, which
+    has no states to count, so the table refuses with LimitExceeded instead of an AttributeError."""
+    with pytest.raises(LimitExceeded, match="depth 5"):
+        depth_bounded(depths=(4, 5))
+    with pytest.raises(ValueError, match="at least 0"):
+        depth_bounded(depths=(-1,))
+
+
+def test_bad_reader_inputs_are_refused_with_a_clear_error(model, tok):
+    with pytest.raises(ValueError, match="lo <= hi"):
+        age_study(model, tok, n=2, rule=(100, 18))
+    with pytest.raises(ValueError, match="same length"):
+        field_order(model, tok, names=["Ana", "Juan"], hints=["a Ana"])
+    with pytest.raises(ValueError, match="same length"):
+        field_order(model, tok, names=[], hints=[])
+    for sizes in ([0], [], [10, -3]):
+        with pytest.raises(ValueError, match="at least 1"):
+            enum_scaling(tok, sizes=sizes)
 
 
 def test_recursive_thread_with_budget_aware_sampling(model, tok):
