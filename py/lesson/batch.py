@@ -57,6 +57,8 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     n_ctx = model.config.n_ctx
     if max_tokens is None:
         max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, found {max_tokens}")
     if len(prompt_ids) + max_tokens > n_ctx:
         raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
                          f"fit in the model's context of {n_ctx} tokens")

@@ -155,7 +155,7 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     complete within max_tokens (masker.BudgetTooSmall when even the shortest completion does not
     fit).
 
-    Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1],
+    Raises ValueError for an empty prompt, temperature <= 0, top_k < 1, top_p outside (0, 1], max_tokens < 1,
     or a prompt plus max_tokens longer than the model's n_ctx tokens; masker errors
     (``LimitExceeded``) pass through. The loop itself is :class:`Decoder`, one position a step.
 
@@ -197,6 +197,8 @@ class Decoder:
         n_ctx = model.config.n_ctx
         if max_tokens is None:
             max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, found {max_tokens}")
         if len(prompt_ids) + max_tokens > n_ctx:
             raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
                              f"fit in the model's context of {n_ctx} tokens")

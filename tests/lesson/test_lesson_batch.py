@@ -68,5 +68,7 @@ def test_same_seed_same_answers_and_bad_arguments(model, tok):
         sample_batch(model, tok, PROMPT, grammar, n=0)
     with pytest.raises(ValueError, match="temperature"):
         sample_batch(model, tok, PROMPT, grammar, n=2, temperature=0)
+    with pytest.raises(ValueError, match="max_tokens must be at least 1"):
+        sample_batch(model, tok, PROMPT, grammar, n=2, max_tokens=0)
     with pytest.raises(ValueError, match="context"):
         sample_batch(model, tok, PROMPT, None, n=2, max_tokens=10_000)

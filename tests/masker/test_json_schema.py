@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_json_schema_support import SCHEMAS, IRSampler, validator
 
+from masker import compile_json_schema
 from masker.json_schema import InvalidSchema, UnsupportedKeyword, schema_to_source
 from masker.json_schema.translate import Translator
 
@@ -327,3 +328,26 @@ def test_unsatisfiable_branch_is_dropped_not_an_error():
     schema = {"anyOf": [{"type": "object", "properties": {"a": False}, "required": ["a"]},
                         {"type": "integer", "minimum": 1, "maximum": 2}]}
     assert regex_of(schema).pattern == "[12]"
+
+
+@pytest.mark.parametrize("schema, pointer, words", [
+    ({"type": "object", "properties": 5}, "#/properties", "must be an object"),
+    ({"type": "object", "required": "nombre"}, "#/required", "list of property names"),
+    ({"type": "object", "properties": {"a": {"type": "string", "required": True}}},
+     "#/properties/a/required", "draft 3"),
+    ({"type": "string", "maxLength": "x"}, "#/maxLength", "non-negative integer"),
+    ({"type": "array", "minItems": -1}, "#/minItems", "non-negative integer"),
+    ({"type": "integer", "minimum": True}, "#/minimum", "a number"),
+    ({"type": "number", "multipleOf": 0}, "#/multipleOf", "greater than 0"),
+    ({"anyOf": []}, "#/anyOf", "non-empty list"),
+    ({"type": "string", "pattern": 3}, "#/pattern", "a string"),
+])
+def test_a_keyword_with_a_value_of_the_wrong_type_is_refused_by_its_pointer(schema, pointer, words):
+    with pytest.raises(InvalidSchema) as info:
+        compile_json_schema(schema)
+    assert info.value.path == pointer and words in str(info.value)
+
+
+def test_integral_floats_are_counts():
+    grammar = compile_json_schema({"type": "string", "maxLength": 2.0})
+    assert grammar.accepts('"ab"') and not grammar.accepts('"abc"')

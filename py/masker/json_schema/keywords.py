@@ -49,18 +49,57 @@ KIND_KEYWORDS = {
 }
 
 
+def _is_count(value) -> bool:  # 2.0 is an integer too (2020-12 core, section 4.2.2)
+    return _is_number(value) and value >= 0 and float(value).is_integer()
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# What the value of a keyword must be (2020-12 validation, section 6, "The value of this keyword
+# MUST be ..."; draft-4 forms the translator also reads, such as a boolean exclusiveMinimum or an
+# ``items`` list, are checked where they are read), with the phrase the error quotes.
+VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    **{key: (_is_count, "a non-negative integer") for key in (
+        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")},
+    **{key: (_is_number, "a number") for key in ("minimum", "maximum")},
+    "multipleOf": (lambda v: _is_number(v) and v > 0, "a number greater than 0"),
+    **{key: (lambda v: isinstance(v, dict), "an object") for key in (
+        "properties", "patternProperties", "dependentSchemas", "$defs", "definitions")},
+    "dependentRequired": (lambda v: isinstance(v, dict) and all(map(_is_string_list, v.values())),
+                          "an object whose values are lists of strings"),
+    "required": (_is_string_list, "a list of property names (draft 3's boolean required is not "
+                 "supported: list the name in the parent object's required)"),
+    **{key: (lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list of schemas")
+       for key in ("anyOf", "oneOf", "allOf")},
+    "uniqueItems": (lambda v: isinstance(v, bool), "true or false"),
+    **{key: (lambda v: isinstance(v, str), "a string") for key in ("pattern", "format", "$ref")},
+}
+
+
 def check_keywords(schema: dict[str, Any], path: str, ignored: list[str]) -> None:
-    """Raise UnsupportedKeyword for the first REFUSED keyword of ``schema``; append the JSON
-    pointer of each keyword unknown to every draft to ``ignored`` (mutated)."""
-    for key in schema:
+    """Raise UnsupportedKeyword for the first REFUSED keyword of ``schema``, and InvalidSchema for
+    the first keyword whose value has the wrong JSON type (``VALUE_RULES``: ``"properties": 5``,
+    ``"maxLength": "x"``), naming the keyword's JSON pointer; append the JSON pointer of each
+    keyword unknown to every draft to ``ignored`` (mutated)."""
+    for key, value in schema.items():
         if key in REFUSED:
             raise UnsupportedKeyword(key, path)
+        rule = VALUE_RULES.get(key)
+        if rule is not None and not rule[0](value):
+            raise InvalidSchema(f"{key} must be {rule[1]}, found {value!r:.60}", f"{path or '#'}/{key}")
         if key not in IMPLEMENTED and key not in ANNOTATIONS:
             ignored.append(f"{path or '#'}/{key}")
 
 
 def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:
-    """A copy with draft-4 forms rewritten in 2020-12 terms: boolean
+    """A copy with counts written as floats (``"maxLength": 2.0``) made integers, and draft-4 forms
+    rewritten in 2020-12 terms: boolean
     exclusiveMinimum/Maximum, ``items`` as a list (tuple validation, with ``additionalItems``),
     ``const`` as a one-value ``enum``, ``type`` as a list.
 
@@ -68,6 +107,9 @@ def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:
     that is not a list.
     """
     s = dict(schema)
+    for key in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
+        if isinstance(s.get(key), float):  # 2.0 is the integer 2 (check_keywords refused 2.5)
+            s[key] = int(s[key])
     for ex, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         if isinstance(s.get(ex), bool):
             if s.pop(ex) and bound in s:
