@@ -130,6 +130,9 @@ def phone_figures(model, tok) -> dict:
             "free_digit_start": sum(t[:1].isdigit() for t in free.texts),
             "free_rows": free.rows_computed, "free_rows_whole": free.rows_whole,
             "masked_rows": sum(len(g.token_ids) - 1 for g in masked),
+            # what sample_batch runs: one row per distinct token prefix (samples that begin alike share it)
+            "masked_rows_shared": len({tuple(g.token_ids[:k]) for g in masked
+                                       for k in range(1, len(g.token_ids))}),
             "states": grammar.automaton.n_states}
 
 

@@ -80,6 +80,10 @@ def test_diagram_draws_every_state_and_every_live_transition(pattern):
 def test_diagram_refuses_a_dfa_too_big_to_draw():
     with pytest.raises(ValueError, match="52 states"):
         DfaDiagram(compile_regex(DATE).automaton)
+    with pytest.raises(TypeError, match="no state table to draw"):  # counters, not a table
+        DfaDiagram(compile_regex(r"\d{100}").automaton)
+    with pytest.raises(TypeError, match="no state table to draw"):
+        DfaDiagram(compile_cfg(NESTED_GBNF).automaton)
 
 
 def test_layers_are_breadth_first_distances():
@@ -400,6 +404,10 @@ def test_phone_check_counts_with_re():
     assert 'data-n="3" data-invalid="1"' in html and 'data-n="3" data-valid="1"' in html
     empty = PhoneCheck(PHONE, [])._repr_html_()
     assert 'data-n="0" data-invalid="0"' in empty and "phone-unmasked" not in empty
+    assert "1 llamada, la del prompt" in PhoneCheck(PHONE, masked, EarlyAbort(
+        n=3, max_tokens=11, hits=0, died_at=[3] + [0] * 10, texts=[b"h"] * 3, rows_computed=0,
+        model_calls=1))._repr_html_()
+    assert " s;" not in empty and " s;" in html  # times only when measured
 
 
 def test_phone_samples_from_the_model_all_match(model, tok):
@@ -454,3 +462,7 @@ def test_sample_until_invalid_draws_like_a_naive_row_by_row_sampler(model, tok, 
 def test_sample_until_invalid_rejects_bad_sizes(model, tok):
     with pytest.raises(ValueError, match="n and max_tokens"):
         sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=0)
+    with pytest.raises(ValueError, match="more than 10,000 samples"):  # refused before any array
+        sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=10**9)
+    with pytest.raises(ValueError, match="seeds is empty"):
+        compare_fast_forward(model, tok, "Hola", compile_regex(PHONE), seeds=[])
