@@ -37,6 +37,7 @@ class RegexRoute:
 
     @property
     def min_states(self) -> int:
+        """States of the minimal DFA (the masker's, dead state excluded)."""
         return self.dfa.n_states
 
 
@@ -205,10 +206,12 @@ class Crossing:
 
     @property
     def edges(self) -> int:
+        """Transitions the token crosses: its length in bytes."""
         return len(self.path) - 1
 
     @property
     def partial(self) -> bool:
+        """Whether the token ends in the middle of a UTF-8 character."""
         return is_partial(self.piece)
 
 

@@ -58,6 +58,8 @@ def earley_items(state) -> int:
 
 @dataclass
 class StackRow:
+    """One depth of :func:`stack_growth`: live Earley items after ``nested_prefix(depth)`` and the
+    states of the minimal DFA of ``bounded_regex(depth)``."""
     depth: int
     earley_items: int
     dfa_states: int | None  # None: not computed at this depth

@@ -93,14 +93,17 @@ class FastForwardComparison:
 
     @property
     def calls(self) -> tuple[int, int]:
+        """Model calls summed over the seeds: (step by step, fast-forward)."""
         return (sum(r.gen.model_calls for r in self.stepwise), sum(r.gen.model_calls for r in self.fast))
 
     @property
     def forced(self) -> int:
+        """Forced positions of the step-by-step runs (one allowed token, or one continuation of the text)."""
         return sum(p.forced in ("token", "split") for r in self.stepwise for p in r.gen.positions)
 
     @property
     def valid(self) -> tuple[int, int]:
+        """Texts the grammar accepts: (step by step, fast-forward)."""
         ok = self.grammar.accepts
         return (sum(ok(r.gen.bytes) for r in self.stepwise), sum(ok(r.gen.bytes) for r in self.fast))
 
@@ -246,6 +249,7 @@ class PhoneCheck:
 
     @property
     def invalid(self) -> int:
+        """Masked texts that ``re.fullmatch(pattern, text)`` rejects (0 when the mask works)."""
         return sum(re.fullmatch(self.pattern, g.text) is None for g in self.masked)
 
     def _free_html(self) -> str:

@@ -376,6 +376,7 @@ class ConvergenceRow:
 
     @property
     def mean(self) -> float:
+        """Mean total variation over the runs."""
         return float(np.mean(self.tvs))
 
 
@@ -390,6 +391,7 @@ class Convergence:
     seconds: float
 
     def row(self, method: str, n: int) -> ConvergenceRow:
+        """The row of ``method`` ("mask", "is" or "smc") at size ``n``; KeyError if absent."""
         for r in self.rows:
             if r.method == method and r.n == n:
                 return r
