@@ -243,6 +243,14 @@ def test_stack_growth_earley_linear_dfa_doubling():
     assert earley_items(state) == rows[0].earley_items - (rows[1].earley_items - rows[0].earley_items)
 
 
+def test_bounded_dfa_hits_the_masker_s_limits_at_depth_8():
+    """What the prose says after the depth table (``dfa_refused`` of the figures)."""
+    from masker.errors import LimitExceeded
+    assert compile_regex(bounded_regex(7)).automaton.n_states > 2 * 506
+    with pytest.raises(LimitExceeded):
+        compile_regex(bounded_regex(8))
+
+
 def test_bounded_regex_rejects_negative_depth():
     with pytest.raises(ValueError, match="depth"):
         bounded_regex(-1)
