@@ -37,6 +37,7 @@ class RegexRoute:
 
     @property
     def min_states(self) -> int:
+        """States of the minimal DFA (the masker's, dead state excluded)."""
         return self.dfa.n_states
 
 
@@ -105,12 +106,17 @@ class DfaDiagram:
     """A ``masker.dfa.Dfa`` drawn as SVG: circles for states (double: accepting), arrows for live
     transitions labelled by their bytes (printable ASCII as such, other bytes in hex: ``C3``), states
     in columns by distance from the start. ``max_states`` (default 40) guards the page: a larger
-    DFA raises ValueError (draw a smaller pattern). Test hooks: ``svg[data-testid=dfa-diagram]`` with
+    DFA raises ValueError (draw a smaller pattern), an automaton without a state table
+    (``CountedDfa``, ``EarleyAutomaton``) TypeError. Test hooks: ``svg[data-testid=dfa-diagram]`` with
     ``data-states`` and ``data-accepting`` (the counts of the DFA)."""
 
     DX, DY, R = 110, 74, 17
 
     def __init__(self, dfa, title: str = "", max_states: int = 40):
+        if not hasattr(dfa, "table"):
+            raise TypeError(f"a {type(dfa).__name__} has no state table to draw: DfaDiagram draws the "
+                            f"automaton of a plain regular pattern (no large counted repetition, no "
+                            f"recursion), e.g. compile_regex(r\"[sS][íi]|[nN]o\").automaton")
         if dfa.n_states > max_states:
             raise ValueError(f"the DFA has {dfa.n_states} states; the diagram draws at most {max_states}")
         self.dfa, self.title = dfa, title
@@ -200,10 +206,12 @@ class Crossing:
 
     @property
     def edges(self) -> int:
+        """Transitions the token crosses: its length in bytes."""
         return len(self.path) - 1
 
     @property
     def partial(self) -> bool:
+        """Whether the token ends in the middle of a UTF-8 character."""
         return is_partial(self.piece)
 
 

@@ -12,6 +12,7 @@ import re
 
 
 from masker import compile_cfg, compile_json_schema, compile_regex
+from masker.errors import LimitExceeded
 
 from .automata import crossings, regex_route
 from .automata_stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
@@ -100,10 +101,17 @@ def stack_figures() -> dict:
     closing = "".join("]" if k % 2 == 0 else "}" for k in reversed(range(DEEP)))
     deep_text = deep + "0" + closing
     last = DFA_DEPTHS[-1]
+    refused = None  # the first depth past the table whose bounded DFA the masker refuses to build
+    for d in (last + 1, last + 2):
+        try:
+            compile_regex(bounded_regex(d))
+        except LimitExceeded:
+            refused = d
+            break
     return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states} for r in rows],
             "deep": DEEP, "deep_accepted": cfg.accepts(deep_text),
             "deep_bounded": compile_regex(bounded_regex(last)).accepts(deep_text),
-            "last_dfa_depth": last, "earley_per_level": rows[1].earley_items - rows[0].earley_items}
+            "last_dfa_depth": last, "dfa_refused": refused, "earley_per_level": rows[1].earley_items - rows[0].earley_items}
 
 
 def fast_forward_figures(model, tok) -> dict:
@@ -130,6 +138,9 @@ def phone_figures(model, tok) -> dict:
             "free_digit_start": sum(t[:1].isdigit() for t in free.texts),
             "free_rows": free.rows_computed, "free_rows_whole": free.rows_whole,
             "masked_rows": sum(len(g.token_ids) - 1 for g in masked),
+            # what sample_batch runs: one row per distinct token prefix (samples that begin alike share it)
+            "masked_rows_shared": len({tuple(g.token_ids[:k]) for g in masked
+                                       for k in range(1, len(g.token_ids))}),
             "states": grammar.automaton.n_states}
 
 

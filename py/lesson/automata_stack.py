@@ -58,6 +58,8 @@ def earley_items(state) -> int:
 
 @dataclass
 class StackRow:
+    """One depth of :func:`stack_growth`: live Earley items after ``nested_prefix(depth)`` and the
+    states of the minimal DFA of ``bounded_regex(depth)``."""
     depth: int
     earley_items: int
     dfa_states: int | None  # None: not computed at this depth
@@ -67,7 +69,8 @@ def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
     """For each depth d: the live Earley items after ``nested_prefix(d)`` with the recursive grammar
     ``NESTED_GBNF``, and the minimal DFA states of ``bounded_regex(d)`` when d is in ``dfa_depths``
     (default: every depth; the DFA doubles with each level, so keep them small: d = 7 takes about
-    0.2 s in CPython)."""
+    0.2 s in CPython, and from d = 8 ``compile_regex`` raises ``masker.errors.LimitExceeded``, its
+    state limits; past d = 10 it takes seconds to get there)."""
     grammar = compile_cfg(NESTED_GBNF)
     automaton = grammar.automaton
     dfa_depths = set(depths if dfa_depths is None else dfa_depths)

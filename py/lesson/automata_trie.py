@@ -157,10 +157,12 @@ class MaskIndex:
 
     @property
     def nbytes(self) -> int:
+        """Size of the table as bits: states x ceil(V / 8) bytes."""
         return self.masks.shape[0] * math.ceil(self.masks.shape[1] / 8)
 
     @property
     def distinct(self) -> int:
+        """How many rows (masks) of the table differ."""
         return len({row.tobytes() for row in self.masks})
 
     def _repr_html_(self) -> str:

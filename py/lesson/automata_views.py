@@ -59,7 +59,10 @@ class Run:
 def compare_fast_forward(model, tok, prompt: str, grammar, seeds) -> "FastForwardComparison":
     """Sample ``grammar`` once per seed step by step and once with ``fast_forward=True`` (same seed,
     so the random numbers differ only where fast-forward skips a draw). Times are wall time (ms),
-    measured, never asserted."""
+    measured, never asserted. Raises ValueError when ``seeds`` is empty."""
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds is empty: give at least one seed, e.g. seeds=range(5)")
     step, fast = [], []
     for s in seeds:
         for runs, ff in ((step, False), (fast, True)):
@@ -90,14 +93,17 @@ class FastForwardComparison:
 
     @property
     def calls(self) -> tuple[int, int]:
+        """Model calls summed over the seeds: (step by step, fast-forward)."""
         return (sum(r.gen.model_calls for r in self.stepwise), sum(r.gen.model_calls for r in self.fast))
 
     @property
     def forced(self) -> int:
+        """Forced positions of the step-by-step runs (one allowed token, or one continuation of the text)."""
         return sum(p.forced in ("token", "split") for r in self.stepwise for p in r.gen.positions)
 
     @property
     def valid(self) -> tuple[int, int]:
+        """Texts the grammar accepts: (step by step, fast-forward)."""
         ok = self.grammar.accepts
         return (sum(ok(r.gen.bytes) for r in self.stepwise), sum(ok(r.gen.bytes) for r in self.fast))
 
@@ -172,6 +178,9 @@ class EarlyAbort:
         return self.n * (self.max_tokens - 1)
 
 
+MAX_UNMASKED = 10_000  # samples of one sample_until_invalid call (memory: float64 (n, V) arrays)
+
+
 def sample_until_invalid(model, tok, prompt: str, grammar, *, n: int, seed: int = 0,
                          max_tokens: int = 16) -> EarlyAbort:
     """``n`` unmasked samples after ``prompt``, each stopped as soon as its text is no longer a
@@ -183,10 +192,14 @@ def sample_until_invalid(model, tok, prompt: str, grammar, *, n: int, seed: int 
 
     Sampling is that of :func:`lesson.batch.sample_batch` without a mask (float64, one NumPy
     ``default_rng(seed)`` for the batch, one uniform per row and position, rows in order), one
-    model call per position for the rows still alive. Raises ValueError for n < 1 or
+    model call per position for the rows still alive. Raises ValueError for n < 1,
+    n > ``MAX_UNMASKED`` (10,000: the batch holds float64 (n, V) arrays, 41 MB at the limit) or
     max_tokens < 1."""
     if n < 1 or max_tokens < 1:
         raise ValueError(f"n and max_tokens must be at least 1, found n={n}, max_tokens={max_tokens}")
+    if n > MAX_UNMASKED:
+        raise ValueError(f"n={n} is more than {MAX_UNMASKED:,} samples at once, too many for the page's "
+                         f"memory: use a smaller n")
     model = model.astype(np.float64)
     rng = np.random.default_rng(seed)
     vocab = tok.vocab
@@ -225,38 +238,42 @@ def sample_until_invalid(model, tok, prompt: str, grammar, *, n: int, seed: int 
 class PhoneCheck:
     """Masked samples checked against ``pattern`` with Python's ``re`` (valid when
     ``re.fullmatch(pattern, text)``), next to unmasked ones (an :class:`EarlyAbort`). ``seconds``:
-    the measured wall time of each batch. Test hooks: ``[data-testid=phone-samples]`` with
+    the measured wall time of each batch (masked, unmasked), shown only when given. Test hooks: ``[data-testid=phone-samples]`` with
     ``data-n``, ``data-invalid`` and ``data-texts`` (the JSON list of every masked text), and
     ``[data-testid=phone-unmasked]`` with ``data-n`` and ``data-valid`` (the hits)."""
 
     def __init__(self, pattern: str, masked, unmasked: EarlyAbort | None = None,
-                 seconds: tuple[float, float] = (0.0, 0.0), show: int = 8):
+                 seconds: tuple[float, float] | None = None, show: int = 8):
         self.pattern, self.masked, self.unmasked = pattern, list(masked), unmasked
         self.seconds, self.show = seconds, show
 
     @property
     def invalid(self) -> int:
+        """Masked texts that ``re.fullmatch(pattern, text)`` rejects (0 when the mask works)."""
         return sum(re.fullmatch(self.pattern, g.text) is None for g in self.masked)
 
     def _free_html(self) -> str:
-        free, (_, t_free) = self.unmasked, self.seconds
+        free = self.unmasked
         if free is None:
             return ""
+        took = f" en {es_decimal(self.seconds[1], 2)} s" if self.seconds else ""
         first = free.died_at[0] if free.died_at else 0
         return (f'<p data-testid="phone-unmasked" data-n="{free.n}" data-valid="{free.hits}">Sin máscara: '
-                f'{es_int(free.n)} muestras en {es_decimal(t_free, 2)} s; empiezan por un número con el '
+                f'{es_int(free.n)} muestras{took}; empiezan por un número que cumple el '
                 f'patrón: <strong>{es_int(free.hits)}</strong>. {es_int(first)} se salen del patrón en el '
-                f'primer token, y cada muestra se corta en cuanto se sale: el modelo calculó '
+                f'primer token, y cada muestra se corta en cuanto se sale: tras el prompt, el modelo calculó '
                 f'{es_int(free.rows_computed)} posiciones en vez de {es_int(free.rows_whole)} '
-                f'({es_int(free.model_calls)} llamadas).</p>')
+                f'({es_int(free.model_calls)} {"llamada" if free.model_calls == 1 else "llamadas"}, '
+                f'la del prompt incluida).</p>')
 
     def _repr_html_(self) -> str:
         texts = [g.text for g in self.masked]
+        took = f" en {es_decimal(self.seconds[0], 2)} s" if self.seconds else ""
         data = escape(json.dumps(texts, ensure_ascii=False))
         shown = "".join(f"<li><code>{escape(t)}</code></li>" for t in texts[:self.show])
         return styled(
             f'<div class="phone-check"><p data-testid="phone-samples" data-n="{len(texts)}" '
             f'data-invalid="{self.invalid}" data-texts="{data}">Con máscara: <strong>{es_int(len(texts))}</strong> '
-            f'muestras en {es_decimal(self.seconds[0], 2)} s; no cumplen el patrón: '
+            f'muestras{took}; no cumplen el patrón: '
             f'<strong>{es_int(self.invalid)}</strong>.</p><ul class="texts phone-list">{shown}</ul>'
             f'{self._free_html()}</div>')

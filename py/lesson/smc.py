@@ -107,9 +107,16 @@ class Particles:
     particle_steps: int = 0
     seconds: float = 0.0
 
+    def _run(self, run: int) -> int:
+        """``run`` checked: an int in 0 .. runs - 1, else IndexError naming the range."""
+        if not isinstance(run, (int, np.integer)) or not 0 <= run < self.runs:
+            raise IndexError(f"run must be 0 .. {self.runs - 1} (there are {self.runs} runs), found {run!r}")
+        return int(run)
+
     def weights(self, run: int = 0) -> np.ndarray:
-        """Normalised weights W_i of one run: float64[K], summing to 1."""
-        lw = self.log_weights[run]
+        """Normalised weights W_i of one run: float64[K], summing to 1. Every method that takes
+        ``run`` raises IndexError outside 0 .. runs - 1."""
+        lw = self.log_weights[self._run(run)]
         w = np.exp(lw - lw.max())
         return w / w.sum()
 
@@ -117,7 +124,7 @@ class Particles:
         """The run's estimate of the conditional p(g | x, G): text -> sum of the weights W_i of
         the particles that wrote g (texts with no particle are absent)."""
         out: dict[bytes, float] = {}
-        for text, w in zip(self.texts[run], self.weights(run).tolist()):
+        for text, w in zip(self.texts[self._run(run)], self.weights(run).tolist()):
             if text is not None and w > 0:
                 out[text] = out.get(text, 0.0) + w
         return out
@@ -126,7 +133,7 @@ class Particles:
         """Share of the run's particles that wrote each text, ignoring the weights (for "is": the
         mask's own estimate of its distribution q~)."""
         out: dict[bytes, float] = {}
-        for text in self.texts[run]:
+        for text in self.texts[self._run(run)]:
             if text is not None:
                 out[text] = out.get(text, 0.0) + 1 / self.particles
         return out
@@ -369,6 +376,7 @@ class ConvergenceRow:
 
     @property
     def mean(self) -> float:
+        """Mean total variation over the runs."""
         return float(np.mean(self.tvs))
 
 
@@ -383,6 +391,7 @@ class Convergence:
     seconds: float
 
     def row(self, method: str, n: int) -> ConvergenceRow:
+        """The row of ``method`` ("mask", "is" or "smc") at size ``n``; KeyError if absent."""
         for r in self.rows:
             if r.method == method and r.n == n:
                 return r
@@ -400,7 +409,11 @@ def convergence(model, tok, prompt: str, grammar: Grammar, exact, *, sizes=(10, 
     grammar and temperature) of three estimates, for each N in ``sizes``, over ``runs``
     independent runs: the masked draws' frequencies ("mask"), importance sampling with N draws
     ("is", the same draws weighted) and SMC with N particles ("smc"). Seeds: ``seed + N`` for
-    the draws of size N, ``seed + N + 1`` for SMC. Errors as :func:`smc`."""
+    the draws of size N, ``seed + N + 1`` for SMC. Errors as :func:`smc`, and ValueError when
+    ``sizes`` is empty."""
+    sizes = list(sizes)
+    if not sizes:
+        raise ValueError("sizes is empty: give at least one number of samples, e.g. sizes=[10, 100, 1000]")
     start = time.perf_counter()
     table = exact_table(exact)
     rows = []

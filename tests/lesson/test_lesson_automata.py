@@ -80,6 +80,10 @@ def test_diagram_draws_every_state_and_every_live_transition(pattern):
 def test_diagram_refuses_a_dfa_too_big_to_draw():
     with pytest.raises(ValueError, match="52 states"):
         DfaDiagram(compile_regex(DATE).automaton)
+    with pytest.raises(TypeError, match="no state table to draw"):  # counters, not a table
+        DfaDiagram(compile_regex(r"\d{100}").automaton)
+    with pytest.raises(TypeError, match="no state table to draw"):
+        DfaDiagram(compile_cfg(NESTED_GBNF).automaton)
 
 
 def test_layers_are_breadth_first_distances():
@@ -237,6 +241,14 @@ def test_stack_growth_earley_linear_dfa_doubling():
     assert prefix == '[{"a":[{"a":'
     state = compile_cfg(NESTED_GBNF).automaton.start()
     assert earley_items(state) == rows[0].earley_items - (rows[1].earley_items - rows[0].earley_items)
+
+
+def test_bounded_dfa_hits_the_masker_s_limits_at_depth_8():
+    """What the prose says after the depth table (``dfa_refused`` of the figures)."""
+    from masker.errors import LimitExceeded
+    assert compile_regex(bounded_regex(7)).automaton.n_states > 2 * 506
+    with pytest.raises(LimitExceeded):
+        compile_regex(bounded_regex(8))
 
 
 def test_bounded_regex_rejects_negative_depth():
@@ -400,6 +412,10 @@ def test_phone_check_counts_with_re():
     assert 'data-n="3" data-invalid="1"' in html and 'data-n="3" data-valid="1"' in html
     empty = PhoneCheck(PHONE, [])._repr_html_()
     assert 'data-n="0" data-invalid="0"' in empty and "phone-unmasked" not in empty
+    assert "1 llamada, la del prompt" in PhoneCheck(PHONE, masked, EarlyAbort(
+        n=3, max_tokens=11, hits=0, died_at=[3] + [0] * 10, texts=[b"h"] * 3, rows_computed=0,
+        model_calls=1))._repr_html_()
+    assert " s;" not in empty and " s;" in html  # times only when measured
 
 
 def test_phone_samples_from_the_model_all_match(model, tok):
@@ -454,3 +470,7 @@ def test_sample_until_invalid_draws_like_a_naive_row_by_row_sampler(model, tok, 
 def test_sample_until_invalid_rejects_bad_sizes(model, tok):
     with pytest.raises(ValueError, match="n and max_tokens"):
         sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=0)
+    with pytest.raises(ValueError, match="more than 10,000 samples"):  # refused before any array
+        sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=10**9)
+    with pytest.raises(ValueError, match="seeds is empty"):
+        compare_fast_forward(model, tok, "Hola", compile_regex(PHONE), seeds=[])

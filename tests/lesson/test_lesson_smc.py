@@ -168,6 +168,14 @@ def test_bad_input_is_refused_with_a_clear_error(small):
         importance_sample(model, tok, PROMPT_SMALL, grammar, 5, max_tokens=1)
     with pytest.raises(ValueError, match="max_tokens"):
         importance_sample(model, tok, PROMPT_SMALL, grammar, 5, max_tokens=100)
+    r = smc(model, tok, PROMPT_SMALL, grammar, 5, runs=2)
+    for method in (r.estimate, r.frequencies, r.weights, r.final_ess):
+        with pytest.raises(IndexError, match=r"run must be 0 \.\. 1"):
+            method(2)
+        with pytest.raises(IndexError, match="run must be"):
+            method(-1)
+    with pytest.raises(ValueError, match="sizes is empty"):
+        convergence(model, tok, PROMPT_SMALL, grammar, {}, sizes=[])
 
 
 def test_views_render_extreme_weights(small):
