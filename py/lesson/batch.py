@@ -25,13 +25,17 @@ from .language import ended, forced_kind
 from .sampling import BUDGET, FINISHED, LENGTH, STOPPED, Generation, Position, truncate
 
 
+MAX_ANSWERS = 20_000  # per call: each row holds a float64[V] row of probabilities per position
+
+
 def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: int, seed: int = 0,
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  max_tokens: int | None = None, stop_at_accept: bool = False,
                  forced: bool = False, budget_aware: bool = False) -> list[Generation]:
     """``n`` independent answers after ``prompt``, masked by ``grammar`` when one is given.
 
-    Arguments and errors as :func:`lesson.sampling.generate` (plus ValueError for n < 1); seed
+    Arguments and errors as :func:`lesson.sampling.generate` (plus ValueError for n outside
+    1..MAX_ANSWERS); seed
     seeds one NumPy ``default_rng`` for the whole batch. Returns n Generations, in row order. Their
     positions are light, to keep a batch of thousands small: ``chosen``, ``p_chosen`` (before the
     mask), ``q_chosen`` (what the loop drew it with) and ``kept_mass`` (None without a grammar) are
@@ -43,8 +47,9 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     Cost: one model call per position of the longest answer, on the distinct prefixes still being
     written (float64, like ``generate``).
     """
-    if n < 1:
-        raise ValueError(f"n must be at least 1, found {n}")
+    if not 1 <= n <= MAX_ANSWERS:
+        raise ValueError(f"n must be between 1 and {MAX_ANSWERS:,} answers per call, found {n:,}; "
+                         "for more, call again with other seeds")
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, found {temperature}")
     if top_k is not None and top_k < 1:

@@ -64,8 +64,9 @@ def test_same_seed_same_answers_and_bad_arguments(model, tok):
     a = [g.token_ids for g in sample_batch(model, tok, PROMPT, grammar, n=10, seed=5)]
     b = [g.token_ids for g in sample_batch(model, tok, PROMPT, grammar, n=10, seed=5)]
     assert a == b
-    with pytest.raises(ValueError, match="n must be"):
-        sample_batch(model, tok, PROMPT, grammar, n=0)
+    for n in (0, 10**9):
+        with pytest.raises(ValueError, match="n must be between"):
+            sample_batch(model, tok, PROMPT, grammar, n=n)
     with pytest.raises(ValueError, match="temperature"):
         sample_batch(model, tok, PROMPT, grammar, n=2, temperature=0)
     with pytest.raises(ValueError, match="max_tokens must be at least 1"):
