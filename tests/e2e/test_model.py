@@ -36,7 +36,11 @@ def model_site(tmp_path_factory):
     params = {name: (0.2 * rng.standard_normal(shape)).astype(np.float32)
               for name, shape in parameter_shapes(cfg).items()}
     save_weights(weights, cfg, params)
-    build.build(root, root / "site", strict_cells=False)  # the lesson's cells fail on this model
+    # Only the pages this test opens: the other lessons' prose figures need the trained model (a
+    # figure that cannot be computed stops the build), and their cells fail on this one.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(build, "PAGES", tuple(p for p in build.PAGES if p["out"] in ("index.html", "marco.html")))
+        build.build(root, root / "site", strict_cells=False)
     server = build.make_server(root / "site", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/", weights
