@@ -327,8 +327,10 @@ def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
 
     Returns None when the weights are missing (the lesson pages then say so). Each page's result is
     cached in ``cache`` under a hash of the weights, of ``py/`` and of the module's name, so a
-    rebuild recomputes only when one of them changed (a lesson's figures take seconds). A figure
-    that cannot be computed raises here, and the build stops: no page quotes a number it lacks.
+    rebuild recomputes only when one of them changed (a lesson's figures take seconds). A figures
+    module that raises stops the build with a BuildError naming the page, and a template that
+    quotes a figure its module did not compute stops it at render time (StrictUndefined): no page
+    quotes a number it lacks.
     """
     weights = root / "weights"
     files = collect_weights(weights)
@@ -353,7 +355,11 @@ def lesson_figures(root: Path = ROOT, cache: Path = CACHE) -> dict | None:
             from minigpt.bpe import load_tokenizer
             from minigpt.gpt import load_model
             loaded = loaded or (load_model(weights), load_tokenizer(weights))
-            result = importlib.import_module(module).compute_figures(*loaded)
+            try:
+                result = importlib.import_module(module).compute_figures(*loaded)
+            except Exception as exc:
+                raise BuildError(f"{spec['out']}: its prose figures ({module}.compute_figures) could "
+                                 f"not be computed: {type(exc).__name__}: {exc}") from exc
             stored.parent.mkdir(parents=True, exist_ok=True)
             stored.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
         figures[spec["out"]] = json.loads(stored.read_text(encoding="utf-8"))

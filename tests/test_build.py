@@ -289,3 +289,22 @@ def test_index_is_a_course_map_and_every_lesson_links_its_neighbours(built):
         if i < len(lessons) - 1:
             expected["next"] = lessons[i + 1]["out"]
         assert links == expected, spec["out"]
+
+
+def test_a_figures_module_that_raises_stops_the_build_naming_the_page(tmp_path, monkeypatch):
+    package = tmp_path / "broken_figures.py"
+    package.write_text("def compute_figures(model, tok):\n    raise ZeroDivisionError('sin respuestas')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(build, "PAGES", ({"template": "marco.html", "out": "roto.html", "title": "Roto",
+                                          "figures": "broken_figures"},))
+    with pytest.raises(BuildError, match=r"roto\.html: its prose figures \(broken_figures"
+                                         r"\.compute_figures\) could not be computed: "
+                                         r"ZeroDivisionError: sin respuestas"):
+        build.lesson_figures(build.ROOT, tmp_path / "cache")
+
+
+def test_a_template_that_quotes_a_figure_its_module_lacks_stops_the_render():
+    import jinja2
+    env = build.make_env()
+    with pytest.raises(jinja2.UndefinedError, match="fase"):
+        env.from_string("p = {{ fig.fase }}").render(fig={"p_grammar": 1e-67})
