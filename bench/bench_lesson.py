@@ -1,6 +1,11 @@
-"""«Ejecutar todo» on the lesson «La máscara» in headless Chromium: wall time and each cell's time.
+"""«Ejecutar todo» on a lesson in headless Chromium: wall time and each cell's time.
 
-    .venv/bin/python bench/bench_lesson.py [--runs 5]
+    .venv/bin/python bench/bench_lesson.py [--runs 5] [--page mascara.html ...] [--all]
+
+``--page`` (repeatable) names the lessons to time, default «La máscara»; ``--all`` times every
+lesson of ``build.PAGES``, on the same build and browser. Targets for Run all here: «Niveles de
+garantía» and «Del esquema al autómata» 20 s, «Trampas y decisiones» 25 s, «Corregir la
+distorsión» 30 s.
 
 Each run is a fresh browser context (nothing from the HTTP cache) on a fresh build of the
 sources, served on 127.0.0.1. Once the kernel is ready, a MutationObserver in the page
@@ -49,12 +54,12 @@ FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
 
-def one_run(browser, url: str) -> dict:
+def one_run(browser, url: str, page_name: str = PAGE) -> dict:
     """Load the page, wait for the kernel, Run all; times in seconds, one per cell in page order."""
     context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
     try:
         page = context.new_page()
-        page.goto(url + PAGE)
+        page.goto(url + page_name)
         status = page.locator("[data-testid=kernel-status][data-state=ready]")
         status.wait_for(timeout=READY_TIMEOUT_MS)
         labels = page.evaluate(RECORD)
@@ -97,26 +102,33 @@ def served_browser():
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--page", action="append", help="a lesson's file, e.g. niveles.html")
+    parser.add_argument("--all", action="store_true", help="every lesson of build.PAGES")
     args = parser.parse_args()
-    runs = []
+    pages = ([spec["out"] for spec in build.PAGES if build.is_lesson(spec)] if args.all
+             else args.page or [PAGE])
     with served_browser() as (browser, url):
-        for n in range(1, args.runs + 1):
-            run = one_run(browser, url)
-            runs.append(run)
-            cells = " ".join(f"{t:.2f}" for t in run["cells"])
-            print(f"run {n}: start-up {run['startup']:.2f} s, run all {run['run_all']:.2f} s, "
-                  f"cells [{cells}] s", flush=True)
-    report(runs)
+        for name in pages:
+            runs = []
+            print(f"== {name}", flush=True)
+            for n in range(1, args.runs + 1):
+                run = one_run(browser, url, name)
+                runs.append(run)
+                cells = " ".join(f"{t:.2f}" for t in run["cells"])
+                print(f"run {n}: start-up {run['startup']:.2f} s, run all {run['run_all']:.2f} s, "
+                      f"cells [{cells}] s", flush=True)
+            report(runs)
 
 
 def report(runs: list[dict]) -> None:
     n, labels = len(runs), runs[0]["labels"]
-    enumeration = next(i for i, label in enumerate(labels) if ENUMERATION in label.lower())
     median = statistics.median
     print(f"kernel start-up median {median(r['startup'] for r in runs):.2f} s (n={n})")
     print(f"run all median {median(r['run_all'] for r in runs):.2f} s (n={n}, "
           f"min {min(r['run_all'] for r in runs):.2f}, max {max(r['run_all'] for r in runs):.2f})")
-    print(f"enumeration cell median {median(r['cells'][enumeration] for r in runs):.2f} s")
+    enumeration = [i for i, label in enumerate(labels) if ENUMERATION in label.lower()]
+    if enumeration:
+        print(f"enumeration cell median {median(r['cells'][enumeration[0]] for r in runs):.2f} s")
     for i, label in enumerate(labels):
         print(f"  cell {i + 1} median {median(r['cells'][i] for r in runs):.2f} s  {label}")
 
