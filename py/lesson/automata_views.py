@@ -129,7 +129,7 @@ class FastForwardComparison:
         rows = "".join(
             f"<tr><th scope='row'>{label}</th><td class='num'>{es_int(calls)}</td>"
             f"<td class='num'>{es_int(sum(len(r.gen.token_ids) for r in runs))}</td>"
-            f"<td class='num'>{es_decimal(ms, 1)}</td><td class='num'>{valid} de {n}</td></tr>"
+            f"<td class='num' data-measured=''>{es_decimal(ms, 1)}</td><td class='num'>{valid} de {n}</td></tr>"
             for label, runs, calls, ms, valid in (("paso a paso", self.stepwise, c_step, ms_step, v_step),
                                                  ("con adelanto", self.fast, c_fast, ms_fast, v_fast)))
         texts = "".join(f"<li><code data-testid='fast-forward-text'>{escape(r.gen.text)}</code></li>"

@@ -21,10 +21,10 @@ from .views import token_label
 # Sizes, seeds and budgets of the page's cells.
 N_PROMPT = 200          # level 0, each prompt
 PROMPT_TOKENS = 12      # level 0: at most this many tokens per unmasked answer
-N_JSON = 40             # level 2
+N_JSON = 100            # level 2
 JSON_TOKENS = 120       # level 2: token budget per answer
-N_SCHEMA = 60           # level 3
-N_GRAMMAR = 30          # level 4
+N_SCHEMA = 200          # level 3
+N_GRAMMAR = 100         # level 4
 SEED = 0
 # The hand-written machine: a closed-enum record in the spirit of a conjugation table.
 VERBS = ["amar", "andar", "beber", "caber", "cantar", "comer", "dar", "decir", "dormir", "estar",

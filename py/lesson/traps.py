@@ -413,7 +413,8 @@ class EnumScaling:
     def _repr_html_(self) -> str:
         rows = "".join(f'<tr data-size="{s}" data-compile-ms="{c!r}" data-mask-us="{m!r}">'
                        f'<td class="num">{es_int(s)}</td><td class="num">{es_int(st)}</td>'
-                       f'<td class="num">{es_decimal(c, 1)}</td><td class="num">{es_decimal(m, 0)}</td></tr>'
+                       f'<td class="num" data-measured="">{es_decimal(c, 1)}</td>'
+                       f'<td class="num" data-measured="">{es_decimal(m, 0)}</td></tr>'
                        for s, c, m, st in zip(self.sizes, self.compile_ms, self.mask_us, self.states))
         return styled(
             _scroll("tiempos según el tamaño del enum")
@@ -485,7 +486,7 @@ def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str
     desc = "; ".join(f"{es_int(s)} valores: compilar {es_decimal(c, 1)} ms, una máscara "
                      f"{es_decimal(m, 0)} µs" for s, c, m in
                      zip(result.sizes, result.compile_ms, result.mask_us))
-    return (f'<figure class="trap-plot"><svg viewBox="0 0 {width} {height}" role="img" '
+    return (f'<figure class="trap-plot"><svg data-measured="" viewBox="0 0 {width} {height}" role="img" '
             f'aria-labelledby="enum-plot-title enum-plot-desc"><title id="enum-plot-title">Tiempo '
             f'frente a valores del enum, escalas logarítmicas</title><desc id="enum-plot-desc">'
             f'{escape(desc)}</desc>{"".join(parts)}{legend}</svg><figcaption>Escalas logarítmicas: '
