@@ -22,7 +22,7 @@ from masker import Grammar
 from minigpt.gpt import softmax
 
 from .language import ended, forced_kind
-from .sampling import BUDGET, FINISHED, LENGTH, STOPPED, Generation, Position, truncate
+from .sampling import BUDGET, FINISHED, LENGTH, STOPPED, Generation, Position, check_settings, truncate
 
 
 MAX_ANSWERS = 20_000  # per call: each row holds a float64[V] row of probabilities per position
@@ -50,23 +50,8 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     if not 1 <= n <= MAX_ANSWERS:
         raise ValueError(f"n must be between 1 and {MAX_ANSWERS:,} answers per call, found {n:,}; "
                          "for more, call again with other seeds")
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, found {temperature}")
-    if top_k is not None and top_k < 1:
-        raise ValueError(f"top_k must be at least 1, found {top_k}")
-    if top_p is not None and not 0 < top_p <= 1:
-        raise ValueError(f"top_p must be in (0, 1], found {top_p}")
-    prompt_ids = tok.encode(prompt)
-    if not prompt_ids:
-        raise ValueError("the prompt must hold at least one token")
-    n_ctx = model.config.n_ctx
-    if max_tokens is None:
-        max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be at least 1, found {max_tokens}")
-    if len(prompt_ids) + max_tokens > n_ctx:
-        raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
-                         f"fit in the model's context of {n_ctx} tokens")
+    prompt_ids, max_tokens = check_settings(model, tok, prompt, grammar, temperature, top_k, top_p,
+                                            max_tokens)
     model = model.astype(np.float64)
     rng = np.random.default_rng(seed)
     gens = [Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,

@@ -173,6 +173,31 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     return decoder.generation
 
 
+def check_settings(model, tok, prompt: str, grammar, temperature: float, top_k: int | None,
+                   top_p: float | None, max_tokens: int | None) -> tuple[list[int], int]:
+    """The checks of :func:`generate`'s arguments, shared by every decode loop: returns the
+    prompt's token ids and the token budget (default 40 without a grammar, the room left in the
+    model's context with one). Raises ValueError as ``generate`` documents."""
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, found {temperature}")
+    if top_k is not None and top_k < 1:
+        raise ValueError(f"top_k must be at least 1, found {top_k}")
+    if top_p is not None and not 0 < top_p <= 1:
+        raise ValueError(f"top_p must be in (0, 1], found {top_p}")
+    prompt_ids = tok.encode(prompt)
+    if not prompt_ids:
+        raise ValueError("the prompt must hold at least one token")
+    n_ctx = model.config.n_ctx
+    if max_tokens is None:
+        max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, found {max_tokens}")
+    if len(prompt_ids) + max_tokens > n_ctx:
+        raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
+                         f"fit in the model's context of {n_ctx} tokens")
+    return prompt_ids, max_tokens
+
+
 class Decoder:
     """The decode loop of :func:`generate`, one position per :meth:`step`, so that a reader can
     step through it or pick the next token; same arguments and errors as ``generate``.
@@ -185,23 +210,8 @@ class Decoder:
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  max_tokens: int | None = None, stop_at_accept: bool = False, record_top: int = 5,
                  fast_forward: bool = False, budget_aware: bool = False):
-        if temperature <= 0:
-            raise ValueError(f"temperature must be > 0, found {temperature}")
-        if top_k is not None and top_k < 1:
-            raise ValueError(f"top_k must be at least 1, found {top_k}")
-        if top_p is not None and not 0 < top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], found {top_p}")
-        prompt_ids = tok.encode(prompt)
-        if not prompt_ids:
-            raise ValueError("the prompt must hold at least one token")
-        n_ctx = model.config.n_ctx
-        if max_tokens is None:
-            max_tokens = 40 if grammar is None else n_ctx - len(prompt_ids)
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be at least 1, found {max_tokens}")
-        if len(prompt_ids) + max_tokens > n_ctx:
-            raise ValueError(f"the prompt ({len(prompt_ids)} tokens) plus {max_tokens} new tokens do not "
-                             f"fit in the model's context of {n_ctx} tokens")
+        prompt_ids, max_tokens = check_settings(model, tok, prompt, grammar, temperature, top_k, top_p,
+                                                max_tokens)
         self.temperature, self.top_k, self.top_p = temperature, top_k, top_p
         self.stop_at_accept, self.record_top = stop_at_accept, record_top
         self._model = model.astype(np.float64)

@@ -96,3 +96,34 @@ def assert_cells_match_cpython(page, weights: Path) -> None:
             os.environ.pop("MINIGPT_WEIGHTS", None)
         else:
             os.environ["MINIGPT_WEIGHTS"] = previous
+
+
+RUN_ALL_TIMEOUT_MS = 180_000
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+
+
+def lesson_after_run_all(browser, servers, page_name: str, before=None):
+    """Body of a lesson's module fixture (``yield from``): the page after one «Ejecutar todo», every
+    cell finished (done or error), with ``page.problems`` listing console and uncaught errors, and
+    ``page.before`` what ``before(page)`` returned before the click (the precomputed outputs).
+    After the module's tests, errors in the page or requests to other origins fail it."""
+    from tests.e2e.conftest import NetworkGuard
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    context.on("console", lambda message: problems.append(f"console: {message.text}")
+               if message.type == "error" else None)
+    lesson = open_lesson(context, servers["plain"], page_name)
+    lesson.before = before(lesson) if before else None
+    lesson.locator("[data-testid=run-all]").click()
+    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+    lesson.problems = problems
+    yield lesson
+    context.close()
+    if guard.foreign:
+        pytest.fail(f"the page requested other origins: {guard.foreign}")
+    if problems:
+        pytest.fail(f"errors in the page after the checks: {problems}")

@@ -12,17 +12,13 @@ from lesson import compile_choice, convergence, enumerate_paths, importance_samp
 from lesson.figures import NAMES, PROMPT, answer
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
-from tests.e2e.conftest import NetworkGuard
-from tests.e2e.helpers import open_lesson
+from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
 
 PAGE = "distorsion.html"
-RUN_ALL_TIMEOUT_MS = 180_000
 SIZES, RUNS, THRESHOLD = [10, 100, 1000], 20, 0.2  # the cell «Convergencia»
-ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
-    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
 
 @pytest.fixture(scope="module")
@@ -41,23 +37,7 @@ def cpython():
 
 @pytest.fixture(scope="module")
 def page(browser, servers):
-    guard = NetworkGuard(allowed=tuple(servers.values()))
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    context.route("**/*", guard.handle)
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    context.on("console", lambda message: problems.append(f"console: {message.text}")
-               if message.type == "error" else None)
-    lesson = open_lesson(context, servers["plain"], PAGE)
-    lesson.locator("[data-testid=run-all]").click()
-    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
-    lesson.problems = problems
-    yield lesson
-    context.close()
-    if guard.foreign:
-        pytest.fail(f"the page requested other origins: {guard.foreign}")
-    if problems:
-        pytest.fail(f"errors in the page after the checks: {problems}")
+    yield from lesson_after_run_all(browser, servers, PAGE)
 
 
 def convergence_rows(page) -> list[dict]:

@@ -21,18 +21,14 @@ from lesson.figures import ANY_PATTERN, ANY_SCHEMA, KEY, NAMES, PROMPT, answer, 
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
-from tests.e2e.conftest import NetworkGuard
-from tests.e2e.helpers import open_lesson
+from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
 
 PAGE = "mascara.html"
-RUN_ALL_TIMEOUT_MS = 120_000
 MASKED_SEEDS = range(5)  # the page's cell samples with seeds 0..4
 PATTERN, SCHEMA = ANY_PATTERN, ANY_SCHEMA  # the page's cell «Una expresión regular y un JSON Schema»
-ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
-    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
 
 @pytest.fixture(scope="module")
@@ -53,23 +49,7 @@ def cpython():
 def page(browser, servers):
     """The lesson after one «Ejecutar todo», every cell finished. The page's console errors,
     uncaught errors and requests to other origins are collected in ``page.problems``."""
-    guard = NetworkGuard(allowed=tuple(servers.values()))
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    context.route("**/*", guard.handle)
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    context.on("console", lambda message: problems.append(f"console: {message.text}")
-               if message.type == "error" else None)
-    lesson = open_lesson(context, servers["plain"], PAGE)
-    lesson.locator("[data-testid=run-all]").click()
-    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
-    lesson.problems = problems
-    yield lesson
-    context.close()
-    if guard.foreign:
-        pytest.fail(f"the page requested other origins: {guard.foreign}")
-    if problems:
-        pytest.fail(f"errors in the page after the checks: {problems}")
+    yield from lesson_after_run_all(browser, servers, PAGE)
 
 
 def texts_of(page, testid: str, cell: str = "Con y sin máscara") -> list[str]:

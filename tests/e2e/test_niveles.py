@@ -13,16 +13,12 @@ from lesson.levels import RETRY_QUESTIONS, retry_arithmetic
 from lesson.levels_figures import fsm, levels
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
-from tests.e2e.conftest import NetworkGuard
-from tests.e2e.helpers import open_lesson
+from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
 
 PAGE = "niveles.html"
-RUN_ALL_TIMEOUT_MS = 180_000
-ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
-    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 LEVEL_ROWS = """() => [...document.querySelectorAll('[data-testid=levels-table] tr[data-level]')].map(r =>
     ({level: +r.dataset.level, n: +r.dataset.n, parse: +r.dataset.parseRate, schema: +r.dataset.schemaRate}))"""
 RETRY_ROWS = """() => [...document.querySelectorAll('[data-testid=retry-table] tr[data-k]')].map(r =>
@@ -43,25 +39,9 @@ def cpython():
 @pytest.fixture(scope="module")
 def page(browser, servers):
     """The lesson after one «Ejecutar todo»; ``page.before`` holds the precomputed results."""
-    guard = NetworkGuard(allowed=tuple(servers.values()))
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    context.route("**/*", guard.handle)
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    context.on("console", lambda message: problems.append(f"console: {message.text}")
-               if message.type == "error" else None)
-    lesson = open_lesson(context, servers["plain"], PAGE)
-    before = SimpleNamespace(levels=lesson.evaluate(LEVEL_ROWS), retry=lesson.evaluate(RETRY_ROWS),
-                             agreement=lesson.evaluate(AGREEMENT))
-    lesson.locator("[data-testid=run-all]").click()
-    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
-    lesson.problems, lesson.before = problems, before
-    yield lesson
-    context.close()
-    if guard.foreign:
-        pytest.fail(f"the page requested other origins: {guard.foreign}")
-    if problems:
-        pytest.fail(f"errors in the page after the checks: {problems}")
+    yield from lesson_after_run_all(browser, servers, PAGE, before=lambda lesson: SimpleNamespace(
+        levels=lesson.evaluate(LEVEL_ROWS), retry=lesson.evaluate(RETRY_ROWS),
+        agreement=lesson.evaluate(AGREEMENT)))
 
 
 def test_every_cell_runs_without_error(page):

@@ -3,7 +3,6 @@ computes, ends rows by the same rule as ``generate``, and keeps every answer in 
 
 import math
 
-import numpy as np
 import pytest
 
 from lesson.batch import sample_batch

@@ -6,7 +6,6 @@ extreme numbers."""
 import json
 import math
 import random
-import string
 
 import jsonschema
 import numpy as np
