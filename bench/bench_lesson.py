@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import build  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from sitebuild import devserver
 
 PAGE = "mascara.html"
 ENUMERATION = "enumeración"  # in the aria-label of the enumeration cell
@@ -87,7 +88,7 @@ def served_browser():
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         build.build(build.ROOT, site)
-        server = build.make_server(site, 0)
+        server = devserver.make_server(site, 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             with sync_playwright() as playwright:

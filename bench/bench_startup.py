@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import build  # noqa: E402
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from sitebuild import devserver, vendor
 
 FIGURE = "main :is(figure, table, .lesson-view)"
 BARE = "__bench__/bare.html"  # served by the benchmark (a route), beside site/'s own files
@@ -68,7 +69,7 @@ FIRST_FIGURE_JS = """
 
 def serve_bare(context, base_url: str) -> None:
     """Route the bare page and its two scripts; everything else comes from the server."""
-    index = f"vendor/pyodide-{build.PYODIDE_VERSION}/"
+    index = f"vendor/pyodide-{vendor.PYODIDE_VERSION}/"
     files = {"bare.html": ("text/html", BARE_HTML),
              "bare.js": ("text/javascript", BARE_PAGE_JS % {"index": index}),
              "bare-worker.js": ("text/javascript", BARE_WORKER_JS)}
@@ -141,7 +142,7 @@ def main() -> None:
     build.build()  # warm: downloads and caches are in place before timing
     rebuilds = [] if args.no_rebuild else rebuild_seconds(3)
     size = sum(p.stat().st_size for p in build.SITE.rglob("*") if p.is_file())
-    server = build.make_server(build.SITE, 0)
+    server = devserver.make_server(build.SITE, 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         results = startup(f"http://127.0.0.1:{server.server_address[1]}/", args.pages, args.runs)

@@ -34,8 +34,8 @@ from minigpt.gpt import log_softmax
 
 from .language import (DEFAULT_MAX_PATHS, DEFAULT_MAX_POSITIONS, LanguageCounts, allowed_ids,
                        count_language, ended)
-
-SECONDS_PER_YEAR = 365.25 * 24 * 3600  # Julian year
+from .numbers import SECONDS_PER_YEAR
+from .views import enumeration_html
 
 
 @dataclass
@@ -97,7 +97,6 @@ class Enumeration:
         raise KeyError(text)
 
     def _repr_html_(self) -> str:
-        from .views import enumeration_html
         return enumeration_html(self)
 
 
@@ -206,3 +205,10 @@ def _summarise(found: dict, counts: LanguageCounts, rows: int, calls: int, secon
                for g, paths in found.items()]
     results.sort(key=lambda r: (-r.conditional, r.text))
     return Enumeration(results, log_total, rows, calls, seconds, temperature, counts)
+
+
+def exact_table(exact) -> dict[bytes, float]:
+    """text (bytes) -> conditional probability, from an Enumeration or a dict (str keys encoded)."""
+    if hasattr(exact, "rows"):
+        return {r.text: r.conditional for r in exact.rows}
+    return {(k.encode("utf-8") if isinstance(k, str) else bytes(k)): float(v) for k, v in exact.items()}

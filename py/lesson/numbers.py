@@ -11,6 +11,7 @@ import math
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 THIN_SPACE = "\u202f"  # narrow no-break space
+SECONDS_PER_YEAR = 365.25 * 24 * 3600  # Julian year
 
 
 def es_decimal(x: float, digits: int = 3) -> str:

@@ -24,6 +24,7 @@ from masker import Grammar, TokenNotAllowed
 from minigpt.gpt import softmax
 
 from .language import LanguageTooLarge, count_language, ended
+from .views import rejection_html
 
 
 @dataclass
@@ -68,7 +69,6 @@ class Rejection:
         return out
 
     def _repr_html_(self) -> str:
-        from .views import rejection_html
         return rejection_html(self)
 
 

@@ -33,6 +33,7 @@ from masker import Grammar
 from minigpt.gpt import softmax
 
 from .language import allowed_ids, ended, forced_kind
+from .views import PositionsView, generation_html
 
 # Generation.status values
 FINISHED = "finished"  # the grammar's text is complete and no token may follow
@@ -123,13 +124,11 @@ class Generation:
         return float(sum(math.log(pos.kept_mass) for pos in self.positions if pos.kept_mass is not None))
 
     def _repr_html_(self) -> str:
-        from .views import generation_html
         return generation_html(self)
 
     def positions_view(self, top_k: int = 5, uid: str | None = None):
         """The per-position picture (an object that renders as HTML in a cell or in Jupyter);
         ``uid``: the id prefix of its elements, when a page shows the same generation twice."""
-        from .views import PositionsView
         return PositionsView(self, top_k, uid)
 
 

@@ -55,7 +55,9 @@ import numpy as np
 from masker import Grammar
 from minigpt.gpt import log_softmax
 
+from .enumeration import exact_table
 from .language import allowed_ids, ended
+from .smc_views import convergence_html, particles_html
 
 DEFAULT_MAX_PARTICLES = 200_000  # particles times runs: memory for the weights and the history
 
@@ -156,15 +158,7 @@ class Particles:
         return total_variation(est, exact_table(exact))
 
     def _repr_html_(self) -> str:
-        from .smc_views import particles_html
         return particles_html(self)
-
-
-def exact_table(exact) -> dict[bytes, float]:
-    """text (bytes) -> conditional probability, from an Enumeration or a dict (str keys encoded)."""
-    if hasattr(exact, "rows"):
-        return {r.text: r.conditional for r in exact.rows}
-    return {(k.encode("utf-8") if isinstance(k, str) else bytes(k)): float(v) for k, v in exact.items()}
 
 
 def total_variation(a: dict, b: dict) -> float:
@@ -398,7 +392,6 @@ class Convergence:
         raise KeyError((method, n))
 
     def _repr_html_(self) -> str:
-        from .smc_views import convergence_html
         return convergence_html(self)
 
 

@@ -17,8 +17,8 @@ from html import escape
 
 import numpy as np
 
+from .enumeration import exact_table
 from .numbers import es_decimal, es_int, es_percent, es_prob, es_sci_log
-from .smc import exact_table
 from .views import _bar, _scroll, styled
 
 METHOD_NAMES = {"mask": "máscara sola", "is": "pesos de importancia", "smc": "Monte Carlo secuencial"}

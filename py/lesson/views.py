@@ -18,8 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .enumeration import SECONDS_PER_YEAR
-from .numbers import es_decimal, es_int, es_prob, es_sci, es_sci_log
+from .numbers import SECONDS_PER_YEAR, es_decimal, es_int, es_prob, es_sci, es_sci_log
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 _CSS: list[str] = []  # views.css, read once

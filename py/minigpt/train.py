@@ -189,7 +189,7 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--seed", type=int, default=1884)
-    ap.add_argument("--fixture", default="tests/fixtures/reference_logits.npz",
+    ap.add_argument("--fixture", default="tests/minigpt/fixtures/reference_logits.npz",
                     help="where to write the PyTorch reference logits for the NumPy tests")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reference-only", action="store_true",

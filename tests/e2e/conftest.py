@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import build
+from sitebuild import devserver
 from tests.e2e.helpers import open_lesson
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -32,7 +33,7 @@ def site_dir(tmp_path_factory) -> Path:
 
 
 def _serve(site: Path, isolated: bool, csp: bool = True):
-    server = build.make_server(site, 0, isolated, csp)
+    server = devserver.make_server(site, 0, isolated, csp)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 

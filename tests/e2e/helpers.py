@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from sitebuild import files
 
 READY_TIMEOUT_MS = 90_000
 LESSON = "marco.html"
@@ -38,10 +39,9 @@ def wait_cell(cell, states=("done", "error"), timeout: int = 30_000) -> str:
 
 
 def load_kernel_module():
-    """The page's cell kernel (templates/assets/kernel.py), loaded into CPython."""
-    import build
+    """The page's cell kernel (browser/kernel.py), loaded into CPython."""
     spec = importlib.util.spec_from_file_location(
-        "site_kernel", build.TEMPLATES / "assets" / "kernel.py")
+        "site_kernel", files.BROWSER / "kernel.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

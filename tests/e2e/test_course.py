@@ -7,11 +7,12 @@ import re
 import pytest
 
 import build
+from sitebuild import render
 from tests.e2e.helpers import open_lesson, wait_cell
 
 pytestmark = pytest.mark.e2e
 
-LESSONS = [spec for spec in build.PAGES if build.is_lesson(spec)]
+LESSONS = [spec for spec in build.PAGES if render.is_lesson(spec)]
 
 
 def course_map(context, base_url):

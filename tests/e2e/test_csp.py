@@ -11,7 +11,7 @@ import pytest
 
 import build
 from build import PAGES
-from devserver import CONTENT_SECURITY_POLICY
+from sitebuild.devserver import CONTENT_SECURITY_POLICY
 from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_sources, set_code,
                                wait_cell)
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from lesson import compile_choice, convergence, enumerate_paths, importance_sample, smc
-from lesson.figures import NAMES, PROMPT, answer
+from lesson.course import NAMES, PROMPT, answer
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 from tests.e2e.helpers import lesson_after_run_all

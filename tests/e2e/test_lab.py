@@ -11,7 +11,7 @@ from urllib.parse import quote
 import jsonschema
 import pytest
 
-from lesson.lab import PRESETS, compile_constraint
+from lesson.laboratorio.lab import PRESETS, compile_constraint
 from tests.e2e.helpers import open_lesson
 from tests.e2e.test_offline import describe, run_axe
 

@@ -17,7 +17,8 @@ import pytest
 
 from lesson import compile_choice, compile_json_schema, compile_regex
 from lesson.enumeration import enumerate_paths
-from lesson.figures import ANY_PATTERN, ANY_SCHEMA, KEY, NAMES, PROMPT, answer, name_of
+from lesson.course import KEY, NAMES, PROMPT, answer, name_of
+from lesson.mascara.figures import ANY_PATTERN, ANY_SCHEMA
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model

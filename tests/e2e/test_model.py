@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import build
+from sitebuild import devserver, files
 from minigpt.checkpoint import save_weights
 from minigpt.config import GPTConfig, parameter_shapes
 from tests.e2e.helpers import assert_cells_match_cpython, open_lesson
@@ -24,11 +25,11 @@ pytestmark = pytest.mark.e2e
 def model_site(tmp_path_factory):
     """A copy of the project whose weights/ has a small random model; built and served."""
     root = tmp_path_factory.mktemp("with-model")
-    for name in ("node_modules", ".cache", "templates", "py"):
+    for name in ("node_modules", ".cache", "templates", "browser", "py"):
         (root / name).symlink_to(build.ROOT / name)
     weights = root / "weights"
     weights.mkdir()
-    for name, data in build.collect_weights(build.ROOT / "weights"):
+    for name, data in files.collect_weights(build.ROOT / "weights"):
         if name not in ("model.json", "model.bin"):
             (weights / name).write_bytes(data)
     cfg = GPTConfig(n_ctx=64, n_layer=1, n_head=2, n_embd=32)
@@ -41,7 +42,7 @@ def model_site(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(build, "PAGES", tuple(p for p in build.PAGES if p["out"] in ("index.html", "marco.html")))
         build.build(root, root / "site", strict_cells=False)
-    server = build.make_server(root / "site", 0)
+    server = devserver.make_server(root / "site", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/", weights
     server.shutdown()

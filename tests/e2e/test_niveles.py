@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import pytest
 
 from lesson import compile_choice, enumerate_paths
-from lesson.levels import RETRY_QUESTIONS, retry_arithmetic
-from lesson.levels_figures import fsm, levels
+from lesson.niveles.levels import RETRY_QUESTIONS, retry_arithmetic
+from lesson.niveles.figures import fsm, levels
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 from tests.e2e.helpers import lesson_after_run_all

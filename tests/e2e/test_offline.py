@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from build import NODE_MODULES, PYODIDE_VERSION
+from sitebuild.files import NODE_MODULES
+from sitebuild.vendor import PYODIDE_VERSION
 from tests.e2e.helpers import LESSON, open_lesson, set_code, wait_cell
 
 pytestmark = pytest.mark.e2e

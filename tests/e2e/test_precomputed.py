@@ -7,6 +7,7 @@ import re
 import pytest
 
 import build
+from sitebuild import render
 from tests.e2e.helpers import LESSON, open_lesson
 
 pytestmark = pytest.mark.e2e
@@ -26,7 +27,7 @@ ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]'
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
 
-@pytest.mark.parametrize("name", [spec["out"] for spec in build.PAGES if build.is_lesson(spec)])
+@pytest.mark.parametrize("name", [spec["out"] for spec in build.PAGES if render.is_lesson(spec)])
 def test_precomputed_outputs_equal_the_live_ones(context, base_url, name):
     page = open_lesson(context, base_url, name)
     cells = page.locator("[data-testid=cell]")

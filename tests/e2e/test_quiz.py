@@ -9,6 +9,7 @@ import shutil
 import pytest
 
 import build
+from sitebuild import files
 from tests.e2e.conftest import NetworkGuard, _serve
 from tests.e2e.test_offline import describe, run_axe
 
@@ -20,9 +21,9 @@ PAGES_DIR = build.ROOT / "tests" / "e2e" / "pages"
 def quiz_url(tmp_path_factory):
     """A site built from the real sources plus the test page ``quiz.html``."""
     root = tmp_path_factory.mktemp("quiz-root")
-    for name in ("node_modules", "py", "weights", ".cache"):
+    for name in ("node_modules", "py", "weights", ".cache", "browser"):
         (root / name).symlink_to(build.ROOT / name)
-    shutil.copytree(build.TEMPLATES, root / "templates")
+    shutil.copytree(files.TEMPLATES, root / "templates")
     shutil.copy(PAGES_DIR / "quiz.html", root / "templates" / "quiz.html")
     page = {"template": "quiz.html", "out": "quiz.html", "title": "Preguntas", "summary": ""}
     pages = build.PAGES

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from lesson.traps import budget_demo, field_order
+from lesson.trampas.studies import budget_demo, field_order
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 from tests.e2e.helpers import lesson_after_run_all

@@ -1,0 +1,27 @@
+"""«Del esquema al autómata» (``automata.html``): how a constraint becomes a mask.
+
+- :mod:`lesson.automata.route`: regex → Thompson NFA → DFA → minimal DFA (``regex_route``), the DFA
+  drawn as SVG from the masker's tables (``DfaDiagram``), tokens that cross several edges
+  (``crossings``, ``CrossingTable``);
+- :mod:`lesson.automata.trie`: the token-trie walk traced (``trie_walk``) and the state → mask index
+  (``MaskIndex``, ``mask_timings``);
+- :mod:`lesson.automata.stack`: why JSON needs a stack: Earley items against a depth-bounded DFA
+  (``stack_growth``, ``StackPlot``);
+- :mod:`lesson.automata.forced`: fast-forward of forced tokens compared with step-by-step sampling
+  (``compare_fast_forward``);
+- :mod:`lesson.automata.phones`: the phone exercise (``PhoneCheck``, ``sample_until_invalid``);
+- :mod:`lesson.automata.figures`: the page's prose figures (``compute_figures``, called by the build).
+
+The page's cells import from this package: ``from lesson.automata import regex_route``.
+"""
+
+from .forced import FastForwardComparison, compare_fast_forward, path_probability
+from .phones import EarlyAbort, PhoneCheck, sample_until_invalid
+from .route import CrossingTable, DfaDiagram, RegexRoute, crossings, regex_route
+from .stack import NESTED_GBNF, StackPlot, bounded_regex, nested_prefix, stack_growth
+from .trie import MaskIndex, TrieWalk, mask_timings, trie_walk
+
+__all__ = ["CrossingTable", "DfaDiagram", "EarlyAbort", "FastForwardComparison", "MaskIndex", "NESTED_GBNF",
+           "PhoneCheck", "RegexRoute", "StackPlot", "TrieWalk", "bounded_regex", "compare_fast_forward",
+           "crossings", "mask_timings", "nested_prefix", "path_probability", "regex_route",
+           "sample_until_invalid", "stack_growth", "trie_walk"]

@@ -1,0 +1,150 @@
+"""The lesson «Del esquema al autómata», section 6: fast-forward of forced tokens.
+
+- :func:`compare_fast_forward` / :class:`FastForwardComparison`: the same grammar sampled step by
+  step and with ``generate(..., fast_forward=True)``: model calls, time, validity, and the
+  probabilities of the token splits each loop writes for the forced opening;
+- :func:`path_probability`: ln p and ln q~ of a given token path (the masked loop made to pick it).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from html import escape
+
+from ..numbers import es_decimal, es_int, es_sci_log
+from ..sampling import Decoder, forced_bytes, generate
+from ..views import strip_html, styled, token_label
+
+
+def path_probability(model, tok, prompt: str, grammar, token_ids: list[int]) -> tuple[float, float]:
+    """``(ln p, ln q~)`` of the token path ``token_ids`` after ``prompt``: its unmasked probability
+    and the probability that the step-by-step masked loop (:class:`lesson.sampling.Decoder`) draws
+    it. Raises ValueError when a token is not allowed where it stands."""
+    decoder = Decoder(model, tok, prompt, grammar, max_tokens=len(token_ids))
+    for t in token_ids:
+        decoder.step(int(t))
+    gen = decoder.generation
+    return gen.log_p, gen.log_q
+
+
+def opening_split(gen, n_bytes: int) -> list[int]:
+    """The first tokens of ``gen`` that spell its first ``n_bytes`` bytes (the forced opening),
+    up to the token that reaches or crosses byte ``n_bytes``."""
+    out, total = [], 0
+    for t in gen.token_ids:
+        if total >= n_bytes:
+            break
+        out.append(t)
+        total += len(gen.vocab[t])
+    return out
+
+
+@dataclass
+class Run:
+    """One generation and its wall time in milliseconds."""
+    gen: object
+    ms: float
+
+
+def compare_fast_forward(model, tok, prompt: str, grammar, seeds) -> "FastForwardComparison":
+    """Sample ``grammar`` once per seed step by step and once with ``fast_forward=True`` (same seed,
+    so the random numbers differ only where fast-forward skips a draw). Times are wall time (ms),
+    measured, never asserted. Raises ValueError when ``seeds`` is empty."""
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("seeds is empty: give at least one seed, e.g. seeds=range(5)")
+    step, fast = [], []
+    for s in seeds:
+        for runs, ff in ((step, False), (fast, True)):
+            start = time.perf_counter()
+            gen = generate(model, tok, prompt, grammar, seed=s, fast_forward=ff)
+            runs.append(Run(gen, (time.perf_counter() - start) * 1e3))
+    opening = forced_bytes(grammar.matcher(tok.vocab))
+    bpe = tok.encode_bytes(opening)
+    return FastForwardComparison(prompt, grammar, step, fast, opening, bpe,
+                                 path_probability(model, tok, prompt, grammar, bpe) if bpe else (0.0, 0.0))
+
+
+@dataclass
+class FastForwardComparison:
+    """Result of :func:`compare_fast_forward`. ``opening``: the bytes forced at the start; ``bpe``:
+    their BPE split (what fast-forward writes); ``bpe_logs``: (ln p, ln q~) of that split under the
+    step-by-step masked loop. Test hook: ``[data-testid=fast-forward]`` with ``data-calls-stepwise``,
+    ``data-calls-fast-forward`` (model calls summed over the seeds), ``data-forced`` (forced positions
+    of the step-by-step runs: one allowed token, or one continuation of the text),
+    ``data-valid-fast-forward`` (how many fast-forward texts the grammar accepts) and ``data-n``."""
+    prompt: str
+    grammar: object
+    stepwise: list[Run]
+    fast: list[Run]
+    opening: bytes
+    bpe: list[int]
+    bpe_logs: tuple[float, float]
+
+    @property
+    def calls(self) -> tuple[int, int]:
+        """Model calls summed over the seeds: (step by step, fast-forward)."""
+        return (sum(r.gen.model_calls for r in self.stepwise), sum(r.gen.model_calls for r in self.fast))
+
+    @property
+    def forced(self) -> int:
+        """Forced positions of the step-by-step runs (one allowed token, or one continuation of the text)."""
+        return sum(p.forced in ("token", "split") for r in self.stepwise for p in r.gen.positions)
+
+    @property
+    def valid(self) -> tuple[int, int]:
+        """Texts the grammar accepts: (step by step, fast-forward)."""
+        ok = self.grammar.accepts
+        return (sum(ok(r.gen.bytes) for r in self.stepwise), sum(ok(r.gen.bytes) for r in self.fast))
+
+    def opening_splits(self) -> list[tuple[list[int], float, float, int]]:
+        """The distinct splits of the forced opening that the step-by-step runs wrote, as
+        ``(token ids, ln p, ln q~, how many runs)``, most frequent first."""
+        found: dict[tuple, list] = {}
+        n = len(self.opening)
+        for r in self.stepwise:
+            ids = opening_split(r.gen, n)
+            pos = r.gen.positions[:len(ids)]
+            row = found.setdefault(tuple(ids), [list(ids), sum(math.log(p.p_chosen) for p in pos),
+                                                 sum(math.log(p.q_chosen) for p in pos), 0])
+            row[3] += 1
+        return sorted((tuple(v) for v in found.values()), key=lambda v: -v[3])
+
+    def _repr_html_(self) -> str:
+        (c_step, c_fast), (v_step, v_fast) = self.calls, self.valid
+        ms_step = sum(r.ms for r in self.stepwise)
+        ms_fast = sum(r.ms for r in self.fast)
+        n = len(self.stepwise)
+        vocab = self.stepwise[0].gen.vocab if self.stepwise else []
+        rows = "".join(
+            f"<tr><th scope='row'>{label}</th><td class='num'>{es_int(calls)}</td>"
+            f"<td class='num'>{es_int(sum(len(r.gen.token_ids) for r in runs))}</td>"
+            f"<td class='num' data-measured=''>{es_decimal(ms, 1)}</td><td class='num'>{valid} de {n}</td></tr>"
+            for label, runs, calls, ms, valid in (("paso a paso", self.stepwise, c_step, ms_step, v_step),
+                                                 ("con adelanto", self.fast, c_fast, ms_fast, v_fast)))
+        texts = "".join(f"<li><code data-testid='fast-forward-text'>{escape(r.gen.text)}</code></li>"
+                        for r in self.fast)
+        splits = "".join(
+            f"<tr><td>{strip_html(vocab, list(ids))}</td><td class='num'>{k}</td>"
+            f"<td class='num'>{es_sci_log(lp)}</td><td class='num'>{es_sci_log(lq)}</td></tr>"
+            for ids, lp, lq, k in self.opening_splits())
+        lp, lq = self.bpe_logs
+        return styled(
+            f'<div class="fast-forward" data-testid="fast-forward" data-n="{n}" data-calls-stepwise="{c_step}" '
+            f'data-calls-fast-forward="{c_fast}" data-forced="{self.forced}" '
+            f'data-valid-fast-forward="{v_fast}">'
+            '<div class="table-scroll" tabindex="0" role="region" aria-label="Llamadas al modelo">'
+            f'<table class="compact-table"><caption>{n} respuestas con cada bucle (mismas semillas); '
+            f'{self.forced} posiciones forzadas en las de paso a paso</caption><thead><tr><th scope="col">bucle</th>'
+            '<th scope="col">llamadas al modelo</th><th scope="col">tokens</th><th scope="col">ms (medidos)</th>'
+            f'<th scope="col">válidas</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            f'<p>Textos con adelanto:</p><ul class="texts">{texts}</ul>'
+            '<div class="table-scroll" tabindex="0" role="region" aria-label="Particiones de la apertura">'
+            f'<table class="compact-table"><caption>La apertura forzada «{escape(token_label(self.opening))}»: '
+            'particiones que eligió el bucle paso a paso</caption><thead><tr><th scope="col">partición</th>'
+            '<th scope="col">veces</th><th scope="col">p sin máscara</th><th scope="col">q̃ paso a paso</th>'
+            f'</tr></thead><tbody>{splits}<tr class="highlight"><td>{strip_html(vocab, self.bpe)} '
+            f'(BPE, la del adelanto)</td><td class="num">siempre</td><td class="num">{es_sci_log(lp)}</td>'
+            f'<td class="num">{es_sci_log(lq)}</td></tr></tbody></table></div></div>')

@@ -1,0 +1,137 @@
+"""The lesson «Del esquema al autómata», section 5: JSON needs a stack.
+
+A recursive grammar of nested arrays and objects (``NESTED_GBNF``), recognized by the masker's
+Earley automaton, against regular approximations bounded in depth (``bounded_regex``): the live
+Earley items grow linearly with the depth, the minimal DFA's states double with each level.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from masker import compile_cfg, compile_regex
+
+from ..numbers import es_int
+from ..views import styled
+
+
+# ---------------------------------------------------------------- JSON needs a stack
+
+# Nested JSON values with arrays and objects: the lesson's recursive grammar (GBNF, masker.cfg).
+NESTED_GBNF = r'''root ::= value
+value ::= "0" | "[" value ("," value)* "]" | "{\"a\":" value "}"'''
+
+
+def bounded_regex(depth: int) -> str:
+    """The same values as ``NESTED_GBNF`` nested at most ``depth`` levels, as a regular expression
+    (each level repeats the one below inside both brackets). ``depth`` >= 0; ValueError otherwise."""
+    if depth < 0:
+        raise ValueError(f"depth must be >= 0, found {depth}")
+    value = "0"
+    for _ in range(depth):
+        value = f'(0|\\[{value}(,{value})*\\]|\\{{"a":{value}\\}})'
+    return value
+
+
+def nested_prefix(depth: int) -> str:
+    """An open prefix ``depth`` levels deep, alternating brackets: ``[{"a":[{"a":...``."""
+    return "".join("[" if k % 2 == 0 else '{"a":' for k in range(depth))
+
+
+def earley_items(state) -> int:
+    """Items an Earley state holds alive: its own and those of every earlier set its items still
+    point to (their origins: the parser's stack). Counts scan items and items waiting for a
+    nonterminal (``masker.earley.EarleySet``)."""
+    seen, todo, total = {id(state)}, [state], 0
+    while todo:
+        s = todo.pop()
+        items = list(s.scans) + [it for waiting in s.waiting.values() for it in waiting]
+        total += len(items)
+        for item in items:
+            origin = item[-1]
+            if id(origin) not in seen:
+                seen.add(id(origin))
+                todo.append(origin)
+    return total
+
+
+@dataclass
+class StackRow:
+    """One depth of :func:`stack_growth`: live Earley items after ``nested_prefix(depth)`` and the
+    states of the minimal DFA of ``bounded_regex(depth)``."""
+    depth: int
+    earley_items: int
+    dfa_states: int | None  # None: not computed at this depth
+
+
+def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
+    """For each depth d: the live Earley items after ``nested_prefix(d)`` with the recursive grammar
+    ``NESTED_GBNF``, and the minimal DFA states of ``bounded_regex(d)`` when d is in ``dfa_depths``
+    (default: every depth; the DFA doubles with each level, so keep them small: d = 7 takes about
+    0.2 s in CPython, and from d = 8 ``compile_regex`` raises ``masker.errors.LimitExceeded``, its
+    state limits; past d = 10 it takes seconds to get there)."""
+    grammar = compile_cfg(NESTED_GBNF)
+    automaton = grammar.automaton
+    dfa_depths = set(depths if dfa_depths is None else dfa_depths)
+    rows = []
+    for d in depths:
+        state = automaton.start()
+        for b in nested_prefix(d).encode():
+            state = automaton.step(state, b)
+        states = compile_regex(bounded_regex(d)).automaton.n_states if d in dfa_depths else None
+        rows.append(StackRow(d, earley_items(state), states))
+    return rows
+
+
+SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+class StackPlot:
+    """Both series of :func:`stack_growth` against depth, on a logarithmic y axis (SVG), with the
+    numbers in a table beside it. Test hook: ``[data-testid=stack-plot]``."""
+
+    W, H, PAD = 360, 220, 44
+
+    def __init__(self, rows: list[StackRow]):
+        if not rows:
+            raise ValueError("stack_growth gave no rows to plot")
+        self.rows = rows
+
+    def _xy(self, d: int, v: float, top: float) -> tuple[float, float]:
+        depths = [r.depth for r in self.rows]
+        lo, hi = min(depths), max(depths)
+        x = self.PAD + (d - lo) / max(1, hi - lo) * (self.W - self.PAD - 16)
+        y = self.H - 30 - math.log10(max(v, 1)) / max(top, 1e-9) * (self.H - 50)
+        return x, y
+
+    def _repr_html_(self) -> str:
+        values = [r.earley_items for r in self.rows] + [r.dfa_states for r in self.rows if r.dfa_states]
+        top = math.ceil(math.log10(max(values + [10])))
+        parts = []
+        for k in range(0, top + 1, max(1, math.ceil((top + 1) / 6))):  # at most 6 grid lines
+            _, y = self._xy(self.rows[0].depth, 10 ** k, top)
+            parts.append(f'<line class="grid" x1="{self.PAD}" x2="{self.W - 10}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                         f'<text x="{self.PAD - 6}" y="{y + 4:.1f}" text-anchor="end">10{str(k).translate(SUPERSCRIPT)}</text>')
+        for r in self.rows:
+            x, _ = self._xy(r.depth, 1, top)
+            parts.append(f'<text x="{x:.1f}" y="{self.H - 12}" text-anchor="middle">{r.depth}</text>')
+        for name, cls, get in (("Earley", "s-earley", lambda r: r.earley_items),
+                               ("DFA", "s-dfa", lambda r: r.dfa_states)):
+            pts = [self._xy(r.depth, get(r), top) for r in self.rows if get(r)]
+            if pts:
+                parts.append(f'<polyline class="{cls}" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
+                parts.extend(f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in pts)
+        svg = (f'<svg class="stack-svg" role="img" viewBox="0 0 {self.W} {self.H}" '
+               'aria-label="Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica">'
+               + "".join(parts) + "</svg>")
+        rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{es_int(r.earley_items)}</td>"
+                       f"<td class='num'>{es_int(r.dfa_states) if r.dfa_states else '—'}</td></tr>" for r in self.rows)
+        return styled(
+            '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
+            f'aria-label="Gráfica de crecimiento">{svg}</div><p class="legend"><span class="key s-earley"></span> '
+            'ítems vivos de Earley (gramática recursiva) · <span class="key s-dfa"></span> estados del DFA '
+            'con la profundidad acotada</p><div class="table-scroll" tabindex="0" role="region" '
+            'aria-label="Crecimiento con la profundidad"><table class="compact-table"><thead><tr>'
+            '<th scope="col">profundidad</th><th scope="col">ítems de Earley</th><th scope="col">estados del DFA</th>'
+            f'</tr></thead><tbody>{rows}</tbody></table></div></div>')

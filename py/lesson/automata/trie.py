@@ -1,0 +1,209 @@
+"""The lesson «Del esquema al autómata», section 4: the token trie walk and the per-state index.
+
+- :func:`trie_walk` / :class:`TrieWalk`: one mask by the token-trie walk, traced, with its step
+  count against brute force;
+- :class:`MaskIndex`: the whole table state -> allowed tokens (the index of Outlines-style engines);
+- :func:`mask_timings`: brute force, trie walk and cached look-up, in microseconds.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from html import escape
+
+import numpy as np
+
+from masker.trie import TokenTrie, brute_force_mask, trie_mask
+
+from ..numbers import es_int
+from ..views import styled, token_html, token_label
+from .route import byte_text
+
+
+# ---------------------------------------------------------------- the token trie walk
+
+@dataclass
+class Branch:
+    """One subtree under the trie's root: its first byte, whether the automaton survives it, the
+    tokens in the subtree, the steps the walk spent in it and the tokens it allowed."""
+    byte: int
+    alive: bool
+    tokens: int
+    steps: int
+    allowed: int
+
+
+@dataclass
+class TrieWalk:
+    """One mask by the trie walk, traced. ``allowed``: ids (ascending); ``steps``: automaton steps
+    (one per trie edge tried); ``brute_steps``: the steps of running every token on its own until its
+    first dead byte; ``vocab_bytes``: the bytes of the whole vocabulary (the brute-force bound,
+    |V| x mean token length); ``pruned_tokens``: tokens never looked at, cut with a dead byte above
+    them; ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``)."""
+    allowed: list[int]
+    steps: int
+    brute_steps: int
+    vocab_bytes: int
+    pruned_tokens: int
+    branches: list[Branch] = field(default_factory=list)
+    vocab: list[bytes] = field(default_factory=list, repr=False)
+    limit: int = 12
+
+    def _repr_html_(self) -> str:
+        shown = sorted(self.branches, key=lambda b: (not b.alive, -b.tokens))[:self.limit]
+        rows = "".join(
+            f"<tr class='{'alive' if b.alive else 'dead'}'><td><code>{escape(byte_text(b.byte))}</code></td>"
+            f"<td>{'vivo' if b.alive else 'muerto: poda'}</td><td class='num'>{es_int(b.tokens)}</td>"
+            f"<td class='num'>{es_int(b.steps)}</td><td class='num'>{es_int(b.allowed)}</td></tr>" for b in shown)
+        dead = sum(not b.alive for b in self.branches)
+        return styled(
+            f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
+            f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}">'
+            f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata; fuerza '
+            f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
+            f'{es_int(len(self.allowed))} tokens permitidos; {dead} de {len(self.branches)} ramas de la '
+            f'raíz mueren en su primer byte y se llevan {es_int(self.pruned_tokens)} tokens sin mirarlos.</p>'
+            '<div class="table-scroll" tabindex="0" role="region" aria-label="Ramas del trie">'
+            '<table class="compact-table"><caption>Ramas de la raíz (las vivas primero)</caption><thead><tr>'
+            '<th scope="col">primer byte</th><th scope="col">estado</th><th scope="col">tokens</th>'
+            '<th scope="col">pasos</th><th scope="col">permitidos</th></tr></thead><tbody>'
+            + rows + "</tbody></table></div></div>")
+
+
+def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = None) -> TrieWalk:
+    """The masker's trie walk (``Automaton.allowed_tokens``) written out with counters: depth first,
+    one ``automaton.step`` per trie edge, a dead byte prunes its subtree. Gives the same allowed set
+    as ``masker.trie.trie_mask`` (tested). Works for every automaton (DFA, Earley)."""
+    trie = trie or TokenTrie(vocab)
+    children, tokens = trie.children, trie.tokens
+    size = [len(t) for t in tokens]  # tokens in each subtree (children have higher node numbers)
+    for node in range(trie.n_nodes - 1, -1, -1):
+        size[node] += sum(size[c] for _, c in children[node])
+    allowed, branches, pruned = [], [], 0
+    for byte, child in children[0]:
+        nxt = automaton.step(state, byte)
+        steps, found = 1, 0
+        if nxt is None:
+            pruned += size[child]
+        else:
+            found = len(tokens[child])
+            allowed.extend(tokens[child])
+            stack = [(child, nxt)]
+            while stack:
+                node, st = stack.pop()
+                for b, c in children[node]:
+                    steps += 1
+                    s2 = automaton.step(st, b)
+                    if s2 is None:
+                        pruned += size[c]
+                        continue
+                    allowed.extend(tokens[c])
+                    found += len(tokens[c])
+                    if children[c]:
+                        stack.append((c, s2))
+        branches.append(Branch(byte, nxt is not None, size[child], steps, found))
+    brute = 0
+    for piece in vocab:
+        st = state
+        for b in piece:
+            brute += 1
+            st = automaton.step(st, b)
+            if st is None:
+                break
+    return TrieWalk(sorted(allowed), sum(b.steps for b in branches), brute, sum(map(len, vocab)),
+                    pruned, branches, vocab)
+
+
+# ---------------------------------------------------------------- the per-state index
+
+def shortest_prefixes(dfa) -> dict[int, bytes]:
+    """For each DFA state, the shortest byte string that reaches it from the start (breadth first;
+    among equals, the one with the smallest bytes)."""
+    seen, todo = {0: b""}, deque([0])
+    while todo:
+        s = todo.popleft()
+        for b in range(256):
+            t = dfa.step(s, b)
+            if t is not None and t not in seen:
+                seen[t] = seen[s] + bytes([b])
+                todo.append(t)
+    return seen
+
+
+class MaskIndex:
+    """The table state -> allowed tokens of a DFA grammar, computed once for every state (the index
+    that Outlines-style engines build before decoding; Willard and Louf 2023, "Efficient Guided
+    Generation for Large Language Models", arXiv:2307.09702). ``masks``: bool[n_states, V];
+    ``lookup(state)`` is then one row read. ``nbytes``: the size as a bit table (V bits per state).
+    Raises TypeError for a grammar whose automaton is not a DFA (an Earley grammar has no finite
+    table). Test hook: ``[data-testid=mask-index]`` with ``data-states`` and ``data-distinct``."""
+
+    def __init__(self, grammar, vocab: list[bytes], limit: int = 10):
+        dfa = grammar.automaton
+        if not hasattr(dfa, "table"):
+            raise TypeError(f"a {type(dfa).__name__} has no finite state table: only a DFA grammar "
+                            "can be indexed ahead of time")
+        self.dfa, self.vocab, self.limit = dfa, vocab, limit
+        trie = TokenTrie(vocab)
+        self.masks = np.stack([trie_mask(dfa, s, trie) for s in range(dfa.n_states)])
+        self.prefixes = shortest_prefixes(dfa)
+
+    def lookup(self, state: int) -> np.ndarray:
+        """The allowed set of ``state``: bool[V], one row of the table."""
+        return self.masks[state]
+
+    @property
+    def nbytes(self) -> int:
+        """Size of the table as bits: states x ceil(V / 8) bytes."""
+        return self.masks.shape[0] * math.ceil(self.masks.shape[1] / 8)
+
+    @property
+    def distinct(self) -> int:
+        """How many rows (masks) of the table differ."""
+        return len({row.tobytes() for row in self.masks})
+
+    def _repr_html_(self) -> str:
+        counts = self.masks.sum(axis=1)
+        rows = []
+        for s in range(min(self.limit, self.dfa.n_states)):
+            ids = np.flatnonzero(self.masks[s])[:6].tolist()
+            toks = "".join(token_html(self.vocab, t) for t in ids) + (" …" if counts[s] > 6 else "")
+            rows.append(f"<tr><td class='num'>{s}</td><td><code>{escape(token_label(self.prefixes[s]))}</code></td>"
+                        f"<td class='num'>{es_int(int(counts[s]))}</td><td>{toks}</td></tr>")
+        more = self.dfa.n_states - min(self.limit, self.dfa.n_states)
+        return styled(
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="Índice de máscaras" '
+            f'data-testid="mask-index" data-states="{self.dfa.n_states}" data-distinct="{self.distinct}">'
+            f'<table class="compact-table"><caption>Índice estado → tokens permitidos: {self.dfa.n_states} '
+            f'estados × {len(self.vocab)} tokens = {es_int(self.nbytes)} bytes como tabla de bits; '
+            f'{self.distinct} máscaras distintas{f"; {more} filas más sin mostrar" if more else ""}</caption>'
+            '<thead><tr><th scope="col">estado</th><th scope="col">prefijo más corto</th>'
+            '<th scope="col">permitidos</th><th scope="col">primeros tokens</th></tr></thead><tbody>'
+            + "".join(rows) + "</tbody></table></div>")
+
+
+def _per_call_us(fn, min_time: float = 0.02, max_calls: int = 2000) -> float:
+    """Mean wall time of ``fn()`` in microseconds, over as many calls as fit in ``min_time`` s."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time or calls >= max_calls:
+            return elapsed / calls * 1e6
+
+
+def mask_timings(grammar, vocab: list[bytes], state, min_time: float = 0.02) -> dict[str, float]:
+    """Measured cost of one mask at ``state``, in microseconds (µs, wall time, this machine):
+    ``brute_force`` (every token on its own, ``masker.trie.brute_force_mask``), ``trie_walk``
+    (``masker.trie.trie_mask``) and ``lookup`` (a row of a precomputed table, as ``MaskIndex``).
+    Measured, never asserted: the numbers vary with the machine and its load."""
+    trie = TokenTrie(vocab)
+    table = {state: trie_mask(grammar.automaton, state, trie)} if isinstance(state, int) else {}
+    key = state if table else None
+    return {"brute_force": _per_call_us(lambda: brute_force_mask(grammar.automaton, state, vocab), min_time),
+            "trie_walk": _per_call_us(lambda: trie_mask(grammar.automaton, state, trie), min_time),
+            "lookup": _per_call_us(lambda: table.get(key), min_time)}

@@ -1,0 +1,10 @@
+"""The «Laboratorio» (``laboratorio.html``): any constraint on the model, with no code.
+
+:mod:`lesson.laboratorio.lab` holds ``compile_constraint`` (errors with place and fix), ``Lab``
+(generate, step, pick, compare), ``PRESETS`` and ``act``, the one call the page's form makes
+(``from lesson.laboratorio import act``).
+"""
+
+from .lab import PRESETS, ConstraintError, Lab, act, compile_constraint, error_html, refused_at
+
+__all__ = ["ConstraintError", "Lab", "PRESETS", "act", "compile_constraint", "error_html", "refused_at"]

@@ -1,0 +1,302 @@
+"""Every number that the lesson's prose quotes, computed from the committed weights.
+
+The build calls :func:`compute_figures` in CPython and hands the result (plain JSON data) to the
+templates, so no figure in the text is typed by hand; the page's cells compute the same numbers live
+with the same functions. The defaults below are also the defaults of the page's cells.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from minigpt.gpt import softmax
+
+import re
+
+from masker import compile_choice, compile_json_schema, compile_regex
+
+from ..course import KEY, NAMES, OTHER_KEY, PROMPT, PROTAGONIST, answer, name_of
+from ..enumeration import enumerate_paths
+from ..language import allowed_ids, count_paths, count_positions
+from ..rejection import rejection_sample
+from ..sampling import generate
+from ..views import PositionsView, is_partial, token_label
+
+MASKED_SEEDS = [0, 1, 2, 3, 4]
+UNMASKED_SEEDS = [0, 1, 2]
+UNMASKED_TOKENS = 30
+WALK_SEED = 0  # the masked sample walked through position by position
+UTF8_NAME = "Doña Paca"  # a name with a two-byte letter
+UTF8_PREFIX = '{"%s":"Do' % KEY  # the text of UTF8_NAME up to its two-byte letter
+# A grammar the model does write now and then: the three novels' protagonists, each followed by a
+# space (the end of the word), for the live rejection sampler.
+REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
+REJECTION_ACCEPTED = 20
+SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
+# A free-text field: how likely is the model to close the quote, position by position?
+FREE_TEXT = r'\{"nombre":"[^"]*"\}'
+FREE_TEXT_TOKENS = 80
+# The cell «Una expresión regular y un JSON Schema» (seed 0 for both).
+ANY_PATTERN = r"(Benina|Obdulia) tiene [1-9][0-9]? años\."
+ANY_SCHEMA = {"type": "object",
+              "properties": {"nombre": {"type": "string", "maxLength": 8},
+                             "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
+              "required": ["nombre", "edad"], "additionalProperties": False}
+
+
+def compute_figures(model, tok) -> dict:
+    """All figures of the lesson as JSON-ready data (floats unrounded; the templates format them)."""
+    grammar = compile_choice([answer(n) for n in NAMES])
+    out = {"prompt": PROMPT, "names": NAMES, "protagonist": PROTAGONIST, "key": KEY,
+           "texts": [answer(n) for n in NAMES], "model_alone": model_alone(model, tok)}
+    masked = [generate(model, tok, PROMPT, grammar, seed=s) for s in MASKED_SEEDS]
+    out["masked"] = [sample_summary(g, tok) for g in masked]
+    out["unmasked"] = [{"seed": s, "text": generate(model, tok, PROMPT, seed=s, max_tokens=UNMASKED_TOKENS).text}
+                       for s in UNMASKED_SEEDS]
+    walk = masked[MASKED_SEEDS.index(WALK_SEED)]
+    out["walk"] = walk_summary(walk, tok, model, grammar)
+    # the picture at the top of the page: the same view a cell shows, rendered at build time
+    out["walk_view"] = PositionsView(walk, uid="pv-portada")._repr_html_()
+    forced = len(out["walk"]["written"].encode())
+    out["walk"]["splits_in_samples"] = len({prefix_split(g, forced) for g in masked})
+    out["utf8"] = utf8_example(tok)
+    out["enumeration"] = enumeration_summary(model, tok, grammar)
+    exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
+    # how far the walk's per-initial conditional (one split of the prefix) is from the exact table
+    out["walk"]["table_gap"] = max(abs(a["conditional"] - exact[a["name"]]) for a in out["walk"]["allowed"])
+    out["sweep"] = temperature_sweep(model, tok, grammar)
+    out["rejection"] = rejection_summary(model, tok)
+    out["toy"] = toy_example()
+    out["any_grammar"] = any_grammar(model, tok)
+    out["free_text"] = free_text(model, tok)
+    out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
+    return out
+
+
+def free_text(model, tok) -> dict:
+    """A masked sample of a JSON string with no length limit (FREE_TEXT, seed 0, FREE_TEXT_TOKENS
+    tokens, or fewer if the context is shorter): at each position inside the string, the probability the unmasked model gives to the
+    allowed tokens that close the quote; their mean p means about 1 / p tokens before the string
+    closes (a geometric law)."""
+    room = model.config.n_ctx - len(tok.encode(PROMPT))
+    gen = generate(model, tok, PROMPT, compile_regex(FREE_TEXT), seed=0,
+                   max_tokens=min(FREE_TEXT_TOKENS, room))
+    closing, written = [], b""
+    for pos in gen.positions:
+        if written.startswith(b'{"nombre":"') and b'"' not in written[len(b'{"nombre":"'):]:
+            closing.append(sum(p for t, p, _ in pos.allowed if b'"' in tok.vocab[t]))
+        written += tok.vocab[pos.chosen]
+    mean = float(np.mean(closing))
+    return {"pattern": FREE_TEXT, "tokens": len(gen.token_ids), "status": gen.status,
+            "positions": len(closing), "mean_close": mean, "max_close": float(max(closing)),
+            "expected_tokens": 1 / mean, "start": gen.text[:40]}
+
+
+def after_initial(model, tok, gen, name: str, top: int = 4, word_tokens: int = 6) -> dict:
+    """Why the mask inflates ``name``: at the sample's first real choice, after ``name``'s initial,
+    the unmasked model's most probable next tokens, each followed greedily to the end of its word
+    (at most ``word_tokens`` tokens, up to the first character that is not a lowercase letter), and
+    the probability of the tokens that
+    go on writing ``name``."""
+    m = model.astype(np.float64)
+    first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
+    initial = tok.vocab.index(name[0].encode())
+    ids = tok.encode(PROMPT) + gen.token_ids[:first] + [initial]
+    p = softmax(m.forward(np.array([ids]))[0, -1])
+    rest = (name[1:] + '"}').encode()
+    p_name = float(sum(p[v] for v, piece in enumerate(tok.vocab) if piece and rest.startswith(piece)))
+    words = []
+    for v in np.argsort(-p, kind="stable")[:top].tolist():
+        word, seq = name[0].encode() + tok.vocab[v], ids + [v]
+        for _ in range(word_tokens - 1):
+            nxt = int(np.argmax(m.forward(np.array([seq]))[0, -1]))
+            text = tok.vocab[nxt].decode("utf-8", "replace")
+            letters = text[:len(text) - len(text.lstrip("abcdefghijklmnopqrstuvwxyzáéíóúüñ"))]
+            word, seq = word + letters.encode(), seq + [nxt]
+            if not letters or letters != text:
+                break
+        words.append({"label": token_label(tok.vocab[v]), "p": float(p[v]),
+                      "word": word.decode("utf-8", "replace")})
+    return {"name": name, "initial": name[0], "next": words, "p_name": p_name}
+
+
+def any_grammar(model, tok) -> dict:
+    """The regex and the schema of the last live cell: the texts, the age as written and as
+    read by json.loads, and, when the age starts with a minus sign, the masked probability q~ of
+    that sign at its position (the mask lets "-0" through: it is valid JSON worth 0)."""
+    sentence = generate(model, tok, PROMPT, compile_regex(ANY_PATTERN), seed=0)
+    obj = generate(model, tok, PROMPT, compile_json_schema(ANY_SCHEMA), seed=0)
+    age_text = re.search(r'"edad":(-?[0-9]+)', obj.text).group(1)
+    minus_q = None
+    written = b""
+    for pos in obj.positions:
+        piece = tok.vocab[pos.chosen]
+        if written.endswith(b'"edad":') and piece.startswith(b"-"):
+            minus_q = pos.q_chosen
+        written += piece
+    return {"sentence": sentence.text, "object": obj.text, "age_text": age_text,
+            "age": json.loads(obj.text)["edad"], "minus_q": minus_q,
+            "choices": sum(not p.is_forced for p in obj.positions), "tokens": len(obj.positions)}
+
+
+def model_alone(model, tok) -> dict:
+    """What the model does after the prompt without a mask: top tokens, and where ``{`` ranks."""
+    m = model.astype(np.float64)
+    logits = m.forward(np.array([tok.encode(PROMPT)]))[0, -1]
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    order = np.argsort(-p, kind="stable")
+    rank = {int(t): r for r, t in enumerate(order, start=1)}
+    brace, quote = tok.vocab.index(b"{"), tok.vocab.index(b'"')
+    return {"top": [{"token": int(t), "label": token_label(tok.vocab[t]), "p": float(p[t])} for t in order[:6]],
+            "brace": {"p": float(p[brace]), "rank": rank[brace]},
+            "quote": {"p": float(p[quote]), "rank": rank[quote]}, "vocab_size": len(tok.vocab)}
+
+
+def sample_summary(gen, tok) -> dict:
+    """One masked sample: text, name, its token split and BPE's (labels and counts), path probabilities."""
+    bpe = tok.encode(gen.text)
+    return {"seed": gen.seed, "text": gen.text, "name": name_of(gen.text),
+            "tokens": len(gen.token_ids), "bpe_tokens": len(bpe),
+            "split": [token_label(tok.vocab[t]) for t in gen.token_ids],
+            "bpe_split": [token_label(tok.vocab[t]) for t in bpe], "bpe_differs": gen.token_ids != bpe,
+            "forced": sum(p.is_forced for p in gen.positions),
+            "log_p": gen.log_p, "q": math.exp(gen.log_q)}
+
+
+def walk_summary(gen, tok, model, grammar) -> dict:
+    """The walkthrough: forced positions, then the first position with a real choice and, for each
+    allowed initial v there, the exact chance p(G | x, y_<j, v) that the unmasked model goes on to
+    finish a text of G (all token paths summed), and the conditional p(v | x, y_<j, G) it implies.
+
+    The conditional depends on how the forced prefix was split into tokens; ``split_share`` is the
+    share of this sample's split in p(prefix | x), all ``splits`` token splits of the prefix summed.
+    """
+    first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
+    pos = gen.positions[first]
+    prefix = b"".join(tok.vocab[t] for t in gen.token_ids[:first])
+    allowed = []
+    for t, p, q in pos.allowed:
+        finish = enumerate_paths(model, tok, PROMPT, grammar, answer_prefix=gen.token_ids[:first] + [t])
+        allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": p,
+                        "finish": finish.p_grammar, "name": name_of(finish.rows[0].label)})
+    total = sum(a["p"] * a["finish"] for a in allowed)
+    for a in allowed:
+        a["conditional"] = a["p"] * a["finish"] / total
+    all_splits = enumerate_paths(model, tok, PROMPT, compile_choice([prefix.decode("utf-8")]))
+    log_p_split = sum(math.log(p.p_chosen) for p in gen.positions[:first])
+    return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
+            "written": prefix.decode("utf-8", "replace"),
+            "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
+            "bpe_split": [token_label(tok.vocab[t]) for t in tok.encode(prefix.decode("utf-8"))],
+            "splits": all_splits.paths, "split_share": math.exp(log_p_split - all_splits.log_p_grammar),
+            "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
+            "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]),
+            "kept": [p.kept_mass for p in gen.positions]}
+
+
+def prefix_split(gen, n_bytes: int) -> tuple[int, ...]:
+    """The token ids with which ``gen`` wrote its first ``n_bytes`` bytes (its first tokens, whose
+    bytes add up to at least n_bytes)."""
+    ids, length = [], 0
+    for t in gen.token_ids:
+        if length >= n_bytes:
+            break
+        ids.append(t)
+        length += len(gen.vocab[t])
+    return tuple(ids)
+
+
+def utf8_example(tok) -> dict:
+    """The allowed set in the middle of a two-byte letter: after ``{"nombre":"Do`` for the text
+    with "Doña Paca", one allowed token is the whole letter and another only its first byte."""
+    matcher = compile_choice([answer(UTF8_NAME)]).matcher(tok.vocab)
+    matcher.consume_bytes(UTF8_PREFIX)
+    allowed = allowed_ids(matcher).tolist()
+    lead = [t for t in allowed if len(tok.vocab[t]) == 1][0]
+    matcher.consume(lead)
+    after_lead = allowed_ids(matcher).tolist()
+    return {"name": UTF8_NAME, "prefix": UTF8_PREFIX,
+            "allowed": [{"token": t, "label": token_label(tok.vocab[t]), "bytes": tok.vocab[t].hex(" "),
+                         "partial": is_partial(tok.vocab[t])} for t in allowed],
+            "lead": {"token": lead, "label": token_label(tok.vocab[lead])},
+            "after_lead": [{"token": t, "label": token_label(tok.vocab[t])} for t in after_lead]}
+
+
+def enumeration_summary(model, tok, grammar) -> dict:
+    """p(G | x), the table, the rejection-sampling cost, and the path counts of G, of its spaced form
+    and of the same texts with OTHER_KEY (paths and model positions), with how many token splits
+    each key has."""
+    result = enumerate_paths(model, tok, PROMPT, grammar)
+    spaced = compile_choice([answer(n, spaced=True) for n in NAMES])
+    other = compile_choice([answer(n, key=OTHER_KEY) for n in NAMES])
+    rows = [{"text": r.label, "name": name_of(r.label), "paths": r.paths,
+             "conditional": r.conditional, "masked": r.masked, "ratio": r.masked / r.conditional}
+            for r in result.rows]
+    by_masked = sorted(rows, key=lambda r: -r["masked"])
+    return {"p_grammar": result.p_grammar, "log_p_grammar": result.log_p_grammar, "rows": rows,
+            "paths": result.paths, "paths_spaced": sum(count_paths(spaced, tok.vocab).values()),
+            "forward_rows": result.forward_rows, "expected_tries": result.expected_tries,
+            "years": result.years_at_one_ns, "top_conditional": rows[0], "top_masked": by_masked[0],
+            "most_inflated": max(rows, key=lambda r: r["ratio"]),
+            "protagonist": next(r for r in rows if r["name"] == PROTAGONIST),
+            "reversed": [r["name"] for r in rows] == [r["name"] for r in by_masked][::-1],
+            "masked_rank": {r["name"]: i for i, r in enumerate(by_masked, start=1)},
+            "other_key": {"key": OTHER_KEY, "paths": sum(count_paths(other, tok.vocab).values()),
+                          "positions": count_positions(other, tok.vocab),
+                          "key_splits": key_splits(OTHER_KEY, tok)},
+            "key_splits": key_splits(KEY, tok)}
+
+
+def key_splits(key: str, tok) -> int:
+    """How many token splits the vocabulary has for ``key`` (token paths of the text alone)."""
+    return count_paths(compile_choice([key]), tok.vocab)[key.encode()]
+
+
+def temperature_sweep(model, tok, grammar) -> list[dict]:
+    """The exact table at a few temperatures, with the total variation distance between the
+    conditional and the masked distributions (half the sum of absolute differences)."""
+    out = []
+    for t in SWEEP_TEMPERATURES:
+        result = enumerate_paths(model, tok, PROMPT, grammar, temperature=t)
+        by_masked = max(result.rows, key=lambda r: r.masked)
+        out.append({"temperature": t, "p_grammar": result.p_grammar,
+                    "tv": 0.5 * sum(abs(r.conditional - r.masked) for r in result.rows),
+                    "top_conditional": name_of(result.rows[0].label),
+                    "top_conditional_p": result.rows[0].conditional,
+                    "top_masked": name_of(by_masked.label), "top_masked_q": by_masked.masked})
+    return out
+
+
+def rejection_summary(model, tok) -> dict:
+    """The reachable grammar: its exact table, and one seeded run of the rejection sampler."""
+    grammar = compile_choice(REACHABLE)
+    exact = enumerate_paths(model, tok, PROMPT, grammar)
+    out = {"texts": REACHABLE, "p_grammar": exact.p_grammar, "expected_tries": exact.expected_tries,
+           "rows": [{"text": r.label, "conditional": r.conditional, "masked": r.masked} for r in exact.rows],
+           "accepted": REJECTION_ACCEPTED, "tries": None}
+    if exact.expected_tries * REJECTION_ACCEPTED > 10_000:  # not this model: the page says so
+        return out
+    run = rejection_sample(model, tok, PROMPT, grammar, accepted=REJECTION_ACCEPTED, seed=0)
+    out.update(tries=len(run.tries), mean_tries=run.mean_tries, passes=run.passes,
+               passes_full=run.passes_full)
+    return out
+
+
+def toy_example() -> dict:
+    """A two-path toy for the quiz, small enough to compute by hand.
+
+    G = {"ac", "bd"} over single-letter tokens. First position: p(a) = 0.5, p(b) = 0.2 (the other
+    0.3 leaves G). Second: p(c | a) = 0.1, p(d | b) = 0.9.
+    """
+    p_a, p_b, p_c, p_d = 0.5, 0.2, 0.1, 0.9
+    path_ac, path_bd = p_a * p_c, p_b * p_d
+    p_grammar = path_ac + path_bd
+    kept = p_a + p_b
+    return {"p_a": p_a, "p_b": p_b, "p_c": p_c, "p_d": p_d, "kept_first": kept,
+            "p_ac": path_ac, "p_bd": path_bd, "p_grammar": p_grammar,
+            "conditional_ac": path_ac / p_grammar, "conditional_bd": path_bd / p_grammar,
+            "masked_ac": p_a / kept, "masked_bd": p_b / kept}

@@ -1,0 +1,21 @@
+"""«Niveles de garantía» (``niveles.html``): each level of guarantee, measured on the model.
+
+- :mod:`lesson.niveles.levels`: the levels' prompts and grammars, the checks (``parses``,
+  ``matches_schema``, ``matches_parens``), the measurements (``measure_level``, ``measure_prompt``,
+  ``with_retries``, ``retry_arithmetic``) and their tables (``LevelsTable``, ``RetryTable``);
+- :mod:`lesson.niveles.handmask`: a mask from a state machine written by hand, compared with the
+  masker's (``compare_masks``, ``ByteTrace``, ``envelope_bound``);
+- :mod:`lesson.niveles.figures`: the page's prose figures (``compute_figures``, called by the build).
+
+The page's cells import from this package: ``from lesson.niveles import measure_level``.
+"""
+
+from .handmask import ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound
+from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, RETRY_QUESTIONS, SCHEMA,
+                     LevelResult, LevelsTable, RetryTable, matches_parens, matches_schema, measure_level,
+                     measure_prompt, p_first_byte, parses, retry_arithmetic, with_retries)
+
+__all__ = ["ByteTrace", "FEW_SHOT_PROMPT", "FsmAgreement", "JSON_MODE_GBNF", "LevelResult", "LevelsTable",
+           "NAMES", "PARENS_GBNF", "PROMPT", "RETRY_QUESTIONS", "RetryTable", "SCHEMA", "compare_masks",
+           "enum_object_machine", "envelope_bound", "matches_parens", "matches_schema", "measure_level",
+           "measure_prompt", "p_first_byte", "parses", "retry_arithmetic", "with_retries"]

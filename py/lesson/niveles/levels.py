@@ -1,0 +1,414 @@
+"""Levels of guarantee, measured on the mini-GPT: the lesson «Niveles de garantía».
+
+Five ways to get a structured answer out of a model, from asking in the prompt (level 0) to a
+context-free grammar (level 4), each measured on the same question with :func:`measure_level`
+(many answers at once with :func:`lesson.batch.sample_batch`) and gathered in a
+:class:`LevelsTable`. The retry arithmetic of level 1 (:func:`retry_arithmetic`,
+:class:`RetryTable`) compares the failure rate after k independent tries of questions with
+different success rates p_i, mean_i (1 - p_i)^k, with the naive (1 - mean_i p_i)^k.
+
+Counting model calls: :func:`lesson.batch.sample_batch` runs the model once per position for the
+whole batch, but the unit reported here is per answer: ``positions`` is the number of tokens the
+model produced for the answers (one model position each), whatever the batching.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from html import escape
+
+import numpy as np
+
+from masker import MaskerError, compile_json_schema
+from minigpt.gpt import softmax
+
+from ..batch import sample_batch
+from ..numbers import es_decimal, es_int, es_percent, es_sci
+from ..views import _scroll, styled
+
+PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
+NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
+# The schema the question intends: one key, one of five names (JSON Schema 2020-12).
+SCHEMA = {"type": "object", "properties": {"nombre": {"enum": NAMES}},
+          "required": ["nombre"], "additionalProperties": False}
+# A few-shot prompt: two questions answered in JSON before the lesson's question.
+FEW_SHOT_PROMPT = ('¿Quién es la protagonista de Tristana? Responde en JSON.\n{"nombre":"Tristana"}\n'
+                   '¿Quién es la protagonista de La de Bringas? Responde en JSON.\n{"nombre":"Rosalía"}\n'
+                   + PROMPT)
+# "JSON mode": any JSON object, as GBNF. Strings of at most 12 characters, integers of at most
+# 6 digits and at most 3 members per object or array, so that every answer ends (without
+# bounds the model adds members and characters until the token budget runs out).
+JSON_MODE_GBNF = r'''
+root    ::= objeto
+objeto  ::= "{" ( par ( "," par ){0,2} )? "}"
+par     ::= cadena ":" valor
+valor   ::= cadena | numero | "true" | "false" | "null" | objeto | lista
+lista   ::= "[" ( valor ( "," valor ){0,2} )? "]"
+cadena  ::= "\"" [^"\\\x00-\x1f]{0,12} "\""
+numero  ::= "-"? ( "0" | [1-9] [0-9]{0,5} )
+'''
+# The same objects without the bounds: a JSON object of any size (for the budget figure).
+JSON_MODE_UNBOUNDED_GBNF = r'''
+root    ::= objeto
+objeto  ::= "{" ( par ( "," par )* )? "}"
+par     ::= cadena ":" valor
+valor   ::= cadena | numero | "true" | "false" | "null" | objeto | lista
+lista   ::= "[" ( valor ( "," valor )* )? "]"
+cadena  ::= "\"" [^"\\\x00-\x1f]* "\""
+numero  ::= "-"? ( "0" | [1-9] [0-9]* )
+'''
+# Level 4: the schema's object plus a note in nested parentheses, balanced. A JSON Schema
+# "pattern" is a regular expression and cannot ask for balance at any depth.
+PARENS_GBNF = r'''
+root    ::= "{\"nombre\":\"" nombre "\",\"nota\":\"" grupo "\"}"
+nombre  ::= "Benina" | "Almudena" | "Frasquito" | "Obdulia" | "Juliana"
+grupo   ::= "(" pieza ( " " pieza ){0,2} ")"
+pieza   ::= palabra | grupo
+palabra ::= [a-záéíóúñ]{1,12}
+'''
+WORD_LETTERS = set("abcdefghijklmnopqrstuvwxyzáéíóúñ")
+# Level 1: questions whose answers a program checks (the answer must start with one of the texts).
+RETRY_QUESTIONS = [
+    ("¿Quién llama?\n", ["-"]),
+    ("¿Vienes o no?\n", ["-Sí", "-No", "Sí", "No"]),
+    ("Dime un nombre.\n", ["Benina ", "Rosalía ", "Tristana ", "Almudena ", "Obdulia ",
+                           "Frasquito ", "Juliana "]),
+    ("¿Quién es la protagonista?\n", ["La ", "El ", "Benina "]),
+    (PROMPT, ["{"]),
+]
+RETRY_TRIES = 5
+
+
+# ---------------------------------------------------------------- checks (plain Python)
+
+def parses(text: str) -> bool:
+    """True when ``json.loads`` reads the whole ``text``."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def matches_schema(text: str) -> bool:
+    """True when ``text`` is JSON for SCHEMA: an object whose only key is "nombre", one of NAMES.
+    (Written out by hand; the tests compare it with the ``jsonschema`` library.)"""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and list(value) == ["nombre"] and value["nombre"] in NAMES
+
+
+def balanced_group(text: str) -> bool:
+    """True when ``text`` is one group of PARENS_GBNF: ``(`` 1 to 3 pieces separated by single
+    spaces ``)``, a piece being a word of 1 to 12 lowercase letters or a group. A recursive-descent
+    check, written apart from the grammar (which the tests compare it with)."""
+    def group(i: int) -> int:  # index after the group starting at i, or -1
+        if i >= len(text) or text[i] != "(":
+            return -1
+        i, pieces = i + 1, 0
+        while True:
+            if i < len(text) and text[i] == "(":
+                i = group(i)
+                if i < 0:
+                    return -1
+            else:
+                start = i
+                while i < len(text) and text[i] in WORD_LETTERS:
+                    i += 1
+                if not 1 <= i - start <= 12:
+                    return -1
+            pieces += 1
+            if i < len(text) and text[i] == " " and pieces < 3:
+                i += 1
+                continue
+            return i + 1 if i < len(text) and text[i] == ")" else -1
+    return group(0) == len(text)
+
+
+def matches_parens(text: str) -> bool:
+    """True when ``text`` is a compact JSON object {"nombre": one of NAMES, "nota": a balanced
+    group} (the language of PARENS_GBNF; compact: no spaces outside the strings)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return (isinstance(value, dict) and list(value) == ["nombre", "nota"] and value["nombre"] in NAMES
+            and isinstance(value["nota"], str) and balanced_group(value["nota"])
+            and text == json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+# ---------------------------------------------------------------- measurements
+
+@dataclass
+class LevelResult:
+    """One level measured on ``n`` answers.
+
+    parsed / matched: answers that ``json.loads`` reads / that meet the level's format (``check``).
+    positions: model positions spent on the answers (tokens generated, retries included).
+    seconds: wall time of the measurement (s; noisy, never asserted).
+    texts: the answers (for level 1, the first try that parsed, else the last try).
+    """
+    level: int
+    name: str
+    n: int
+    parsed: int
+    matched: int
+    positions: int
+    seconds: float
+    texts: list[str] = field(default_factory=list, repr=False)
+    check: str = "esquema"
+
+    @property
+    def parse_rate(self) -> float:
+        return self.parsed / self.n if self.n else 0.0
+
+    @property
+    def schema_rate(self) -> float:
+        return self.matched / self.n if self.n else 0.0
+
+    @property
+    def calls_per_valid(self) -> float:
+        """Model positions per answer that meets the format; inf when none does."""
+        return self.positions / self.matched if self.matched else math.inf
+
+    @property
+    def seconds_per_valid(self) -> float:
+        return self.seconds / self.matched if self.matched else math.inf
+
+    def _repr_html_(self) -> str:
+        return LevelsTable([self])._repr_html_()
+
+
+def measure_level(model, tok, level: int, name: str, prompt: str, grammar=None, *, n: int = 200,
+                  seed: int = 0, max_tokens: int | None = None, stop_at_accept: bool = False,
+                  check=matches_schema, check_name: str = "esquema") -> LevelResult:
+    """``n`` answers to ``prompt`` (masked by ``grammar`` if given) with one
+    :func:`lesson.batch.sample_batch`, each checked with :func:`parses` and ``check``.
+    Raises what ``sample_batch`` raises (ValueError for n < 1, a prompt too long...)."""
+    start = time.perf_counter()
+    gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed, max_tokens=max_tokens,
+                        stop_at_accept=stop_at_accept)
+    seconds = time.perf_counter() - start
+    texts = [g.text for g in gens]
+    return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(check, texts)),
+                       sum(len(g.token_ids) for g in gens), seconds, texts, check_name)
+
+
+JSON_WHITESPACE = b" \t\r\n"
+
+
+def could_parse(prefix: bytes, json_grammar) -> bool:
+    """False when no continuation of ``prefix`` can be read by ``json.loads``: the prefix, without
+    the whitespace json.loads skips at both ends, is not the beginning of any JSON text of
+    ``json_grammar`` (``compile_json_schema({}, whitespace="flexible")``: any value, whitespace
+    between its parts). May answer True one byte too long (``tr `` for ``true``), never False too
+    early, so stopping on False never loses an answer that would parse."""
+    m = json_grammar.matcher([])
+    try:
+        m.consume_bytes(prefix.strip(JSON_WHITESPACE))
+    except MaskerError:
+        return False
+    return True
+
+
+def sample_until_invalid(model, tok, prompt: str, *, n: int, seed: int = 0, max_tokens: int = 12,
+                         json_grammar=None) -> list[tuple[str, int]]:
+    """``n`` unmasked answers to ``prompt`` (temperature 1, one NumPy ``default_rng(seed)``), each
+    stopped at ``max_tokens`` tokens or as soon as :func:`could_parse` says it can no longer be
+    JSON: the harness of level 0 checks, it does not mask. Returns (text, tokens generated) per
+    answer. The model runs once on the prompt for the whole batch (float64), then once per position
+    on the rows still writing (``KVCache.branch`` / ``select``, as :func:`lesson.batch.sample_batch`).
+    Raises ValueError for n < 1, max_tokens < 1, or a prompt that leaves no room in the context."""
+    if n < 1 or max_tokens < 1:
+        raise ValueError(f"n and max_tokens must be at least 1, found {n} and {max_tokens}")
+    ids = tok.encode(prompt)
+    if not ids or len(ids) + max_tokens > model.config.n_ctx:
+        raise ValueError(f"the prompt ({len(ids)} tokens) plus {max_tokens} new tokens do not fit "
+                         f"in the model's context of {model.config.n_ctx} tokens")
+    json_grammar = json_grammar or compile_json_schema({}, whitespace="flexible")
+    model = model.astype(np.float64)
+    rng = np.random.default_rng(seed)
+    shared = model.new_cache(1)
+    first = model.step(np.array([ids]), shared)[0, -1]
+    cache, logits = shared.branch(n), np.repeat(first[None, :], n, axis=0)  # float64[rows, V]
+    written = [b""] * n
+    counts = [0] * n
+    rows = np.arange(n)
+    while len(rows):
+        cumulative = np.cumsum(softmax(logits), axis=1)
+        chosen = np.minimum((cumulative <= rng.random(len(rows))[:, None] * cumulative[:, -1:]).sum(axis=1),
+                            logits.shape[1] - 1)
+        still = []
+        for i, r in enumerate(rows.tolist()):
+            written[r] += tok.vocab[int(chosen[i])]
+            counts[r] += 1
+            if counts[r] < max_tokens and could_parse(written[r], json_grammar):
+                still.append(i)
+        if not still:
+            break
+        if len(still) < len(rows):
+            cache = cache.select(still, extra=1)
+            chosen, rows = chosen[still], rows[still]
+        logits = model.step(chosen[:, None], cache)[:, -1]
+    return [(w.decode("utf-8", errors="replace"), c) for w, c in zip(written, counts)]
+
+
+def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_tokens: int = 12,
+                   level: int = 0, name: str = "pedirlo en el prompt") -> LevelResult:
+    """Level 0: :func:`sample_until_invalid`, each answer read with ``json.loads`` and checked
+    with :func:`matches_schema`. ``positions`` counts the tokens actually generated."""
+    start = time.perf_counter()
+    answers = sample_until_invalid(model, tok, prompt, n=n, seed=seed, max_tokens=max_tokens)
+    seconds = time.perf_counter() - start
+    texts = [t for t, _ in answers]
+    return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(matches_schema, texts)),
+                       sum(c for _, c in answers), seconds, texts)
+
+
+def with_retries(tries: LevelResult, k: int = RETRY_TRIES, level: int = 1,
+                 name: str = "validar y reintentar") -> LevelResult:
+    """Level 1 from level 0's answers: consecutive groups of ``k`` tries make one answer, which
+    succeeds at its first try that meets the format (the later tries are not spent).
+    Positions and seconds count the tries spent, pro rata (tries are independent draws)."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, found {k}")
+    answers = tries.n // k
+    if answers < 1:
+        raise ValueError(f"{tries.n} tries make no group of {k}")
+    per_try_positions = tries.positions / tries.n
+    per_try_seconds = tries.seconds / tries.n
+    parsed = matched = spent = 0
+    texts = []
+    for a in range(answers):
+        group = tries.texts[a * k:(a + 1) * k]
+        good = [i for i, t in enumerate(group) if matches_schema(t)]
+        used = good[0] + 1 if good else k
+        spent += used
+        chosen = group[used - 1]
+        texts.append(chosen)
+        parsed += any(parses(t) for t in group[:used])
+        matched += bool(good)
+    return LevelResult(level, name, answers, parsed, matched, round(spent * per_try_positions),
+                       spent * per_try_seconds, texts)
+
+
+def p_first_byte(model, tok, prompt: str, byte: bytes = b"{") -> float:
+    """Exact probability that the unmasked model's answer to ``prompt`` starts with ``byte``: the
+    mass of the tokens whose bytes start with it, at the first position (float64)."""
+    ids = tok.encode(prompt)
+    model = model.astype(np.float64)
+    p = softmax(model.step(np.array([ids]), model.new_cache(1))[0, -1])
+    return float(sum(p[t] for t, piece in enumerate(tok.vocab) if piece.startswith(byte)))
+
+
+# ---------------------------------------------------------------- level 1: retries
+
+def retry_arithmetic(ps, ks=range(1, 6)) -> list[dict]:
+    """For success rates ``ps`` (one per question, in [0, 1]) and tries ``ks``: per k, the
+    failure rate of k independent tries averaged over the questions, mean_i (1 - p_i)^k, and
+    what a single average rate predicts, (1 - mean_i p_i)^k. Jensen's inequality: the first is
+    never below the second. Raises ValueError for an empty ``ps`` or a rate outside [0, 1]."""
+    ps = [float(p) for p in ps]
+    if not ps:
+        raise ValueError("ps must hold at least one success rate")
+    for i, p in enumerate(ps):
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"ps[{i}] = {p} is not a probability in [0, 1]")
+    mean = sum(ps) / len(ps)
+    return [{"k": k, "per_question": sum((1 - p) ** k for p in ps) / len(ps),
+             "naive": (1 - mean) ** k} for k in ks]
+
+
+class RetryTable:
+    """The retry arithmetic as a table: the questions with their p_i, then per k both failure
+    rates. ``questions``: list of (prompt, valid starts, p_i)."""
+
+    def __init__(self, questions, ks=range(1, 6)):
+        self.questions = [(str(q), list(texts), float(p)) for q, texts, p in questions]
+        self.rows = retry_arithmetic([p for _, _, p in self.questions], ks)
+
+    def _repr_html_(self) -> str:
+        last = self.rows[-1]["k"]
+        qs = "".join(
+            f'<tr data-p="{p!r}"><td><code>{escape(q.strip())}</code></td>'
+            f'<td>{" ".join("<code>" + escape(t.replace(" ", "␣")) + "</code>" for t in texts)}</td>'
+            f'<td class="num">{_prob(p)}</td><td class="num">{_prob((1 - p) ** last)}</td></tr>'
+            for q, texts, p in self.questions)
+        ks = "".join(f'<tr data-k="{r["k"]}" data-per-question="{r["per_question"]!r}" '
+                     f'data-naive="{r["naive"]!r}"><td class="num">{r["k"]}</td>'
+                     f'<td class="num">{_prob(r["per_question"])}</td>'
+                     f'<td class="num">{_prob(r["naive"])}</td></tr>' for r in self.rows)
+        return styled(
+            _scroll("tasas de éxito por pregunta") + '<table class="levels" data-testid="retry-questions">'
+            "<caption>Tasa de éxito de un intento, por pregunta (exacta, por enumeración)</caption>"
+            "<thead><tr><th scope='col'>pregunta</th><th scope='col'>válida si empieza por</th>"
+            f"<th scope='col'>p<sub>i</sub></th><th scope='col'>falla {last} veces seguidas</th>"
+            f"</tr></thead><tbody>{qs}</tbody></table></div>"
+            + _scroll("fallos tras k intentos") + '<table class="levels" data-testid="retry-table">'
+            "<caption>Probabilidad de fallar k intentos seguidos, media de las preguntas</caption>"
+            "<thead><tr><th scope='col'>k</th><th scope='col'>media de (1 − p<sub>i</sub>)<sup>k</sup></th>"
+            "<th scope='col'>(1 − media de p<sub>i</sub>)<sup>k</sup></th></tr></thead>"
+            f"<tbody>{ks}</tbody></table></div>")
+
+
+# ---------------------------------------------------------------- the levels table
+
+def _prob(p: float) -> str:
+    """A probability for a table cell: 0 and 1 as such, tiny values as powers of ten."""
+    if p == 0 or p == 1:
+        return es_int(int(p))
+    if not math.isfinite(p):
+        return "—"
+    return es_decimal(p, 3) if p >= 1e-3 else es_sci(p, 2)
+
+
+def _per_valid(x: float, unit: str = "") -> str:
+    if not math.isfinite(x):
+        return "∞ (ninguna válida)"
+    if x >= 1e6:
+        return es_sci(x, 2) + unit
+    return es_decimal(x, 1 if x >= 10 else 3) + unit
+
+
+def _ms(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "∞ (ninguna válida)"
+    return _per_valid(seconds * 1000, " ms")
+
+
+class LevelsTable:
+    """The measured table: one row per level (``tr[data-level]`` with ``data-n``,
+    ``data-parse-rate`` and ``data-schema-rate``, decimals in [0, 1]; test hooks)."""
+
+    def __init__(self, results):
+        self.results = list(results)
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for r in self.results:
+            rows.append(
+                f'<tr data-level="{r.level}" data-n="{r.n}" data-parse-rate="{r.parse_rate!r}" '
+                f'data-schema-rate="{r.schema_rate!r}"><th scope="row">{r.level}</th>'
+                f'<td>{escape(r.name)}</td><td class="num">{es_int(r.n)}</td>'
+                f'<td class="num">{_percent(r.parse_rate)}</td>'
+                f'<td class="num">{_percent(r.schema_rate)}</td>'
+                f'<td class="num">{_per_valid(r.calls_per_valid)}</td>'
+                f'<td class="num">{_ms(r.seconds_per_valid)}</td></tr>')
+        return styled(
+            _scroll("tabla de niveles") + '<table class="levels" data-testid="levels-table">'
+            "<caption>Cada nivel, medido en esta página</caption><thead><tr>"
+            "<th scope='col'>nivel</th><th scope='col'>cómo</th><th scope='col'>respuestas</th>"
+            "<th scope='col'>se leen con json.loads</th><th scope='col'>cumplen el formato</th>"
+            "<th scope='col'>posiciones del modelo por respuesta válida</th>"
+            "<th scope='col'>tiempo por respuesta válida</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></div>")
+
+
+def _percent(x: float) -> str:
+    """A rate as a percentage; exactly 0 and 1 without decimals, so no rate near them reads as them."""
+    return es_percent(x, 0) if x in (0, 1) else es_percent(x, 1)

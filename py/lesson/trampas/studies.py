@@ -1,0 +1,599 @@
+"""The measurements of the lesson «Trampas y decisiones», each with its view.
+
+Every function drives the mini-GPT and the masker through the lesson API (``sample_batch``,
+``enumerate_paths``, ``Decoder``, ``Matcher``), so a page cell, the build's prose figures and the
+tests compute the same numbers. The results render as HTML (``_repr_html_``) with stable test hooks:
+
+- :func:`age_study`: a schema forces an integer age; what the model puts there.
+- :func:`field_order`: the same two fields in either order, enumerated exactly;
+  ``[data-testid=field-order]`` carries ``data-tv`` (total variation distance between the two
+  answer distributions) and one ``tr[data-order][data-name][data-q]`` per order and answer.
+- :func:`budget_demo`: a token budget that truncates against budget-aware masks;
+  ``[data-testid=budget-demo]`` carries ``data-budget``, ``data-n``, ``data-valid-plain`` and
+  ``data-valid-aware`` (shares of valid answers, Python ``repr`` of the float).
+- :func:`date_study`: a date pattern with and without a ``null`` way out.
+- :func:`enum_scaling`: compile and mask time against the size of an enum;
+  ``[data-testid=enum-scaling]`` has one ``tr`` per size with ``data-size``, ``data-compile-ms``
+  and ``data-mask-us``.
+- :func:`depth_bounded`: a recursive schema flattened to a depth bound, DFA states per bound.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from html import escape
+
+import numpy as np
+
+from masker import compile_json_schema
+from masker.dfa import DEFAULT_MAX_DFA_STATES, Dfa
+from masker.errors import LimitExceeded
+
+from ..batch import sample_batch
+from ..enumeration import enumerate_paths
+from ..numbers import es_decimal, es_int, es_percent, es_prob
+from ..sampling import Decoder
+from ..views import _bar, _scroll, styled
+
+
+def _mean(x: float, digits: int = 1) -> str:
+    """A mean for the views: "—" when there was nothing to average (nan)."""
+    return "—" if not math.isfinite(x) else es_decimal(x, digits)
+
+# -- 1. Format is not content ----------------------------------------------------------------------
+AGE_PROMPT = "¿Qué edad tiene Benina? Responde en JSON.\n"
+AGE_SCHEMA = {"type": "object",
+              "properties": {"nombre": {"const": "Benina"},
+                             "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
+              "required": ["nombre", "edad"], "additionalProperties": False}
+
+
+@dataclass
+class AgeStudy:
+    """Ages the masked model writes for one character: ``ages`` (int per sample, in sample
+    order), ``n``, and ``rule_ok`` (how many pass the business rule ``lo <= edad <= hi``)."""
+    ages: list[int]
+    texts: list[str]
+    rule: tuple[int, int]
+
+    @property
+    def n(self) -> int:
+        return len(self.ages)
+
+    @property
+    def counts(self) -> list[tuple[int, int]]:
+        """(age, samples), most frequent first (ties: smaller age first)."""
+        return sorted(Counter(self.ages).items(), key=lambda kv: (-kv[1], kv[0]))
+
+    @property
+    def rule_ok(self) -> int:
+        lo, hi = self.rule
+        return sum(lo <= a <= hi for a in self.ages)
+
+    def _repr_html_(self) -> str:
+        top = self.counts[:12]
+        n = max(self.n, 1)
+        rows = "".join(f'<tr data-age="{a}" data-count="{c}"><td class="num">{es_int(a)}</td>'
+                       f'<td>{_bar(c / n, f"{c} ({es_percent(c / n)})")}</td></tr>'
+                       for a, c in top)
+        lo, hi = self.rule
+        return styled(
+            f'<p class="enum-summary" data-testid="age-study" data-n="{self.n}" '
+            f'data-distinct="{len(self.counts)}" data-rule-ok="{self.rule_ok}">{self.n} respuestas, '
+            f'todas JSON válido con una edad entera; {len(self.counts)} edades distintas. '
+            f'Cumplen la regla de negocio {lo} ≤ edad ≤ {hi}: {self.rule_ok} de {self.n}.</p>'
+            + _scroll("edades más frecuentes") + '<table class="compact-table"><caption>Las edades '
+            'más frecuentes</caption><thead><tr><th scope="col">edad</th><th scope="col">respuestas'
+            f'</th></tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] = (18, 100),
+              prompt: str = AGE_PROMPT, schema: dict = AGE_SCHEMA) -> AgeStudy:
+    """``n`` masked answers (``sample_batch``, one seed for the batch) and the integer each puts
+    in ``edad``. ``rule``: the application's own check, inclusive bounds in years. Raises
+    ValueError for ``rule`` with lo > hi, and what ``sample_batch`` raises (n < 1...)."""
+    if rule[0] > rule[1]:
+        raise ValueError(f"rule must be (lo, hi) with lo <= hi, found {tuple(rule)}")
+    grammar = compile_json_schema(schema)
+    gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
+    return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule)
+
+
+# -- 2. Field order ------------------------------------------------------------------------------
+ORDER_PROMPT = "¿A quién viste en la puerta? Responde en JSON.\n"
+ORDER_NAMES = ["Ana", "Juan", "Luis"]
+ORDER_HINTS = [f"a {n}" for n in ORDER_NAMES]  # short: each token split multiplies the paths
+ORDER_KEYS = ("pista", "es")  # short keys: each token split of a key multiplies the token paths
+
+
+def order_schema(hint_first: bool, hints=ORDER_HINTS, names=ORDER_NAMES, keys=ORDER_KEYS) -> dict:
+    """The two-field schema with the hint before the answer (``hint_first``) or after it."""
+    hint, ans = keys
+    props = {hint: {"enum": list(hints)}, ans: {"enum": list(names)}}
+    order = (hint, ans) if hint_first else (ans, hint)
+    return {"type": "object", "properties": {k: props[k] for k in order}, "required": list(order),
+            "additionalProperties": False}
+
+
+@dataclass
+class FieldOrder:
+    """The exact masked distributions of both orders. ``joint[order][(hint, answer)]`` and
+    ``answers[order][answer]``: q~ (sums to 1 per order); orders are "pista primero" and
+    "respuesta primero". ``tv``: total variation distance between the two answer distributions;
+    ``agree[order]``: q~ of an answer that names the person of the hint."""
+    names: list[str]
+    hints: list[str]
+    joint: dict
+    answers: dict
+    positions: dict
+
+    ORDERS = ("pista primero", "respuesta primero")
+
+    @property
+    def tv(self) -> float:
+        a, b = (self.answers[o] for o in self.ORDERS)
+        return 0.5 * sum(abs(a[n] - b[n]) for n in self.names)
+
+    @property
+    def agree(self) -> dict:
+        return {o: sum(self.joint[o][(h, n)] for h, n in zip(self.hints, self.names))
+                for o in self.ORDERS}
+
+    def follows(self, order: str) -> dict:
+        """P(answer | hint) under ``order``: {hint: {answer: q}}."""
+        out = {}
+        for h in self.hints:
+            total = sum(self.joint[order][(h, n)] for n in self.names)
+            out[h] = {n: self.joint[order][(h, n)] / total for n in self.names}
+        return out
+
+    def _repr_html_(self) -> str:
+        head = "".join(f'<th scope="col">{escape(o)}</th>' for o in self.ORDERS)
+        rows = []
+        for name in self.names:
+            cells = "".join(f'<td data-order="{escape(o)}" data-name="{escape(name)}" '
+                            f'data-q="{self.answers[o][name]!r}">'
+                            f'{_bar(self.answers[o][name], es_decimal(self.answers[o][name], 3))}</td>'
+                            for o in self.ORDERS)
+            rows.append(f'<tr><th scope="row">{escape(name)}</th>{cells}</tr>')
+        agree = "".join(f'<td>{es_decimal(self.agree[o], 3)}</td>' for o in self.ORDERS)
+        follow = []
+        for o in self.ORDERS:
+            f = self.follows(o)
+            follow.append(" · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(f[h][n], 3)}"
+                                     for h, n in zip(self.hints, self.names)))
+        return styled(
+            f'<div data-testid="field-order" data-tv="{self.tv!r}">'
+            + _scroll("respuesta según el orden de los campos")
+            + '<table class="compact-table"><caption>Distribución exacta de la respuesta con '
+            f'máscara, q̃(respuesta | x), en cada orden</caption><thead><tr><th scope="col">respuesta'
+            f'</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody><tfoot><tr><th scope="row">'
+            f'respuesta = nombre de la pista</th>{agree}</tr></tfoot></table></div>'
+            f'<p class="enum-summary">Distancia de variación total entre las dos columnas: '
+            f'<strong>{es_decimal(self.tv, 3)}</strong>. Probabilidad de que la respuesta repita '
+            f'el nombre de la pista, fijada la pista ({escape(self.ORDERS[0])}): {follow[0]}.</p></div>')
+
+
+def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hints=ORDER_HINTS,
+                keys=ORDER_KEYS) -> FieldOrder:
+    """Enumerate both orders exactly (``enumerate_paths``) and sum q~ per (hint, answer).
+    ``hints[i]`` mentions ``names[i]``. Raises ValueError unless names and hints are non-empty
+    lists of the same length, and what ``enumerate_paths`` raises (an enumeration too large)."""
+    if not names or len(names) != len(hints):
+        raise ValueError(f"names and hints must be non-empty and of the same length (hints[i] "
+                         f"names names[i]), found {len(names)} names and {len(hints)} hints")
+    joint, answers, positions = {}, {}, {}
+    for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
+        grammar = compile_json_schema(order_schema(hint_first, hints, names, keys))
+        result = enumerate_paths(model, tok, prompt, grammar)
+        j = {(h, n): 0.0 for h in hints for n in names}
+        for row in result.rows:
+            obj = json.loads(row.text)
+            j[(obj[keys[0]], obj[keys[1]])] += row.masked
+        joint[order] = j
+        answers[order] = {n: sum(j[(h, n)] for h in hints) for n in names}
+        positions[order] = result.forward_rows
+    return FieldOrder(list(names), list(hints), joint, answers, positions)
+
+
+# -- 3. The token budget -------------------------------------------------------------------------
+BUDGET_PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
+BUDGET_SCHEMA = {"type": "object",
+                 "properties": {"nombre": {"type": "string", "maxLength": 12},
+                                "edad": {"type": "integer", "minimum": 0, "maximum": 120}},
+                 "required": ["nombre", "edad"], "additionalProperties": False}
+
+
+@dataclass
+class BudgetDemo:
+    """The same schema sampled three ways: ``free`` (no budget), ``plain`` (``budget`` tokens,
+    then cut) and ``aware`` (budget-aware masks). ``shortest``: tokens of the shortest valid
+    answer (``Matcher.min_tokens_to_finish``)."""
+    budget: int
+    shortest: int
+    free: list
+    plain: list
+    aware: list
+
+    @property
+    def n(self) -> int:
+        return len(self.plain)
+
+    @staticmethod
+    def _valid(gens) -> float:
+        return sum(g.grammar.accepts(g.bytes) for g in gens) / len(gens)
+
+    @property
+    def valid_plain(self) -> float:
+        return self._valid(self.plain)
+
+    @property
+    def valid_aware(self) -> float:
+        return self._valid(self.aware)
+
+    @staticmethod
+    def _name_length(gens) -> float:
+        """Mean characters of ``nombre`` over the valid answers (nan when none is valid)."""
+        names = [json.loads(g.text)["nombre"] for g in gens if g.grammar.accepts(g.bytes)]
+        return sum(map(len, names)) / len(names) if names else math.nan
+
+    @property
+    def name_free(self) -> float:
+        return self._name_length(self.free)
+
+    @property
+    def name_aware(self) -> float:
+        return self._name_length(self.aware)
+
+    @property
+    def tokens_free(self) -> float:
+        return sum(len(g.token_ids) for g in self.free) / len(self.free)
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for i in range(min(4, self.n)):
+            cells = []
+            for g in (self.plain[i], self.aware[i]):
+                ok = g.grammar.accepts(g.bytes)
+                cells.append(f'<td><code class="answer">{escape(g.text)}</code><br><small>'
+                             f'{len(g.token_ids)} tokens · {"válido" if ok else "incompleto"}'
+                             f'</small></td>')
+            rows.append(f"<tr><td>{i}</td>{''.join(cells)}</tr>")
+        return styled(
+            f'<div data-testid="budget-demo" data-budget="{self.budget}" data-n="{self.n}" '
+            f'data-valid-plain="{self.valid_plain!r}" data-valid-aware="{self.valid_aware!r}">'
+            f'<p class="enum-summary">Presupuesto: {self.budget} tokens (la respuesta válida más '
+            f'corta necesita {self.shortest}). Válidas: <strong>{es_percent(self.valid_plain)}</strong>'
+            f' cortando al agotar el presupuesto, <strong>{es_percent(self.valid_aware)}</strong> '
+            f'con máscara consciente del presupuesto ({self.n} respuestas cada una). Sin '
+            f'presupuesto, las respuestas usan {_mean(self.tokens_free)} tokens de media '
+            f'y el nombre ocupa {_mean(self.name_free)} caracteres; con la máscara '
+            f'consciente, {_mean(self.name_aware)}.</p>'
+            + _scroll("respuestas con presupuesto") + '<table class="samples"><caption>Las '
+            'primeras respuestas de cada lote</caption><thead><tr><th scope="col">fila</th>'
+            '<th scope="col">cortada al agotar el presupuesto</th><th scope="col">máscara '
+            f'consciente del presupuesto</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            '</div></div>')
+
+
+def budget_demo(model, tok, *, budget: int = 22, n: int = 40, seed: int = 0,
+                prompt: str = BUDGET_PROMPT, schema: dict = BUDGET_SCHEMA) -> BudgetDemo:
+    """Three batches of ``n`` answers (same seed): without a budget, cut at ``budget`` tokens,
+    and with ``budget_aware=True``. Raises masker.BudgetTooSmall when ``budget`` is below the
+    shortest valid answer."""
+    grammar = compile_json_schema(schema)
+    shortest = grammar.matcher(tok.vocab).min_tokens_to_finish()
+    free = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
+    plain = sample_batch(model, tok, prompt, grammar, n=n, seed=seed, max_tokens=budget)
+    aware = sample_batch(model, tok, prompt, grammar, n=n, seed=seed, max_tokens=budget,
+                         budget_aware=True)
+    return BudgetDemo(budget, shortest, free, plain, aware)
+
+
+# -- 4. A grammar that is too strict -------------------------------------------------------------
+DATE_PROMPT = "¿En qué fecha nació Benina? Responde en JSON.\n"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+
+def date_schema(nullable: bool) -> dict:
+    date = {"type": "string", "pattern": DATE_PATTERN}
+    value = {"anyOf": [date, {"type": "null"}]} if nullable else date
+    return {"type": "object", "properties": {"fecha": value}, "required": ["fecha"],
+            "additionalProperties": False}
+
+
+def is_calendar_date(text) -> bool:
+    """True for a real YYYY-MM-DD date (month 1-12, a day that month has)."""
+    try:
+        datetime.date.fromisoformat(text)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+@dataclass
+class DateStudy:
+    """``strict`` and ``nullable``: the sampled values of ``fecha`` (str or None). At the first
+    position of the value (after the BPE tokens of ``{"fecha":``): ``p_null`` and ``p_quote``,
+    the model's probability of the allowed tokens that start ``null`` and a string, and
+    ``q_null``, the masked probability of ``null`` there."""
+    strict: list
+    nullable: list
+    p_null: float
+    p_quote: float
+
+    @property
+    def q_null(self) -> float:
+        return self.p_null / (self.p_null + self.p_quote)
+
+    @staticmethod
+    def _real(values) -> int:
+        return sum(is_calendar_date(v) for v in values if v is not None)
+
+    @property
+    def null_share(self) -> float:
+        return sum(v is None for v in self.nullable) / len(self.nullable)
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for name, values in (("solo fecha", self.strict), ("fecha o null", self.nullable)):
+            dates = [v for v in values if v is not None]
+            shown = ", ".join(f"<code>{escape(json.dumps(v))}</code>" for v in values[:4])
+            rows.append(f'<tr><th scope="row">{name}</th><td class="num">{len(values) - len(dates)}'
+                        f'</td><td class="num">{len(dates)}</td><td class="num">{self._real(values)}'
+                        f'</td><td>{shown}</td></tr>')
+        return styled(
+            f'<p class="enum-summary" data-testid="date-study" data-null-share="{self.null_share!r}" '
+            f'data-q-null="{self.q_null!r}">En la primera posición del valor, el modelo da '
+            f'{es_prob(self.p_null)} a empezar <code>null</code> y {es_prob(self.p_quote)} a abrir '
+            f'comillas: con máscara, <code>null</code> sale con probabilidad '
+            f'{es_decimal(self.q_null, 5)}.</p>' + _scroll("fechas inventadas")
+            + '<table class="compact-table"><thead><tr><th scope="col">esquema</th><th scope="col">'
+            'null</th><th scope="col">fechas</th><th scope="col">fechas de calendario</th>'
+            f'<th scope="col">primeras respuestas</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+            '</table></div>')
+
+
+def value_start(model, tok, prompt: str, grammar, prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    """The model's distribution p (float64[V]) and the allowed set (bool[V]) right after
+    ``prefix``, written with its BPE tokens (``Decoder.step`` with the reader's picks). Raises
+    ValueError when a BPE token of ``prefix`` is not allowed."""
+    decoder = Decoder(model, tok, prompt, grammar)
+    for t in tok.encode(prefix):
+        decoder.step(t)
+    return decoder.next_distribution(), np.array(decoder.matcher.mask())
+
+
+def date_study(model, tok, *, n: int = 60, seed: int = 0, prompt: str = DATE_PROMPT) -> DateStudy:
+    """``n`` masked answers for the strict and for the nullable schema, and the exact choice
+    between ``null`` and a string at the value's first position."""
+    values = {}
+    for nullable in (False, True):
+        grammar = compile_json_schema(date_schema(nullable))
+        gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
+        values[nullable] = [json.loads(g.text)["fecha"] for g in gens]
+    p, mask = value_start(model, tok, prompt, compile_json_schema(date_schema(True)), '{"fecha":')
+    starts = np.array([v[:1] == b"n" for v in tok.vocab])
+    quotes = np.array([v[:1] == b'"' for v in tok.vocab])
+    return DateStudy(values[False], values[True], float(p[mask & starts].sum()),
+                     float(p[mask & quotes].sum()))
+
+
+# -- 5. Huge enums -------------------------------------------------------------------------------
+ENUM_SIZES = [10, 100, 1000, 10000]
+LETTERS = "abcdefghijlmnopqrstuvz"
+
+
+def enum_values(n: int, seed: int = 0) -> list[str]:
+    """``n`` distinct lowercase words of 5 to 10 letters (deterministic for a seed); the first
+    ``k`` of a list of ``n`` are the list of ``k``."""
+    rng = random.Random(seed)
+    seen: dict[str, None] = {}
+    while len(seen) < n:
+        seen.setdefault("".join(rng.choice(LETTERS) for _ in range(rng.randint(5, 10))))
+    return list(seen)
+
+
+@dataclass
+class EnumScaling:
+    """Per enum size: ``compile_ms`` (compiling the schema ``{"enum": [...]}``, ms), ``mask_us``
+    (mean time of a first, uncached mask along the tokens of one value, µs) and ``states`` (DFA
+    states). Times are wall clock on the machine that runs it."""
+    sizes: list[int]
+    compile_ms: list[float]
+    mask_us: list[float]
+    states: list[int]
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f'<tr data-size="{s}" data-compile-ms="{c!r}" data-mask-us="{m!r}">'
+                       f'<td class="num">{es_int(s)}</td><td class="num">{es_int(st)}</td>'
+                       f'<td class="num" data-measured="">{es_decimal(c, 1)}</td>'
+                       f'<td class="num" data-measured="">{es_decimal(m, 0)}</td></tr>'
+                       for s, c, m, st in zip(self.sizes, self.compile_ms, self.mask_us, self.states))
+        return styled(
+            _scroll("tiempos según el tamaño del enum")
+            + '<table class="compact-table" data-testid="enum-scaling"><caption>Compilar un enum y '
+            'calcular sus máscaras, medido en la máquina que ejecutó la celda</caption><thead><tr>'
+            '<th scope="col">valores</th><th scope="col">estados del DFA</th><th scope="col">'
+            'compilar (ms)</th><th scope="col">una máscara (µs)</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table></div>' + scaling_svg(self))
+
+
+def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:
+    """Compile ``{"enum": values}`` for each size and time it (``time.perf_counter``), then time
+    the masks along the BPE tokens of the first value on a fresh matcher (every mask computed
+    for the first time). Deterministic except for the times. Raises ValueError for an empty
+    ``sizes`` or a size below 1 (an empty enum admits no value)."""
+    if not sizes or min(sizes) < 1:
+        raise ValueError(f"sizes must be enum sizes of at least 1, found {list(sizes)}")
+    words = enum_values(max(sizes), seed)
+    compile_ms, mask_us, states = [], [], []
+    for size in sizes:
+        start = time.perf_counter()
+        grammar = compile_json_schema({"enum": words[:size]})
+        compile_ms.append((time.perf_counter() - start) * 1e3)
+        states.append(getattr(grammar.automaton, "n_states", 0))
+        matcher = grammar.matcher(tok.vocab)
+        ids = tok.encode(json.dumps(words[0]))
+        start = time.perf_counter()
+        for t in ids:
+            matcher.mask()
+            matcher.consume(t)
+        mask_us.append((time.perf_counter() - start) * 1e6 / len(ids))
+    return EnumScaling(list(sizes), compile_ms, mask_us, states)
+
+
+def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str:
+    """A log-log plot of compile time (ms) and mask time (µs, as ms) against the enum size:
+    an SVG string that scales to its box (viewBox), with a text title and description."""
+    pad_l, pad_r, pad_t, pad_b = 46, 12, 12, 34
+    xs = [math.log10(max(s, 1)) for s in result.sizes]
+    series = [("compilar", "#1f5fa8", result.compile_ms),
+              ("una máscara", "#b3541e", [u / 1e3 for u in result.mask_us])]
+    values = [max(v, 1e-4) for _, _, vs in series for v in vs]
+    lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
+    hi = max(hi, lo + 1)
+    x0, x1 = min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1
+
+    def px(x):
+        return pad_l + (x - x0) / (x1 - x0) * (width - pad_l - pad_r)
+
+    def py(v):
+        return pad_t + (hi - math.log10(max(v, 1e-4))) / (hi - lo) * (height - pad_t - pad_b)
+
+    parts = []
+    for e in range(lo, hi + 1):
+        y = py(10.0 ** e)
+        parts.append(f'<line x1="{pad_l}" x2="{width - pad_r}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="#d9d5ca"/><text x="{pad_l - 4}" y="{y + 3:.1f}" text-anchor="end" '
+                     f'font-size="10">{_ms_label(e)}</text>')
+    for s, x in zip(result.sizes, xs):
+        parts.append(f'<text x="{px(x):.1f}" y="{height - pad_b + 14}" text-anchor="middle" '
+                     f'font-size="10">{es_int(s)}</text>')
+    for name, colour, vs in series:
+        points = " ".join(f"{px(x):.1f},{py(v):.1f}" for x, v in zip(xs, vs))
+        parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts.extend(f'<circle cx="{px(x):.1f}" cy="{py(v):.1f}" r="3" fill="{colour}"/>'
+                     for x, v in zip(xs, vs))
+    legend = "".join(f'<text x="{pad_l + 8 + 110 * i}" y="{height - 4}" font-size="10" '
+                     f'fill="{c}">■ {n}</text>' for i, (n, c, _) in enumerate(series))
+    desc = "; ".join(f"{es_int(s)} valores: compilar {es_decimal(c, 1)} ms, una máscara "
+                     f"{es_decimal(m, 0)} µs" for s, c, m in
+                     zip(result.sizes, result.compile_ms, result.mask_us))
+    return (f'<figure class="trap-plot"><svg data-measured="" viewBox="0 0 {width} {height}" role="img" '
+            f'aria-labelledby="enum-plot-title enum-plot-desc"><title id="enum-plot-title">Tiempo '
+            f'frente a valores del enum, escalas logarítmicas</title><desc id="enum-plot-desc">'
+            f'{escape(desc)}</desc>{"".join(parts)}{legend}</svg><figcaption>Escalas logarítmicas: '
+            'valores del enum (horizontal) y tiempo (vertical).</figcaption></figure>')
+
+
+def _ms_label(exponent: int) -> str:
+    """An axis label for 10**exponent milliseconds."""
+    value = 10.0 ** exponent
+    if value >= 1000:
+        return f"{es_int(int(value / 1000))} s"
+    if value >= 1:
+        return f"{es_int(int(value))} ms"
+    return f"{es_int(int(round(value * 1000)))} µs"
+
+
+# -- 6. Recursive schemas ------------------------------------------------------------------------
+THREAD_PROMPT = "Escribe un hilo de comentarios en JSON.\n"
+
+
+def comment(item: dict | None, text_length: int = 10, max_replies: int = 2) -> dict:
+    """A comment object: ``texto`` and ``respuestas``, an array of up to ``max_replies`` items
+    of schema ``item`` (``item`` None: the array must be empty, the last level of a bound)."""
+    props = {"texto": {"type": "string", "maxLength": text_length},
+             "respuestas": ({"type": "array", "items": item, "maxItems": max_replies}
+                            if item is not None else {"type": "array", "maxItems": 0})}
+    return {"type": "object", "properties": props, "required": list(props),
+            "additionalProperties": False}
+
+
+THREAD_SCHEMA = {"$defs": {"comentario": comment({"$ref": "#/$defs/comentario"})},
+                 "$ref": "#/$defs/comentario"}
+
+
+def flattened_thread(depth: int) -> dict:
+    """The thread schema unrolled ``depth`` levels deep (no ``$ref``): replies to replies down
+    to ``depth`` levels, then comments whose ``respuestas`` must be empty. What an FSM-only
+    engine compiles: it accepts exactly the threads of the recursive schema at most ``depth``
+    levels deep."""
+    schema = comment(None)
+    for _ in range(depth):
+        schema = comment(schema)
+    return schema
+
+
+@dataclass
+class DepthBound:
+    """Per depth bound: DFA states and regular-expression characters of the unrolled schema."""
+    depths: list[int]
+    states: list[int]
+    chars: list[int]
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f'<tr data-depth="{d}" data-states="{s}"><td class="num">{d}</td>'
+                       f'<td class="num">{es_int(s)}</td><td class="num">{es_int(c)}</td></tr>'
+                       for d, s, c in zip(self.depths, self.states, self.chars))
+        return styled(_scroll("estados según la profundidad") + '<table class="compact-table" '
+                      'data-testid="depth-bound"><caption>El hilo aplanado hasta una profundidad '
+                      'fija</caption><thead><tr><th scope="col">profundidad</th><th scope="col">'
+                      'estados del DFA</th><th scope="col">caracteres de la expresión regular</th>'
+                      f'</tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+def depth_bounded(depths=(0, 1, 2, 3, 4)) -> DepthBound:
+    """Compile ``flattened_thread(d)`` for each depth: the regular route's DFA states grow with
+    the bound. Raises ValueError for a negative depth, and LimitExceeded when a depth needs more
+    DFA states than the masker allows (``compile_json_schema`` then falls back to Earley, which
+    has no states to count: from depth 5 on, with the default limit)."""
+    states, chars = [], []
+    for d in depths:
+        if d < 0:
+            raise ValueError(f"depths must be at least 0, found {d}")
+        grammar = compile_json_schema(flattened_thread(d))
+        if not isinstance(grammar.automaton, Dfa):
+            raise LimitExceeded(f"the thread flattened to depth {d} needs more DFA states than the "
+                                "masker allows (compile_json_schema compiles it with Earley instead)",
+                                "max_states", DEFAULT_MAX_DFA_STATES, "use a smaller depth")
+        states.append(grammar.automaton.n_states)
+        chars.append(len(grammar.source))
+    return DepthBound(list(depths), states, chars)
+
+
+def nesting_depth(value) -> int:
+    """Levels of ``respuestas`` in a comment thread (a comment without replies: 0)."""
+    replies = value.get("respuestas") or []
+    return 1 + max(map(nesting_depth, replies)) if replies else 0
+
+
+# -- a compact strip of answers, shared by the cells ----------------------------------------------
+@dataclass
+class Answers:
+    """A list of generations shown as text, token count and status (``data-testid=answers``)."""
+    gens: list
+    caption: str = ""
+    extra: list = field(default_factory=list)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f'<tr><td><code class="answer" data-testid="answer">{escape(g.text)}</code>'
+                       f'</td><td class="num">{len(g.token_ids)}</td><td>'
+                       f'{"válido" if g.grammar.accepts(g.bytes) else "incompleto"}</td></tr>'
+                       for g in self.gens)
+        caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
+        return styled(_scroll("respuestas") + f'<table class="samples">{caption}<thead><tr>'
+                      '<th scope="col">respuesta</th><th scope="col">tokens</th><th scope="col">'
+                      f'estado</th></tr></thead><tbody>{rows}</tbody></table></div>')
+
+
+__all__ = ["AgeStudy", "Answers", "BudgetDemo", "DateStudy", "DepthBound", "EnumScaling",
+           "FieldOrder", "age_study", "budget_demo", "date_study", "depth_bounded",
+           "enum_scaling", "field_order", "flattened_thread", "nesting_depth"]

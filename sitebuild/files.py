@@ -1,0 +1,125 @@
+"""The site's files: the project's folders, what a build writes (``SitePlan``), hashed names,
+the packed ``py/`` and ``weights/``, and the final swap into ``site/``."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent  # the project: build.py, py/, templates/, browser/
+SITE = ROOT / "site"
+CACHE = ROOT / ".cache"
+TEMPLATES = ROOT / "templates"   # the Jinja pages
+BROWSER = ROOT / "browser"       # the browser's own files: JS, CSS, the cell kernel
+NODE_MODULES = ROOT / "node_modules"
+
+# Files that make the model usable in a page; the model cell needs all of one set.
+MODEL_FILE_SETS = (("model.npz",), ("model.json", "model.bin"))
+
+
+@dataclass
+class Asset:
+    """One file to write into the site: ``path`` is relative to ``site/``."""
+    path: str
+    data: bytes
+
+
+@dataclass
+class Page(Asset):
+    """A rendered page, with what its notebook needs: ``outline`` (see ``PageOutline``)."""
+    outline: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class SitePlan:
+    """Everything the build writes, gathered before ``site/`` is touched."""
+    assets: list[Asset] = field(default_factory=list)
+    urls: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    weights: list[dict] = field(default_factory=list)
+    figures: dict | None = None  # {page out: its computed figures} (see lesson_figures)
+
+    def add(self, key: str, path: str, data: bytes) -> str:
+        self.assets.append(Asset(path, data))
+        self.urls[key] = path
+        self.sizes[key] = len(data)
+        return path
+
+
+def content_hash(data: bytes, length: int = 10) -> str:
+    """Hex digest prefix (sha256) used in asset file names."""
+    return hashlib.sha256(data).hexdigest()[:length]
+
+
+def hashed_name(name: str, data: bytes) -> str:
+    """``app.js`` -> ``app.<hash>.js`` (the hash goes before the last suffix)."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot:
+        return f"{name}.{content_hash(data)}"
+    return f"{stem}.{content_hash(data)}.{ext}"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def pack_python(py_dir: Path) -> bytes:
+    """Zip the ``py/`` tree (``.py`` files and data, no caches) reproducibly.
+
+    Members are stored relative to ``py_dir`` with a fixed timestamp, so the same
+    sources give the same bytes and the same hashed file name.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        for path in sorted(py_dir.rglob("*")):
+            if path.is_dir() or "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            info = zipfile.ZipInfo(path.relative_to(py_dir).as_posix(),
+                                   date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zipped.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def collect_weights(weights_dir: Path) -> list[tuple[str, bytes]]:
+    """Every regular file in ``weights/`` (sorted by name), as ``(name, bytes)``."""
+    if not weights_dir.is_dir():
+        return []
+    return [(path.name, path.read_bytes()) for path in sorted(weights_dir.iterdir())
+            if path.is_file() and not path.name.startswith(".")]
+
+
+def has_model(names: list[str]) -> bool:
+    """True when the weights folder holds a complete set of model files."""
+    return any(all(name in names for name in group) for group in MODEL_FILE_SETS)
+
+
+def write_site(assets: list[Asset], site: Path = SITE) -> None:
+    """Replace ``site/`` with exactly ``assets`` (written to a temp folder, then swapped)."""
+    tmp = site.with_name(site.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    for asset in assets:
+        target = tmp / asset.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(asset.data)
+    manifest = {a.path: {"size": len(a.data)} for a in assets}
+    (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    shutil.rmtree(site, ignore_errors=True)
+    tmp.rename(site)
+
+
+def use_py(root: Path = ROOT) -> None:
+    """Make the project's Python packages (``root/py``) importable by the build."""
+    py_dir = str(root / "py")
+    if py_dir not in sys.path:
+        sys.path.insert(0, py_dir)

@@ -1,0 +1,53 @@
+"""The Jupyter notebooks: one per lesson, made from the outline its page recorded while rendering."""
+from __future__ import annotations
+
+import nbformat
+
+from .files import Asset, Page
+
+NOTEBOOK_SETUP = """\
+# Este cuaderno usa el mismo paquete de Python (py/) y los mismos pesos (weights/) que la página:
+# ábrelo desde la carpeta del proyecto (un clon del repositorio) o cambia PROYECTO.
+import os
+import sys
+
+PROYECTO = os.path.abspath(".")
+if not os.path.isdir(os.path.join(PROYECTO, "py", "lesson")):
+    raise FileNotFoundError(f"{PROYECTO} no es la carpeta del proyecto: falta py/lesson. "
+                            "Abre el cuaderno desde un clon del repositorio o cambia PROYECTO.")
+sys.path.insert(0, os.path.join(PROYECTO, "py"))
+from minigpt.bpe import weights_dir  # PROYECTO/weights, junto a py/ (o $MINIGPT_WEIGHTS, si existe)
+
+print("Paquete:", os.path.join(PROYECTO, "py"), "· pesos:", weights_dir())"""
+
+
+def page_notebook(outline: list[tuple[str, str]], title: str) -> bytes:
+    """A Jupyter notebook (nbformat 4) of a page's ``outline`` (see ``PageOutline``): its headings
+    as Markdown and its cells' sources as code cells, in page order.
+
+    A title cell and a setup cell come first: the setup puts the project's ``py/`` on the import
+    path (``minigpt`` then finds ``weights/`` beside it, see ``minigpt.bpe.weights_dir``); the
+    page's cells follow unchanged, so the same objects render through ``_repr_html_`` in Jupyter.
+    Cell ids are numbered, so the same page gives the same bytes.
+    """
+    cells = [nbformat.v4.new_markdown_cell(f"# {title}\n\nLas celdas de la lección «{title}». "
+                                           "Cada una se ejecuta en orden, como en la página."),
+             nbformat.v4.new_code_cell(NOTEBOOK_SETUP)]
+    for kind, text in outline:
+        cells.append(nbformat.v4.new_code_cell(text) if kind == "code"
+                     else nbformat.v4.new_markdown_cell(f"{'#' * int(kind[1:])} {text}"))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"}})
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook).encode()
+
+
+def notebooks(specs, pages: list[Page]) -> list[Asset]:
+    """One notebook per entry of ``specs`` (the page table, ``build.PAGES``) that names one (key
+    ``notebook``), from the outline of its rendered page in ``pages``."""
+    by_path = {page.path: page for page in pages}
+    return [Asset(spec["notebook"], page_notebook(by_path[spec["out"]].outline, spec["title"]))
+            for spec in specs if spec.get("notebook") and spec["out"] in by_path]

@@ -1,0 +1,154 @@
+"""Rendering the pages: the Jinja environment (filters, the outline its macros record), the course
+map's entries and the reading time of a lesson."""
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from pathlib import Path
+
+import jinja2
+import markupsafe  # installed with jinja2
+
+from .devserver import CONTENT_SECURITY_POLICY
+from .files import TEMPLATES, Page, SitePlan, has_model, use_py
+
+class PageOutline:
+    """The parts of a page that its notebook repeats, recorded by the macros while the page renders.
+
+    ``make_env`` makes one the template global ``outline``: in ``macros.html``, the ``heading`` macro
+    calls ``outline.heading(level, text)`` and the ``cell`` macro calls ``outline.cell(source)`` with
+    the cell's dedented source, exactly as the reader's editor gets it. Jinja runs a template in page
+    order (a template that captures a cell with ``{% set %}`` to place it later would break that), so
+    ``items`` lists ``("h2", text)``, ``("h3", text)``, ... and ``("code", source)`` in the order the
+    page shows them. ``take`` returns them and starts over for the next page.
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, str]] = []
+
+    def heading(self, level: int, text: str) -> None:
+        self.items.append((f"h{int(level)}", str(text)))
+
+    def cell(self, source: str) -> None:
+        self.items.append(("code", str(source)))
+
+    def take(self) -> list[tuple[str, str]]:
+        items, self.items = self.items, []
+        return items
+
+
+def dedent_code(text: str) -> str:
+    """Jinja2 filter: strip the template's indentation from a cell's source."""
+    return str(textwrap.dedent(str(text)).strip("\n"))  # plain str: autoescaped
+
+
+def token_box(token: str | dict, partial: bool | None = None) -> markupsafe.Markup:
+    """Jinja2 filter ``token``: a token label in the site's token box, ``<span class="tok">…</span>``.
+
+    ``token`` is a label string (``lesson.token_label`` of the token's bytes) or a figure's dict with
+    ``label`` and, optionally, ``partial``. ``partial=True`` (else the dict's flag) marks a token that
+    holds only part of a UTF-8 character: class ``tok-byte``. The label is HTML-escaped.
+    """
+    if isinstance(token, dict):
+        label = token["label"]
+        partial = token.get("partial", False) if partial is None else partial
+    else:
+        label = token
+    classes = "tok tok-byte" if partial else "tok"
+    return markupsafe.Markup('<span class="{}">{}</span>').format(classes, label)
+
+
+def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
+                             autoescape=jinja2.select_autoescape(["html"]),
+                             undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True,
+                             extensions=["jinja2.ext.do"])  # {% do outline.cell(...) %}
+    env.globals["outline"] = PageOutline()
+    env.filters["dedent"] = dedent_code
+    env.filters["token"] = token_box
+    use_py(templates.parent)
+    from lesson import numbers  # the same number formats as the page's cells
+    for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
+        env.filters[name] = getattr(numbers, name)
+    env.filters["tex"] = lambda text: str(text).replace(",", "{,}")  # a decimal comma inside TeX
+    return env
+
+
+def lab_presets() -> dict:
+    """The «Laboratorio»'s presets (``lesson.laboratorio.PRESETS``), for its page's form."""
+    from lesson.laboratorio import PRESETS
+    return PRESETS
+
+
+def is_lesson(spec: dict) -> bool:
+    """Every entry of the page table (``build.PAGES``) but the course map (``index.html``) and the tools (``"tool": True``,
+    the «Laboratorio») is a lesson of the course."""
+    return spec["out"] != "index.html" and not spec.get("tool")
+
+
+READING_WORDS_PER_MINUTE = 150  # prose with formulas, read closely
+MINUTES_PER_CELL = 1.5          # read the code, run it, look at the output
+MINUTES_PER_QUESTION = 1
+
+
+def lesson_minutes(html: str) -> int:
+    """The time a lesson takes, from its rendered page: its prose's words at
+    ``READING_WORDS_PER_MINUTE``, plus ``MINUTES_PER_CELL`` per cell and ``MINUTES_PER_QUESTION``
+    per quiz question, rounded up to 5 minutes. Cell sources, formulas and scripts are not prose.
+    """
+    main = html[html.find("<main"):html.rfind("</main>")]
+    cells = main.count('data-testid="cell"')
+    questions = main.count('data-testid="quiz-question"')
+    prose = re.sub(r"<(pre|math|script|style|template)\b.*?</\1>", " ", main, flags=re.S)
+    words = len(re.sub(r"<[^>]+>", " ", prose).split())
+    minutes = (words / READING_WORDS_PER_MINUTE + MINUTES_PER_CELL * cells
+               + MINUTES_PER_QUESTION * questions)
+    return 5 * max(1, math.ceil(minutes / 5))
+
+
+def course_entries(pages, rendered: dict[str, Page]) -> list[dict]:
+    """The lessons of ``pages`` (the page table, ``build.PAGES``) in order, as the course map and the lesson links need them:
+    ``number``, ``out``, ``title``, ``summary``, and, for lessons already in ``rendered`` (by
+    ``out``), ``minutes`` (``lesson_minutes``, unless the entry sets it) and ``cells``."""
+    entries = []
+    for number, spec in enumerate([p for p in pages if is_lesson(p)], start=1):
+        entry = {"number": number, "out": spec["out"], "title": spec["title"],
+                 "summary": spec.get("summary", "")}
+        page = rendered.get(spec["out"])
+        if page is not None:
+            entry["minutes"] = spec.get("minutes") or lesson_minutes(page.data.decode())
+            entry["cells"] = sum(1 for kind, _ in page.outline if kind == "code")
+        entries.append(entry)
+    return entries
+
+
+def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
+    """Render every page of ``pages`` (the page table, ``build.PAGES``) with the asset URLs and the runtime config.
+
+    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``). The
+    lessons render first, each with ``course`` (the lessons in order, for its previous and next
+    links); then the course map, whose ``course`` also has each lesson's minutes and cells.
+    """
+    names = [w["name"] for w in plan.weights]
+    runtime_config = {
+        "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
+        "pyodideScript": plan.urls["pyodide.js"], "weights": plan.weights,
+        "code": [{"name": name, "url": plan.urls[key], "size": plan.sizes.get(key, 0)}
+                 for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
+    }
+    context = {"urls": plan.urls, "pages": pages, "has_model": has_model(names),
+               "has_tokenizer": "merges.txt" in names, "weight_names": names,
+               "runtime_config": runtime_config,
+               "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
+               "tools": [page for page in pages if page.get("tool")]}
+    outline = env.globals["outline"]
+    rendered: dict[str, Page] = {}
+    for page in sorted(pages, key=lambda spec: not is_lesson(spec)):  # lessons first
+        outline.take()  # nothing left over from a render that raised
+        fig = (plan.figures or {}).get(page["out"])  # None: no weights, or no figures module
+        html = env.get_template(page["template"]).render(
+            page=page, course=course_entries(pages, rendered), fig=fig, **context)
+        rendered[page["out"]] = Page(page["out"], html.encode(), outline.take())
+    return [rendered[page["out"]] for page in pages]

@@ -1,0 +1,121 @@
+"""The «Laboratorio» in CPython: every preset gives a text its grammar accepts (checked again
+with re / jsonschema / the masker), compile errors carry position and fix, a picked token is
+taken, and the first refused byte of a removed token is the one the grammar refuses."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import jsonschema
+import pytest
+
+from lesson.laboratorio.lab import PRESETS, ConstraintError, Lab, compile_constraint, error_html, refused_at
+
+
+class Hooks(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.items: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "data-testid" in attrs:
+            self.items.append(attrs)
+
+
+def hooks(html: str, testid: str) -> list[dict]:
+    parser = Hooks()
+    parser.feed(html)
+    return [h for h in parser.items if h["data-testid"] == testid]
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_gives_a_text_its_grammar_accepts(model, tok, name):
+    preset = PRESETS[name]
+    settings = {"seed": 0, "max_tokens": 120, **preset.get("settings", {})}  # what the page applies
+    lab = Lab(model, tok, kind=preset["kind"], constraint=preset["constraint"], prompt=preset["prompt"],
+              **settings).generate()
+    gen = lab.decoder.generation
+    assert gen.complete, (name, gen.text)
+    (output,) = hooks(lab.view(), "lab-output")
+    assert output["data-text"] == gen.text and output["data-accepted"] == "true"
+    assert output["data-state"] == "done"
+    assert len(hooks(lab.view(), "lab-position")) == len(gen.positions)
+    if preset["kind"] == "regex":
+        assert re.fullmatch(preset["constraint"], gen.text)
+    elif preset["kind"] == "json_schema":
+        jsonschema.validate(json.loads(gen.text), json.loads(preset["constraint"]))
+    elif preset["kind"] == "choice":
+        assert gen.text in preset["constraint"].split("\n")
+    assert lab.grammar.accepts(gen.bytes)
+
+
+@pytest.mark.parametrize("kind, text, where", [
+    ("regex", "(ab", "position 0: missing"), ("json_schema", '{"type": "object",,}', "línea 1, columna 19"),
+    ("gbnf", 'root ::= "a" | (', "position 15"), ("choice", "\n\n", "vacía"),
+    ("json_schema", '{"type": "string", "format": "color"}', "format"),
+])
+def test_compile_errors_name_the_place_and_render_without_a_traceback(kind, text, where):
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint(kind, text)
+    assert where in info.value.message
+    if kind == "regex":
+        assert "^" in info.value.message and "escape" in info.value.hint
+    html = error_html(info.value)
+    assert 'data-testid="lab-error"' in html and "Traceback" not in html
+
+
+def test_stepping_and_picking_continue_from_the_readers_token(model, tok):
+    preset = PRESETS["etiquetas"]
+    lab = Lab(model, tok, kind="choice", constraint=preset["constraint"], prompt=preset["prompt"])
+    buttons = hooks(lab.view(), "lab-allowed-token")
+    ids = [int(b["data-token-id"]) for b in buttons]
+    firsts = {tok.vocab[t][:1] for t in ids}
+    assert firsts <= {b"a", b"r"}  # aprobado, rechazado, revisión
+    pick = next(t for t in ids if tok.vocab[t].startswith(b"r"))
+    lab.pick(pick)
+    assert lab.decoder.generation.token_ids == [pick]
+    lab.generate()
+    assert lab.decoder.generation.text in ("rechazado", "revisión")
+
+
+def test_a_refused_token_reports_its_first_refused_byte(tok):
+    grammar = compile_constraint("regex", "ab[0-9]")
+    matcher = grammar.matcher(tok.vocab)
+    matcher.consume_bytes("a")
+    assert refused_at(matcher, tok.vocab.index(b"b")) is None
+    assert refused_at(matcher, tok.vocab.index(b"x")) == 0
+    two = next(t for t, piece in enumerate(tok.vocab) if len(piece) == 2 and piece[:1] == b"b"
+               and not piece[1:].isdigit())
+    assert refused_at(matcher, two) == 1
+
+
+def test_compare_runs_the_same_seed_without_the_constraint(model, tok):
+    lab = Lab(model, tok, kind="regex", constraint="[a-z]{3}", seed=3, max_tokens=10, compare=True).generate()
+    (other,) = hooks(lab.view(), "lab-unconstrained")
+    assert lab.unconstrained is not None and len(lab.unconstrained.token_ids) == 10
+
+
+def test_the_page_action_keeps_one_experiment_and_returns_views(model, tok):
+    from lesson.laboratorio.lab import act
+    state = {"kind": "regex", "constraint": "[a-z]{2} [0-9]", "prompt": "La señora ", "seed": 0,
+             "temperature": 1.0, "top_k": None, "top_p": None, "max_tokens": 20}
+    first = act("step", json.dumps(state))
+    (out,) = hooks(first._repr_html_(), "lab-output")
+    assert out["data-state"] == "idle" and len(hooks(first._repr_html_(), "lab-position")) == 1
+    token = int(hooks(first._repr_html_(), "lab-allowed-token")[0]["data-token-id"])
+    second = act("pick", state, token_id=token)
+    assert second is first and first.decoder.generation.token_ids[-1] == token
+    long = {**state, "constraint": "[a-z]{12}"}
+    begun = act("step", long)
+    assert not begun.decoder.done
+    renewed = act("step", {**long, "seed": 1})  # settings changed mid-way: a new experiment, said so
+    assert renewed is not begun and "nuevo experimento" in renewed._repr_html_()
+    done = act("generate", state)
+    assert done is not first and done.decoder.done
+    bad = act("generate", {**state, "constraint": "[a-z"})
+    assert hooks(bad._repr_html_(), "lab-error")
+    assert hooks(act("pick", state, token_id=3)._repr_html_(), "lab-error")  # nothing in progress
+    assert hooks(act("generate", {**state, "temperature": 0})._repr_html_(), "lab-error")
