@@ -95,7 +95,7 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
     py_zip = pack_python(root / "py")                                           # 4
     weights = collect_weights(root / "weights")                                 # 5
-    figures = lesson_figures(PAGES, root, root / ".cache")
+    figures = lesson_figures(PAGES, root, weights, root / ".cache")
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
     pages = render_pages(plan, make_env(root / "templates"), PAGES)             # 7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells)

@@ -2,7 +2,6 @@
 kernel (``cellrun.py`` in a child process), cached, and put in the page marked «precalculado»."""
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
@@ -13,7 +12,7 @@ from pathlib import Path
 import markupsafe  # installed with jinja2
 
 from .errors import BuildError
-from .files import CACHE, ROOT, Page
+from .files import CACHE, ROOT, Page, source_digest
 
 OUTPUT_SLOT = re.compile(r'(<div class="cell-output"[^>]*)><!--cell-output( fails)?--></div>')
 
@@ -79,15 +78,9 @@ def output_html(events: list[list]) -> str:
 def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> dict[str, list]:
     """``{page: [{"ok", "events"}]}`` for the cell sources of each page, from ``cache`` or from a
     run of ``cellrun.py`` (one child process for every page not cached)."""
-    digest = hashlib.sha256()
     runner = Path(__file__).resolve().parent / "cellrun.py"  # beside this module, like katex-mathml.js
-    digest.update(runner.read_bytes())
-    inputs = [root / "browser" / "kernel.py"]
-    inputs += sorted(p for p in (root / "py").rglob("*")
-                     if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
-    inputs += sorted(p for p in (root / "weights").glob("*") if p.is_file())
-    for path in inputs:
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    kernel = root / "browser" / "kernel.py"
+    digest = source_digest(root, runner, kernel)
     stored = {}
     for name, cells in pages.items():
         key = digest.copy()
@@ -95,7 +88,7 @@ def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> di
         stored[name] = cache / f"cell-outputs-{Path(name).stem}-{key.hexdigest()[:16]}.json"
     missing = {name: cells for name, cells in pages.items() if not stored[name].exists()}
     if missing:
-        request = {"kernel": str(inputs[0]), "py": str(root / "py"),
+        request = {"kernel": str(kernel), "py": str(root / "py"),
                    "weights": str(root / "weights"), "pages": missing}
         result = subprocess.run([sys.executable, str(runner)], cwd=root,
                                 input=json.dumps(request), capture_output=True, text=True)

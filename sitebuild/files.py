@@ -91,6 +91,23 @@ def pack_python(py_dir: Path) -> bytes:
     return buffer.getvalue()
 
 
+def source_digest(root: Path, *extra: Path) -> "hashlib._Hash":
+    """A sha256 of what the build's Python computations read: every file of ``root/py`` (sources
+    and data such as ``views.css``, which the views embed; caches left out), every file of
+    ``root/weights``, and the ``extra`` files, each with its path relative to ``root``. The caches
+    of the prose figures and of the cells' outputs are keyed by it, so editing any of them makes
+    the next build compute again."""
+    inputs = list(extra)
+    inputs += sorted(p for p in (root / "py").rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    inputs += sorted(p for p in (root / "weights").glob("*") if p.is_file())
+    digest = hashlib.sha256()
+    for path in inputs:
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
+        digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest
+
+
 def collect_weights(weights_dir: Path) -> list[tuple[str, bytes]]:
     """Every regular file in ``weights/`` (sorted by name), as ``(name, bytes)``."""
     if not weights_dir.is_dir():

@@ -56,39 +56,54 @@ export class Cell {
     this.hint.id = `${this.id}-hint`;
     this.hint.dataset.testid = "cell-hint";
     host.after(this.hint);
+    const view = new EditorView({
+      parent: host,
+      state: EditorState.create({ doc: source, extensions: this.extensions() }),
+    });
+    this.watchFocus(host);
+    this.view = view;
+    this.setEditing(false);
+    // Wrapped lines are measured with the fonts at hand; measure again once the page's fonts are
+    // in, or the line numbers drift from their lines until the first edit.
+    requestAnimationFrame(() => view.requestMeasure());
+    document.fonts?.ready.then(() => view.requestMeasure());
+    return view;
+  }
+
+  /* The editor's extensions: Python highlighting, line numbers and wrapping, the keys (Shift+Enter
+   * and Mod+Enter run, Enter edits, Escape stops editing), saving each edit, and its label. */
+  extensions() {
     const run = () => {
       this.kernel.enqueue(this);
       return true;
     };
-    const view = new EditorView({
-      parent: host,
-      state: EditorState.create({
-        doc: source,
-        extensions: [
-          lineNumbers(), history(), drawSelection(),
-          indentOnInput(), bracketMatching(), python(),
-          syntaxHighlighting(lessonHighlight), EditorView.lineWrapping,
-          keymap.of([
-            { key: "Shift-Enter", run },
-            { key: "Mod-Enter", run },
-            { key: "Enter", run: () => !this.editing && this.setEditing(true) },
-            { key: "Escape", run: () => this.editing && this.setEditing(false) },
-            ...defaultKeymap, ...historyKeymap, indentWithTab,
-          ]),
-          EditorView.updateListener.of((update) => {
-            if (!update.docChanged) return;
-            if (!this.editing && update.transactions.some((t) => t.isUserEvent("input"))) {
-              this.setEditing(true); // typing starts editing, as Enter does
-            }
-            this.saveEdit();
-          }),
-          EditorView.contentAttributes.of({
-            "aria-label": `Código de la celda ${this.index + 1}`,
-            "aria-describedby": this.hint.id,
-          }),
-        ],
+    return [
+      lineNumbers(), history(), drawSelection(),
+      indentOnInput(), bracketMatching(), python(),
+      syntaxHighlighting(lessonHighlight), EditorView.lineWrapping,
+      keymap.of([
+        { key: "Shift-Enter", run },
+        { key: "Mod-Enter", run },
+        { key: "Enter", run: () => !this.editing && this.setEditing(true) },
+        { key: "Escape", run: () => this.editing && this.setEditing(false) },
+        ...defaultKeymap, ...historyKeymap, indentWithTab,
+      ]),
+      EditorView.updateListener.of((update) => {
+        if (!update.docChanged) return;
+        if (!this.editing && update.transactions.some((t) => t.isUserEvent("input"))) {
+          this.setEditing(true); // typing starts editing, as Enter does
+        }
+        this.saveEdit();
       }),
-    });
+      EditorView.contentAttributes.of({
+        "aria-label": `Código de la celda ${this.index + 1}`,
+        "aria-describedby": this.hint.id,
+      }),
+    ];
+  }
+
+  /* The focus handlers of the editor host: a click edits the cell, the keyboard only selects it. */
+  watchFocus(host) {
     // A click edits; arriving by the keyboard only selects the cell (Tab goes on), and shows
     // the hint. The hint goes when focus leaves, but not under a pressed pointer: the text
     // below would move between the press and the release, and the click would miss.
@@ -105,13 +120,6 @@ export class Cell {
       if (pointerPressed) document.addEventListener("pointerup", hide, { once: true });
       else hide();
     });
-    this.view = view;
-    this.setEditing(false);
-    // Wrapped lines are measured with the fonts at hand; measure again once the page's fonts are
-    // in, or the line numbers drift from their lines until the first edit.
-    requestAnimationFrame(() => view.requestMeasure());
-    document.fonts?.ready.then(() => view.requestMeasure());
-    return view;
   }
 
   /* Editing: Tab indents. Selected: Tab and Shift+Tab move focus on. Returns true. */

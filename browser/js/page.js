@@ -150,20 +150,19 @@ function restartView(notice, getCells, enqueue) {
   };
 }
 
-function main() {
-  const config = JSON.parse(document.getElementById("runtime-config").textContent);
+/** The kernel's view in the page: the status line, the start-up panel and its error box, the Stop
+ * button and the restart notice. ``page`` holds the cells and the notice's view, filled in by
+ * ``main`` once the kernel has started (the kernel calls back only later). */
+function kernelUi(page) {
   const status = document.querySelector("[data-testid=kernel-status]");
   const statusText = status.querySelector(".kernel-status-text");
   const panel = document.getElementById("startup");
   const errorBox = document.getElementById("startup-error");
   const notice = document.getElementById("kernel-notice");
-  const runAll = document.querySelector("[data-testid=run-all]");
   const stop = document.querySelector("[data-testid=stop]");
   const view = startupView(panel);
-  const params = new URLSearchParams(location.search);
-  const timeoutMs = 1000 * Number(params.get("timeout") || config.startupTimeoutS || 90);
-
-  const ui = {
+  let readyText = STATE_LABELS.ready;
+  return {
     state(state, detail = {}) {
       status.dataset.state = state;
       statusText.textContent = STATE_LABELS[state];
@@ -189,6 +188,7 @@ function main() {
       stop.disabled = !active;
     },
     restarted(stopped, names) {
+      const cells = page.cells;
       // The new Python knows none of the earlier runs: no cell counts as run.
       const ran = cells.filter((cell) => cell !== stopped && cell.root.dataset.state !== "idle");
       cells.forEach((cell) => { if (cell !== stopped) cell.reset(); });
@@ -196,14 +196,13 @@ function main() {
       const index = cells.indexOf(stopped);
       if (stopped && index < 0) return;
       if (stopped) stopped.root.after(notice); // shown where the reader is looking
-      restartNotice.show(Math.max(index, 0), ran, names);
+      page.restartNotice.show(Math.max(index, 0), ran, names);
     },
   };
+}
 
-  let readyText = STATE_LABELS.ready;
-  const kernel = new KernelClient(config, ui, { timeoutMs });
-  kernel.start(); // first: Python boots in the worker while the editors are built
-  const restartNotice = restartView(notice, () => cells, (cell) => kernel.enqueue(cell));
+/** The page's cells, each with its editor, and the «restore all» button shown while one is edited. */
+function setupCells(kernel) {
   const restoreAll = document.querySelector("[data-testid=restore-all]");
   const showRestoreAll = () => {
     if (restoreAll) restoreAll.hidden = !cells.some((cell) => cell.edited);
@@ -215,12 +214,27 @@ function main() {
   showRestoreAll();
   restoreAll?.addEventListener("click", () => {
     cells.forEach((cell) => cell.restore());
-    runAll.focus(); // the button hides itself
+    document.querySelector("[data-testid=run-all]").focus(); // the button hides itself
   });
+  return cells;
+}
+
+function main() {
+  const config = JSON.parse(document.getElementById("runtime-config").textContent);
+  const params = new URLSearchParams(location.search);
+  const timeoutMs = 1000 * Number(params.get("timeout") || config.startupTimeoutS || 90);
+  const page = { cells: [], restartNotice: null };
+  const kernel = new KernelClient(config, kernelUi(page), { timeoutMs });
+  kernel.start(); // first: Python boots in the worker while the editors are built
+  const notice = document.getElementById("kernel-notice");
+  page.restartNotice = restartView(notice, () => page.cells, (cell) => kernel.enqueue(cell));
+  page.cells = setupCells(kernel);
   setupLab(kernel); // the «Laboratorio» form, on the page that has one
-  runAll.addEventListener("click", () => cells.forEach((cell) => kernel.enqueue(cell)));
-  stop.addEventListener("click", () => kernel.stop());
-  errorBox.querySelector("button").addEventListener("click", () => kernel.start());
+  document.querySelector("[data-testid=run-all]")
+    .addEventListener("click", () => page.cells.forEach((cell) => kernel.enqueue(cell)));
+  document.querySelector("[data-testid=stop]").addEventListener("click", () => kernel.stop());
+  document.getElementById("startup-error").querySelector("button")
+    .addEventListener("click", () => kernel.start());
 }
 
 setupQuizzes(); // needs no Python: works while the kernel starts

@@ -52,8 +52,6 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
                          "for more, call again with other seeds")
     prompt_ids, max_tokens = check_settings(model, tok, prompt, grammar, temperature, top_k, top_p,
                                             max_tokens)
-    model = model.astype(np.float64)
-    rng = np.random.default_rng(seed)
     gens = [Generation(prompt, tok.vocab, grammar=grammar, seed=seed, temperature=temperature,
                        top_k=top_k, top_p=top_p, max_tokens=max_tokens) for _ in range(n)]
     root = grammar.matcher(tok.vocab) if grammar is not None else None
@@ -63,79 +61,120 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
         for gen in gens:
             gen.status = STOPPED if stop_at_accept else FINISHED
         return gens
+    return _decode(model.astype(np.float64), prompt_ids, root, gens, np.random.default_rng(seed),
+                   temperature, top_k, top_p, max_tokens, stop_at_accept, forced)
 
-    # A node is a distinct token prefix still being written; rows with the same prefix share its
-    # model row, its matcher and its mask. row_node[i]: the node of active row rows[i].
+
+def _decode(model, prompt_ids, root, gens, rng, temperature, top_k, top_p, max_tokens,
+            stop_at_accept, forced) -> list[Generation]:
+    """The loop of :func:`sample_batch`, one model call per position. A node is a distinct token
+    prefix still being written; rows with the same prefix share its model row, its matcher (from
+    ``root``) and its mask. row_node[i]: the node of active row rows[i]."""
     shared = model.new_cache(1)
     logits = model.step(np.array([prompt_ids]), shared)[0, -1][None, :]  # float64[nodes, V]
     matchers = [root]
     cache = None
-    rows = np.arange(n)  # the Generation index of each row still writing
-    row_node = np.zeros(n, dtype=np.intp)
+    rows = np.arange(len(gens))  # the Generation index of each row still writing
+    row_node = np.zeros(len(gens), dtype=np.intp)
     while True:
-        p = softmax(logits / temperature)  # float64[nodes, V]
-        if root is None:
-            masks, q, kept = None, p, None
-        else:
-            masks = np.stack([m.mask() for m in matchers])  # bool[nodes, V]
-            q = np.where(masks, p, 0.0)
-            kept = q.sum(axis=1)
-            if not (kept > 0).all():
-                node = int(np.flatnonzero(~(kept > 0))[0])
-                raise ValueError(f"the model gives probability 0 to every allowed token after "
-                                 f"{matchers[node].prefix_bytes[-40:]!r}")
-            q = q / kept[:, None]
-        if top_k is not None or top_p is not None:
-            every = np.arange(q.shape[1])
-            q = np.stack([truncate(q[k], every if masks is None else np.flatnonzero(masks[k]), top_k, top_p)
-                          for k in range(len(q))])
+        p, q, kept, masks = node_distributions(logits, temperature, matchers, top_k, top_p)
         kinds = [None] * len(q)
         if forced and masks is not None:
             kinds = [forced_kind(m, np.flatnonzero(mask), stop_at_accept) for m, mask in zip(matchers, masks)]
-        cumulative = np.cumsum(q, axis=1)[row_node]  # float64[rows, V]
-        u = rng.random(len(rows)) * cumulative[:, -1]
-        chosen = np.minimum((cumulative <= u[:, None]).sum(axis=1), q.shape[1] - 1)
-        # never land on a zero-probability token through rounding at the top of the cumulative sum
-        for i in np.flatnonzero(q[row_node, chosen] == 0):
-            chosen[i] = int(np.flatnonzero(q[row_node[i]])[-1])
-        children: dict[tuple[int, int], int] = {}  # (node, token) -> new node
-        parents, tokens, child_matchers, child_ended = [], [], [], []
-        still, still_node = [], []
+        chosen = draw(q, row_node, rng)
+        step = _Step(p, q, kept, kinds)
         for i, r in enumerate(rows.tolist()):
-            node, t = int(row_node[i]), int(chosen[i])
-            gen = gens[r]
-            gen.positions.append(Position([], None, None if kept is None else float(kept[node]), t,
-                                          float(p[node, t]), float(q[node, t]), kinds[node]))
-            gen.token_ids.append(t)
-            child = children.get((node, t))
-            if child is None:
-                child = children[(node, t)] = len(parents)
-                parents.append(node)
-                tokens.append(t)
-                m = None
-                if root is not None:
-                    m = matchers[node].fork()
-                    m.consume(t)
-                child_matchers.append(m)
-                child_ended.append(m is not None and ended(m, stop_at_accept))
-            if child_ended[child]:
-                m = child_matchers[child]
-                gen.status = STOPPED if stop_at_accept and not m.is_finished() else FINISHED
-            elif len(gen.token_ids) >= max_tokens:
-                gen.status = LENGTH if root is None else BUDGET
-            else:
-                still.append(r)
-                still_node.append(child)
-        if not still:
+            step.record(gens[r], r, int(row_node[i]), int(chosen[i]), matchers, stop_at_accept, max_tokens)
+        if not step.still:
             return gens
-        live = sorted(set(still_node))  # the children some row still continues
+        live = sorted(set(step.still_node))  # the children some row still continues
         renumber = {child: k for k, child in enumerate(live)}
-        rows = np.array(still)
-        row_node = np.array([renumber[c] for c in still_node], dtype=np.intp)
-        matchers = [child_matchers[c] for c in live]
-        ids = np.array([[tokens[c]] for c in live])
+        rows = np.array(step.still)
+        row_node = np.array([renumber[c] for c in step.still_node], dtype=np.intp)
+        matchers = [step.matchers[c] for c in live]
+        ids = np.array([[step.tokens[c]] for c in live])
         if cache is None:
             cache = shared.branch(len(live))
         else:
-            cache = cache.select([parents[c] for c in live], extra=1)
+            cache = cache.select([step.parents[c] for c in live], extra=1)
         logits = model.step(ids, cache)[:, -1]
+
+
+def node_distributions(logits, temperature: float, matchers, top_k: int | None, top_p: float | None):
+    """The next-token distributions of the nodes (float64[nodes, V] logits): ``(p, q, kept,
+    masks)``, p the tempered softmax, q the distribution the loop draws from (masked by each
+    node's matcher and renormalised by its kept mass, then truncated by top-k / top-p among the
+    allowed tokens), ``kept`` float64[nodes] and ``masks`` bool[nodes, V] (both None when
+    ``matchers`` is ``[None]``: no grammar). Raises ValueError when a node keeps no mass."""
+    p = softmax(logits / temperature)  # float64[nodes, V]
+    if matchers[0] is None:
+        masks, q, kept = None, p, None
+    else:
+        masks = np.stack([m.mask() for m in matchers])  # bool[nodes, V]
+        q = np.where(masks, p, 0.0)
+        kept = q.sum(axis=1)
+        if not (kept > 0).all():
+            node = int(np.flatnonzero(~(kept > 0))[0])
+            raise ValueError(f"the model gives probability 0 to every allowed token after "
+                             f"{matchers[node].prefix_bytes[-40:]!r}")
+        q = q / kept[:, None]
+    if top_k is not None or top_p is not None:
+        every = np.arange(q.shape[1])
+        q = np.stack([truncate(q[k], every if masks is None else np.flatnonzero(masks[k]), top_k, top_p)
+                      for k in range(len(q))])
+    return p, q, kept, masks
+
+
+def draw(q, row_node, rng) -> np.ndarray:
+    """One token per row (int[rows]): a uniform of ``rng`` per row, in row order, inverted on the
+    cumulative distribution of the row's node (``q[row_node[i]]``)."""
+    cumulative = np.cumsum(q, axis=1)[row_node]  # float64[rows, V]
+    u = rng.random(len(row_node)) * cumulative[:, -1]
+    chosen = np.minimum((cumulative <= u[:, None]).sum(axis=1), q.shape[1] - 1)
+    # never land on a zero-probability token through rounding at the top of the cumulative sum
+    for i in np.flatnonzero(q[row_node, chosen] == 0):
+        chosen[i] = int(np.flatnonzero(q[row_node[i]])[-1])
+    return chosen
+
+
+class _Step:
+    """One position of the batch: each row records its token and moves to the child node of its
+    node by that token (rows that drew the same token from the same node share the child, its
+    matcher forked and advanced once). ``still`` / ``still_node``: the rows that go on and their
+    children; ``parents``, ``tokens``, ``matchers``: per child."""
+
+    def __init__(self, p, q, kept, kinds):
+        self.p, self.q, self.kept, self.kinds = p, q, kept, kinds
+        self.children: dict[tuple[int, int], int] = {}  # (node, token) -> child
+        self.parents, self.tokens, self.matchers, self.ended = [], [], [], []
+        self.still, self.still_node = [], []
+
+    def child(self, node: int, t: int, matchers, stop_at_accept: bool) -> int:
+        child = self.children.get((node, t))
+        if child is None:
+            child = self.children[(node, t)] = len(self.parents)
+            self.parents.append(node)
+            self.tokens.append(t)
+            m = None
+            if matchers[node] is not None:
+                m = matchers[node].fork()
+                m.consume(t)
+            self.matchers.append(m)
+            self.ended.append(m is not None and ended(m, stop_at_accept))
+        return child
+
+    def record(self, gen: Generation, r: int, node: int, t: int, matchers, stop_at_accept: bool,
+               max_tokens: int) -> None:
+        kept = None if self.kept is None else float(self.kept[node])
+        gen.positions.append(Position([], None, kept, t, float(self.p[node, t]), float(self.q[node, t]),
+                                      self.kinds[node]))
+        gen.token_ids.append(t)
+        child = self.child(node, t, matchers, stop_at_accept)
+        if self.ended[child]:
+            m = self.matchers[child]
+            gen.status = STOPPED if stop_at_accept and not m.is_finished() else FINISHED
+        elif len(gen.token_ids) >= max_tokens:
+            gen.status = LENGTH if matchers[node] is None else BUDGET
+        else:
+            self.still.append(r)
+            self.still_node.append(child)

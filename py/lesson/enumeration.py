@@ -127,14 +127,7 @@ def enumerate_paths(model, tok, prompt: str, grammar: Grammar, *, temperature: f
     if temperature <= 0:
         raise ValueError(f"temperature must be > 0, found {temperature}")
     start = time.perf_counter()
-    matcher = grammar.matcher(tok.vocab)
-    for t in answer_prefix:
-        if not matcher.mask()[t] or ended(matcher, stop_at_accept):
-            raise ValueError(f"answer_prefix spells {matcher.prefix_bytes + tok.vocab[t]!r}, which "
-                             "is not a proper prefix of a text of the grammar")
-        matcher.consume(t)
-    if ended(matcher, stop_at_accept):
-        raise ValueError(f"answer_prefix spells {matcher.prefix_bytes!r}, which already ends the text")
+    matcher = _after_prefix(grammar.matcher(tok.vocab), answer_prefix, tok.vocab, stop_at_accept)
     prompt_ids = tok.encode(prompt) + list(answer_prefix)
     room = model.config.n_ctx - len(prompt_ids)
     counts = count_language(grammar, tok.vocab, stop_at_accept=stop_at_accept, max_paths=max_paths,
@@ -163,6 +156,19 @@ def enumerate_paths(model, tok, prompt: str, grammar: Grammar, *, temperature: f
         stack += _batches(cache, _expand(nodes, logits / temperature, found, stop_at_accept), batch_rows)
         rows, calls = rows + len(chunk), calls + 1
     return _summarise(found, counts, rows, calls, time.perf_counter() - start, temperature)
+
+
+def _after_prefix(matcher, answer_prefix, vocab: list[bytes], stop_at_accept: bool):
+    """``matcher`` (changed in place and returned) after the tokens ``answer_prefix``; ValueError
+    when they leave the grammar or already end the text."""
+    for t in answer_prefix:
+        if not matcher.mask()[t] or ended(matcher, stop_at_accept):
+            raise ValueError(f"answer_prefix spells {matcher.prefix_bytes + vocab[t]!r}, which "
+                             "is not a proper prefix of a text of the grammar")
+        matcher.consume(t)
+    if ended(matcher, stop_at_accept):
+        raise ValueError(f"answer_prefix spells {matcher.prefix_bytes!r}, which already ends the text")
+    return matcher
 
 
 def _batches(cache, children: list, size: int) -> list:

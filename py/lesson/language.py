@@ -104,18 +104,7 @@ def count_language(grammar, vocab: list[bytes], *, stop_at_accept: bool = False,
         key = m.state_key()
         if key in memo:
             return memo[key]
-        if key in on_path:
-            raise LanguageTooLarge(
-                f"the language is infinite: after the text {_readable(m.prefix_bytes)} it can go "
-                "back to an automaton state it has already passed, and loop there for ever; exact "
-                "counting and enumeration need a finite language (bound every repetition: "
-                "x{1,3} instead of x+ or x*)",
-                "finite language", None, None)
-        if depth >= max_tokens:
-            raise LanguageTooLarge(
-                f"a token path is longer than max_tokens={max_tokens} tokens (after the text "
-                f"{_readable(m.prefix_bytes)}): the language may be infinite, or its texts too long "
-                "for the model's context", "max_tokens", max_tokens, None)
+        _refuse_loop_or_depth(m, key in on_path, depth, max_tokens)
         on_path.add(key)
         paths = positions = longest = 0
         children = []
@@ -145,6 +134,23 @@ def count_language(grammar, vocab: list[bytes], *, stop_at_accept: bool = False,
     if texts:
         counts.texts = _texts(root, memo, vocab)
     return counts
+
+
+def _refuse_loop_or_depth(m, loops: bool, depth: int, max_tokens: int) -> None:
+    """LanguageTooLarge when the path to matcher ``m`` returns to a state it has passed (``loops``:
+    the language is infinite) or is ``max_tokens`` tokens deep."""
+    if loops:
+        raise LanguageTooLarge(
+            f"the language is infinite: after the text {_readable(m.prefix_bytes)} it can go "
+            "back to an automaton state it has already passed, and loop there for ever; exact "
+            "counting and enumeration need a finite language (bound every repetition: "
+            "x{1,3} instead of x+ or x*)",
+            "finite language", None, None)
+    if depth >= max_tokens:
+        raise LanguageTooLarge(
+            f"a token path is longer than max_tokens={max_tokens} tokens (after the text "
+            f"{_readable(m.prefix_bytes)}): the language may be infinite, or its texts too long "
+            "for the model's context", "max_tokens", max_tokens, None)
 
 
 def _readable(data: bytes) -> str:

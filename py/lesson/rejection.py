@@ -1,7 +1,8 @@
 """Rejection sampling: draw whole unmasked answers until one is a text of G.
 
 Each try i samples tokens after the prompt with its own generator (``default_rng([seed, i])``), so a
-try draws the same tokens whether or not it is aborted early. A try is accepted when its bytes
+try draws the same tokens whether or not it is aborted early; the sampling loop is
+:func:`lesson.early_abort.sample_until_invalid`, run ``batch`` tries at a time. A try is accepted when its bytes
 become a text of G with every prefix inside G on the way; it is rejected as soon as its bytes leave
 G. Two costs are counted per try, in forward passes (one per sampled token):
 
@@ -18,12 +19,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
+from masker import Grammar
 
-from masker import Grammar, TokenNotAllowed
-from minigpt.gpt import softmax
-
-from .language import LanguageTooLarge, count_language, ended
+from .early_abort import COMPLETE, EarlyAbort, sample_until_invalid
+from .language import LanguageTooLarge, count_language
 from .views import rejection_html
 
 
@@ -98,67 +97,28 @@ def rejection_sample(model, tok, prompt: str, grammar: Grammar, *, accepted: int
                                  max_tokens=max_tokens).longest_bytes
     except LanguageTooLarge:
         longest = None  # infinite, or too large to count: tries run to the token budget
-    m = model.astype(np.float64)
-    root = m.new_cache(1)
-    first = m.step(np.array([prompt_ids]), root)[0, -1]
-    matcher = grammar.matcher(tok.vocab)
     result = Rejection()
     while len(result.accepted) < accepted:
         if len(result.tries) >= max_tries:
             raise ValueError(f"{max_tries} tries gave {len(result.accepted)} answers in G, fewer "
                              f"than {accepted}: p(G | x) is too small for rejection sampling")
-        result.tries += _wave(m, root, first, matcher, seed, len(result.tries), batch, longest,
-                              max_tokens, stop_at_accept)
+        wave = sample_until_invalid(model, tok, prompt, grammar, n=batch, seed=seed,
+                                    max_tokens=max_tokens, stop_at_accept=stop_at_accept,
+                                    longest=longest, first_row=len(result.tries))
+        result.tries += tries_of(wave, len(result.tries), longest)
     last = max(t.index for t in result.accepted[:accepted])
     result.tries = result.tries[:last + 1]
     result.seconds = time.perf_counter() - start
     return result
 
 
-def _wave(m, root, first_logits, matcher, seed: int, offset: int, batch: int, longest: int | None,
-          max_tokens: int, stop_at_accept: bool) -> list[Try]:
-    """``batch`` tries side by side, each until it is decided and has ``longest`` bytes (or has
-    written ``max_tokens`` tokens)."""
-    vocab = matcher.vocab
-    rngs = [np.random.default_rng([seed, offset + i]) for i in range(batch)]
-    matchers: list = [matcher.fork() for _ in range(batch)]  # None once the try has left G
-    written = [b""] * batch
-    decided: list[Try | None] = [None] * batch
-    steps = [0] * batch
-    cache, logits, alive = None, np.repeat(first_logits[None], batch, axis=0), list(range(batch))
-    while alive:
-        tokens = []
-        for row, i in enumerate(alive):
-            p = softmax(logits[row])
-            token = int(rngs[i].choice(len(p), p=p))
-            tokens.append(token)
-            steps[i] += 1
-            written[i] += vocab[token]
-            if decided[i] is not None:
-                continue
-            try:
-                matchers[i].consume(token)
-            except TokenNotAllowed:
-                decided[i] = Try(offset + i, written[i], False, steps[i], 0)
-                continue
-            if ended(matchers[i], stop_at_accept):
-                decided[i] = Try(offset + i, written[i], True, steps[i], steps[i])
-        keep = [row for row, i in enumerate(alive) if steps[i] < max_tokens
-                and (longest is None or len(written[i]) < longest)
-                and not (decided[i] is not None and decided[i].accepted)]
-        kept = set(keep)
-        for row, i in enumerate(alive):
-            if row in kept:
-                continue
-            if decided[i] is None:  # the budget ran out before the text was complete
-                decided[i] = Try(offset + i, written[i], False, steps[i], 0)
-            if not decided[i].accepted:
-                decided[i].passes_full = steps[i]
-        if not keep:
-            break
-        capacity = max_tokens if longest is None else min(longest, max_tokens)
-        cache = root.branch(len(keep), capacity=capacity) if cache is None else cache.select(keep)
-        ids = np.array([[tokens[row]] for row in keep])
-        alive = [alive[row] for row in keep]
-        logits = m.step(ids, cache)[:, 0]
-    return decided
+def tries_of(wave: EarlyAbort, offset: int, longest: int | None) -> list[Try]:
+    """The tries of one batch, numbered from ``offset``. Without early abort a rejected try runs
+    until it has ``longest`` bytes (``wave.tokens_whole``) or, when the language has no known
+    longest text, the whole token budget."""
+    out = []
+    for i, (text, tokens, status) in enumerate(zip(wave.texts, wave.tokens, wave.status)):
+        accepted = status == COMPLETE
+        whole = tokens if accepted else (wave.tokens_whole[i] if longest is not None else wave.max_tokens)
+        out.append(Try(offset + i, text, accepted, tokens, whole))
+    return out

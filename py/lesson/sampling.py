@@ -106,6 +106,18 @@ class Generation:
         """The answer as text (bytes that do not form UTF-8 shown as U+FFFD)."""
         return self.bytes.decode("utf-8", errors="replace")
 
+    def prefix_split(self, n_bytes: int) -> tuple[int, ...]:
+        """The token ids with which this answer wrote its first ``n_bytes`` bytes: its first
+        tokens, up to the one that reaches or crosses byte ``n_bytes`` (so their bytes add up to at
+        least ``n_bytes``, or to the whole answer if it is shorter); () for n_bytes <= 0."""
+        ids, length = [], 0
+        for t in self.token_ids:
+            if length >= n_bytes:
+                break
+            ids.append(t)
+            length += len(self.vocab[t])
+        return tuple(ids)
+
     @property
     def log_p(self) -> float:
         """ln p_T(y | x): natural log of the unmasked (tempered) probability of this token path."""

@@ -242,6 +242,52 @@ def systematic_resample(weights: np.ndarray, u: float) -> np.ndarray:
     return np.minimum(np.searchsorted(cumulative, points, side="right"), k - 1)
 
 
+def _extend(matchers, nodes, tokens, vocab_size: int):
+    """Step 3: one candidate node per distinct (node, token) among the live particles' ``nodes``
+    and drawn ``tokens`` (int arrays): ``(which, parent, chosen, candidates)``, ``which[i]`` the
+    candidate of particle i, ``parent`` / ``chosen`` each candidate's node and token, and
+    ``candidates`` their matchers (the parent's forked, the token consumed)."""
+    unique, which = np.unique(nodes * vocab_size + tokens, return_inverse=True)
+    parent, chosen = np.divmod(unique, vocab_size)
+    candidates = []
+    for a, t in zip(parent.tolist(), chosen.tolist()):
+        child = matchers[a].fork()
+        child.consume(t)
+        candidates.append(child)
+    return which.reshape(-1), parent, chosen, candidates
+
+
+def _resample(r: int, k: int, node, done, log_w, threshold: float, rng):
+    """Step 4 for run ``r`` (particles r*k .. r*k+k-1): when the unfinished ones' effective sample
+    size is below ``threshold`` times their number, draw their ancestors by systematic resampling
+    (one uniform of ``rng``) and give them all the mean weight, in place in ``node`` and ``log_w``.
+    Returns the ancestor of each of the run's k particles (int[k]; a finished one is its own), or
+    None when the run did not resample."""
+    idx = np.arange(r * k, (r + 1) * k)
+    group = idx[~done[idx]]
+    if len(group) < 2 or not _ess(log_w[group]) < threshold * len(group):
+        return None
+    mean = _logmeanexp(log_w[group])
+    w = np.exp(log_w[group] - log_w[group].max())
+    ancestors = systematic_resample(w / w.sum(), float(rng.random()))
+    node[group] = node[group[ancestors]]
+    log_w[group] = mean
+    full = np.arange(r * k, (r + 1) * k)
+    full[group - r * k] = group[ancestors]
+    return full - r * k
+
+
+def _run_ess(log_w, k: int, runs: int, max_tokens: int) -> np.ndarray:
+    """The effective sample size of each run's k weights (float64[runs]); ValueError when a run has
+    none left (every particle ran out of tokens)."""
+    ess = np.array([_ess(log_w[r * k:(r + 1) * k]) for r in range(runs)])
+    if (ess == 0).any():
+        r = int(np.flatnonzero(ess == 0)[0])
+        raise ValueError(f"every particle of run {r} ran out of tokens ({max_tokens}) before "
+                         "completing a text of the grammar")
+    return ess
+
+
 def _run(model, tok, prompt, grammar, k, runs, seed, temperature, threshold, max_tokens) -> Particles:
     start = time.perf_counter()
     prompt_ids, max_tokens = _check(tok, model, prompt, k, runs, temperature, max_tokens)
@@ -267,14 +313,7 @@ def _run(model, tok, prompt, grammar, k, runs, seed, temperature, threshold, max
         token, log_kept = _draw(logits / temperature, matchers, node, live, rng)  # step 2
         log_w[live] += log_kept
         # 3. one candidate node per distinct (node, token); a complete text stops its particles
-        unique, which = np.unique(node[live] * vocab_size + token, return_inverse=True)
-        which = which.reshape(-1)
-        parent, chosen = np.divmod(unique, vocab_size)
-        candidates = []
-        for a, t in zip(parent.tolist(), chosen.tolist()):
-            child = matchers[a].fork()
-            child.consume(t)
-            candidates.append(child)
+        which, parent, chosen, candidates = _extend(matchers, node[live], token, vocab_size)
         complete = np.array([ended(c) for c in candidates])
         stops = complete[which]
         for p, c in zip(live[stops].tolist(), which[stops].tolist()):
@@ -285,31 +324,17 @@ def _run(model, tok, prompt, grammar, k, runs, seed, temperature, threshold, max
             out = live[~stops]
             done[out] = True
             log_w[out] = -np.inf
-        ess = np.array([_ess(log_w[r * k:(r + 1) * k]) for r in range(runs)])
-        if (ess == 0).any():
-            r = int(np.flatnonzero(ess == 0)[0])
-            raise ValueError(f"every particle of run {r} ran out of tokens ({max_tokens}) before "
-                             "completing a text of the grammar")
-        ess_rows.append(ess)
+        ess_rows.append(_run_ess(log_w, k, runs, max_tokens))
         labels = [texts[i] if done[i] else candidates[node[i]].prefix_bytes for i in range(k)]
         w0 = np.exp(log_w[:k] - log_w[:k].max())
-        history.append(Step(labels, w0 / w0.sum(), float(ess[0])))
+        history.append(Step(labels, w0 / w0.sum(), float(ess_rows[-1][0])))
         # 4. resampling of the unfinished particles, run by run (finished ones keep their weights)
         for r in range(runs) if threshold is not None else ():
-            idx = np.arange(r * k, (r + 1) * k)
-            group = idx[~done[idx]]
-            if len(group) < 2 or not _ess(log_w[group]) < threshold * len(group):
-                continue
-            mean = _logmeanexp(log_w[group])
-            w = np.exp(log_w[group] - log_w[group].max())
-            ancestors = systematic_resample(w / w.sum(), float(rng.random()))
-            node[group] = node[group[ancestors]]
-            log_w[group] = mean
-            resampled[r].append(position)
-            if r == 0:
-                full = np.arange(k)
-                full[group] = group[ancestors]
-                history[-1].ancestors = full
+            ancestors = _resample(r, k, node, done, log_w, threshold, rng)
+            if ancestors is not None:
+                resampled[r].append(position)
+                if r == 0:
+                    history[-1].ancestors = ancestors
         if done.all():
             break
         # 5. one model call for the candidates that still hold an unfinished particle

@@ -183,10 +183,26 @@ class PathsView:
 def convergence_html(conv) -> str:
     """The convergence plot (SVG: total variation against N on a log axis, one line per method,
     every run a faint dot) and its table (test hook ``smc-convergence``)."""
-    sizes = sorted({r.n for r in conv.rows})
     methods = [m for m in ("mask", "is", "smc") if any(r.method == m for r in conv.rows)]
+    legend = "".join(f'<li><span class="pp-swatch" style="background:{METHOD_COLORS[m]}"></span>'
+                     f'{METHOD_NAMES[m]}</li>' for m in methods)
+    legend += ('<li><span class="cv-dash"></span>distancia exacta de la máscara, '
+               f'{es_decimal(conv.exact_tv, 3)}</li>')
+    summary = (f'<p class="enum-summary">{conv.runs} ejecuciones independientes por método y N · '
+               f'umbral de remuestreo del SMC {es_decimal(conv.ess_threshold, 2)} · '
+               f'{es_decimal(conv.seconds, 2)} s</p>')
+    return styled(summary + f'<figure class="convergence">{_scroll("gráfica de convergencia")}'
+                  f'{_convergence_svg(conv, methods)}</div>'
+                  f'<figcaption><ul class="pp-legend">{legend}</ul></figcaption></figure>'
+                  + _convergence_table(conv))
+
+
+def _convergence_svg(conv, methods: list[str], w: int = 420, h: int = 240) -> str:
+    """The plot of :func:`convergence_html`: axes, ticks, the exact distance of the mask as a
+    dashed line, each run's distance as a dot and each method's mean as a line."""
+    sizes = sorted({r.n for r in conv.rows})
     top_tv = max(0.05, max(float(r.tvs.max()) for r in conv.rows), conv.exact_tv) * 1.08
-    w, h, left, right, top, bottom = 420, 240, 46, 14, 12, 34
+    left, right, top, bottom = 46, 14, 12, 34
     lo, hi = math.log10(sizes[0]), math.log10(sizes[-1])
     span = hi - lo or 1.0
 
@@ -221,27 +237,23 @@ def convergence_html(conv) -> str:
         parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2.5"/>')
     description = "; ".join(
         f"{METHOD_NAMES[r.method]}, N = {r.n}: {es_decimal(r.mean, 3)}" for r in conv.rows)
-    svg = (f'<svg class="cv-svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
-           f'aria-label="Distancia de variación total media frente a N. {escape(description)}">'
-           f'{"".join(parts)}</svg>')
-    legend = "".join(f'<li><span class="pp-swatch" style="background:{METHOD_COLORS[m]}"></span>'
-                     f'{METHOD_NAMES[m]}</li>' for m in methods)
-    legend += ('<li><span class="cv-dash"></span>distancia exacta de la máscara, '
-               f'{es_decimal(conv.exact_tv, 3)}</li>')
+    return (f'<svg class="cv-svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
+            f'aria-label="Distancia de variación total media frente a N. {escape(description)}">'
+            f'{"".join(parts)}</svg>')
+
+
+def _convergence_table(conv) -> str:
+    """The table of :func:`convergence_html`: per method and N, the mean, smallest and largest
+    total variation over the runs, and the tokens per run."""
     rows = "".join(
         f'<tr data-method="{r.method}" data-n="{r.n}" data-tv="{r.mean!r}"><td>{METHOD_NAMES[r.method]}</td>'
         f'<td class="num">{es_int(r.n)}</td><td class="num">{es_decimal(r.mean, 3)}</td>'
         f'<td class="num">{es_decimal(float(r.tvs.min()), 3)} – {es_decimal(float(r.tvs.max()), 3)}</td>'
         f'<td class="num">{es_int(round(r.particle_steps))}</td></tr>'
         for r in sorted(conv.rows, key=lambda r: (["mask", "is", "smc"].index(r.method), r.n)))
-    summary = (f'<p class="enum-summary">{conv.runs} ejecuciones independientes por método y N · '
-               f'umbral de remuestreo del SMC {es_decimal(conv.ess_threshold, 2)} · '
-               f'{es_decimal(conv.seconds, 2)} s</p>')
-    return styled(summary + f'<figure class="convergence">{_scroll("gráfica de convergencia")}{svg}</div>'
-                  f'<figcaption><ul class="pp-legend">{legend}</ul></figcaption></figure>' +
-                  _scroll("tabla de convergencia") +
-                  '<table class="compact-table" data-testid="smc-convergence"><caption>Distancia de '
-                  'variación total a la condicionada exacta</caption><thead><tr><th scope="col">método</th>'
-                  '<th scope="col">N</th><th scope="col">media</th><th scope="col">mín. – máx.</th>'
-                  '<th scope="col">tokens por ejecución</th></tr></thead>'
-                  f'<tbody>{rows}</tbody></table></div>')
+    return (_scroll("tabla de convergencia")
+            + '<table class="compact-table" data-testid="smc-convergence"><caption>Distancia de '
+            'variación total a la condicionada exacta</caption><thead><tr><th scope="col">método</th>'
+            '<th scope="col">N</th><th scope="col">media</th><th scope="col">mín. – máx.</th>'
+            '<th scope="col">tokens por ejecución</th></tr></thead>'
+            f'<tbody>{rows}</tbody></table></div>')

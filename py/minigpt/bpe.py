@@ -32,7 +32,7 @@ MERGES_HEADER = "# minigpt byte-level BPE merges, format 1: line k makes token 2
 
 def weights_dir() -> Path:
     """The folder with the model files: ``$MINIGPT_WEIGHTS`` if set (the page's kernel sets it, see
-    ``templates/assets/kernel.py``), else the repository's ``weights/``."""
+    ``browser/kernel.py``), else the repository's ``weights/``."""
     env = os.environ.get("MINIGPT_WEIGHTS")
     if env:
         return Path(env)

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import os
 import re
 from pathlib import Path
 
 import pytest
 from sitebuild import files
+from sitebuild.cellrun import load_kernel
 
 READY_TIMEOUT_MS = 90_000
 LESSON = "marco.html"
@@ -40,11 +40,7 @@ def wait_cell(cell, states=("done", "error"), timeout: int = 30_000) -> str:
 
 def load_kernel_module():
     """The page's cell kernel (browser/kernel.py), loaded into CPython."""
-    spec = importlib.util.spec_from_file_location(
-        "site_kernel", files.BROWSER / "kernel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_kernel(str(files.BROWSER / "kernel.py"))
 
 
 NUMBER = r"-?\d+\.\d+(?:e-?\d+)?"

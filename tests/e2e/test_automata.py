@@ -14,7 +14,7 @@ from lesson import compile_json_schema, compile_regex, sample_batch
 from lesson.automata.figures import DATE, DIAGRAM, PHONE, PHONE_FREE_TOKENS, PHONE_N, PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD
 from lesson.automata.trie import trie_walk
 from lesson.automata.forced import compare_fast_forward
-from lesson.automata.phones import sample_until_invalid
+from lesson import sample_until_invalid
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 from tests.e2e.helpers import lesson_after_run_all

@@ -77,7 +77,7 @@ def test_weighted_draws_and_particles_are_cpythons(page, cpython):
 
 
 def test_prose_quotes_the_same_convergence_as_the_cell(page, cpython):
-    """The page was built with the prose figures of lesson.smc_figures: the table of the
+    """The page was built with the prose figures of lesson.distorsion.figures: the table of the
     precomputed output and the live one hold the same numbers, and the prose's text shows them."""
     prose = page.locator("article").inner_text()
     largest = max(SIZES)

@@ -1,6 +1,6 @@
 """The lesson «Niveles de garantía» in the browser: one page load and one «Ejecutar todo»; the
 live results are checked against the build's precomputed outputs, against the same computation in
-CPython (``lesson.levels_figures``) and against the issue's guarantees (levels 3 and 4 always meet
+CPython (``lesson.niveles.figures``) and against the issue's guarantees (levels 3 and 4 always meet
 their format, JSON mode always parses, the hand-written mask agrees with the compiled one)."""
 from __future__ import annotations
 

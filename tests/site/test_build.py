@@ -4,6 +4,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -300,7 +303,7 @@ def test_a_figures_module_that_raises_stops_the_build_naming_the_page(tmp_path, 
     with pytest.raises(BuildError, match=r"roto\.html: its prose figures \(broken_figures"
                                          r"\.compute_figures\) could not be computed: "
                                          r"ZeroDivisionError: sin respuestas"):
-        figures.lesson_figures(pages, build.ROOT, tmp_path / "cache")
+        figures.lesson_figures(pages, build.ROOT, cache=tmp_path / "cache")
 
 
 def test_a_template_that_quotes_a_figure_its_module_lacks_stops_the_render():
@@ -308,3 +311,45 @@ def test_a_template_that_quotes_a_figure_its_module_lacks_stops_the_render():
     env = render.make_env()
     with pytest.raises(jinja2.UndefinedError, match="fase"):
         env.from_string("p = {{ fig.fase }}").render(fig={"p_grammar": 1e-67})
+
+
+CSS_PROBE = '''
+from lesson.views import styled
+
+
+def compute_figures(model, tok):
+    return {"view": styled("<p>x</p>")}
+'''
+
+FIGURES_RUN = '''
+import json, sys
+from pathlib import Path
+root, cache = Path(sys.argv[1]), Path(sys.argv[2])
+sys.path.insert(0, sys.argv[3])  # the project, for sitebuild
+from sitebuild.figures import lesson_figures
+print(json.dumps(lesson_figures([{"out": "probe.html", "figures": "css_probe"}], root, cache=cache)))
+'''
+
+
+def test_editing_views_css_recomputes_a_figure_that_embeds_it(tmp_path):
+    """A figure may embed data files of py/ (a view embeds views.css): the figures' cache key covers
+    them, so a build after an edit of views.css computes the figure again and it shows the edit.
+    Each build runs in a fresh interpreter, as `python build.py` does."""
+    root, cache = tmp_path / "root", tmp_path / "cache"
+    shutil.copytree(build.ROOT / "py", root / "py", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "weights").symlink_to(build.ROOT / "weights")
+    (root / "py" / "css_probe.py").write_text(CSS_PROBE)
+
+    def figures_now():
+        out = subprocess.run([sys.executable, "-c", FIGURES_RUN, str(root), str(cache), str(build.ROOT)],
+                             capture_output=True, text=True, check=True)
+        return json.loads(out.stdout)["probe.html"]["view"], sorted(p.name for p in cache.iterdir())
+
+    before, stored = figures_now()
+    css = root / "py" / "lesson" / "views.css"
+    assert css.read_text() in before
+    css.write_text(css.read_text() + "\n.sonda-editada { color: red }\n")
+    after, stored_after = figures_now()
+    assert ".sonda-editada" in after and ".sonda-editada" not in before
+    assert len(stored_after) == 2 and stored[0] in stored_after  # a new cache entry, the old one kept
+    assert figures_now() == (after, stored_after)  # and unchanged files hit the cache

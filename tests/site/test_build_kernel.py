@@ -1,7 +1,6 @@
 """The cell kernel (browser/kernel.py), run in CPython as in the worker."""
 from __future__ import annotations
 
-import importlib.util
 import os
 import sys
 
@@ -10,17 +9,10 @@ from hypothesis import given, settings, strategies as st
 
 import build
 from sitebuild import files
+from sitebuild.cellrun import load_kernel
 
 
-def load_kernel():
-    spec = importlib.util.spec_from_file_location(
-        "site_kernel", files.BROWSER / "kernel.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-kernel_module = load_kernel()
+kernel_module = load_kernel(str(files.BROWSER / "kernel.py"))  # as the build's cell runner loads it
 
 
 @pytest.fixture

@@ -135,7 +135,7 @@ def test_notebook_runs_in_cpython_from_the_project_folder(site, monkeypatch):
             if cell.cell_type == "code":
                 exec(compile(cell.source, "<cell>", "exec"), namespace)
     assert "MINIGPT_WEIGHTS" not in os.environ  # minigpt finds weights/ beside py/ by itself
-    mascara = figures.lesson_figures(build.PAGES, build.ROOT, build.ROOT / ".cache")["mascara.html"]
+    mascara = figures.lesson_figures(build.PAGES, build.ROOT, cache=build.ROOT / ".cache")["mascara.html"]
     assert namespace["E"].p_grammar == pytest.approx(mascara["enumeration"]["p_grammar"], rel=1e-9)
     assert [g.text for g in namespace["con_mascara"]] == [s["text"] for s in mascara["masked"]]
     assert all(json.loads(g.text) for g in namespace["con_mascara"])

@@ -1,6 +1,6 @@
 """Every number that the prose of «Del esquema al autómata» quotes, computed from the weights.
 
-The build calls :func:`compute_figures` in CPython (see ``build.lesson_figures``); the page's cells
+The build calls :func:`compute_figures` in CPython (see ``sitebuild.figures.lesson_figures``); the page's cells
 compute the same things live with the same functions and the constants below, which are also the
 defaults of the cells. Figures from elsewhere (``PUBLISHED``) carry their source.
 """
@@ -15,10 +15,11 @@ from masker import compile_cfg, compile_json_schema, compile_regex
 from masker.errors import LimitExceeded
 
 from ..batch import sample_batch
+from ..course import PROMPT
+from ..early_abort import sample_until_invalid
 from ..sampling import generate
 from ..views import is_partial, token_label
 from .forced import compare_fast_forward
-from .phones import sample_until_invalid
 from .route import crossings, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
 from .trie import MaskIndex, trie_walk
@@ -37,7 +38,6 @@ JSON_TOKENS = ['":"', '"}', '{"']  # tokens a JSON-trained vocabulary would have
 DEPTHS = list(range(1, 9))
 DFA_DEPTHS = list(range(1, 7))
 DEEP = 20                 # a nesting depth the recursive grammar takes in its stride
-PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
 SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 12}},
           "required": ["nombre"], "additionalProperties": False}
 FF_SEEDS = [0, 1, 2, 3, 4]
@@ -87,7 +87,8 @@ def walk_figures(vocab) -> dict:
     alive = [b for b in w.branches if b.alive]
     big_table = states * math.ceil(BIG_VOCAB / 8)
     return {"prefix": WALK_PREFIX, "steps": w.steps, "brute": w.brute_steps, "vocab_bytes": w.vocab_bytes,
-            "pruned": w.pruned_tokens, "allowed": len(w.allowed), "root_branches": len(w.branches),
+            "pruned": w.pruned_tokens, "pruned_root": sum(b.tokens for b in w.branches if not b.alive),
+            "allowed": len(w.allowed), "root_branches": len(w.branches),
             "alive_branches": len(alive), "alive_bytes": [chr(b.byte) for b in alive],
             "index_states": states, "index_bytes": index.nbytes, "index_distinct": index.distinct,
             "big_vocab": BIG_VOCAB, "big_table_bytes": big_table,
@@ -103,16 +104,17 @@ def stack_figures() -> dict:
     deep_text = deep + "0" + closing
     last = DFA_DEPTHS[-1]
     refused = None  # the first depth past the table whose bounded DFA the masker refuses to build
+    past = []  # the depths past the table that still build, with their states
     for d in (last + 1, last + 2):
         try:
-            compile_regex(bounded_regex(d))
+            past.append({"depth": d, "states": compile_regex(bounded_regex(d)).automaton.n_states})
         except LimitExceeded:
             refused = d
             break
     return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states} for r in rows],
             "deep": DEEP, "deep_accepted": cfg.accepts(deep_text),
             "deep_bounded": compile_regex(bounded_regex(last)).accepts(deep_text),
-            "last_dfa_depth": last, "dfa_refused": refused, "earley_per_level": rows[1].earley_items - rows[0].earley_items}
+            "last_dfa_depth": last, "dfa_refused": refused, "dfa_past": past, "earley_per_level": rows[1].earley_items - rows[0].earley_items}
 
 
 def fast_forward_figures(model, tok) -> dict:

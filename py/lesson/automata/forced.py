@@ -29,18 +29,6 @@ def path_probability(model, tok, prompt: str, grammar, token_ids: list[int]) -> 
     return gen.log_p, gen.log_q
 
 
-def opening_split(gen, n_bytes: int) -> list[int]:
-    """The first tokens of ``gen`` that spell its first ``n_bytes`` bytes (the forced opening),
-    up to the token that reaches or crosses byte ``n_bytes``."""
-    out, total = [], 0
-    for t in gen.token_ids:
-        if total >= n_bytes:
-            break
-        out.append(t)
-        total += len(gen.vocab[t])
-    return out
-
-
 @dataclass
 class Run:
     """One generation and its wall time in milliseconds."""
@@ -105,7 +93,7 @@ class FastForwardComparison:
         found: dict[tuple, list] = {}
         n = len(self.opening)
         for r in self.stepwise:
-            ids = opening_split(r.gen, n)
+            ids = r.gen.prefix_split(n)
             pos = r.gen.positions[:len(ids)]
             row = found.setdefault(tuple(ids), [list(ids), sum(math.log(p.p_chosen) for p in pos),
                                                  sum(math.log(p.q_chosen) for p in pos), 0])
@@ -146,5 +134,5 @@ class FastForwardComparison:
             'particiones que eligió el bucle paso a paso</caption><thead><tr><th scope="col">partición</th>'
             '<th scope="col">veces</th><th scope="col">p sin máscara</th><th scope="col">q̃ paso a paso</th>'
             f'</tr></thead><tbody>{splits}<tr class="highlight"><td>{strip_html(vocab, self.bpe)} '
-            f'(BPE, la del adelanto)</td><td class="num">siempre</td><td class="num">{es_sci_log(lp)}</td>'
+            f'(BPE, la del adelanto)</td><td class="num">siempre con adelanto</td><td class="num">{es_sci_log(lp)}</td>'
             f'<td class="num">{es_sci_log(lq)}</td></tr></tbody></table></div></div>')

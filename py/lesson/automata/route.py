@@ -7,8 +7,8 @@ interface (``start``, ``step``, ``is_accepting``), so what the page draws is wha
 - :func:`regex_route`: Thompson NFA -> subset construction -> minimal DFA, with the size of each;
 - :class:`DfaDiagram`: a DFA as an SVG picture (a small layered layout, written here);
 - :func:`crossings` / :class:`CrossingTable`: the edges each allowed token walks in one step;
-- the token trie and the index: :mod:`lesson.automata_trie`; the stack that JSON needs:
-  :mod:`lesson.automata_stack`; fast-forward and the exercise: :mod:`lesson.automata_views`.
+- the token trie and the index: :mod:`lesson.automata.trie`; the stack that JSON needs:
+  :mod:`lesson.automata.stack`; fast-forward: :mod:`lesson.automata.forced`; the exercise: :mod:`lesson.automata.phones`.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ class TrieWalk:
     """One mask by the trie walk, traced. ``allowed``: ids (ascending); ``steps``: automaton steps
     (one per trie edge tried); ``brute_steps``: the steps of running every token on its own until its
     first dead byte; ``vocab_bytes``: the bytes of the whole vocabulary (the brute-force bound,
-    |V| x mean token length); ``pruned_tokens``: tokens never looked at, cut with a dead byte above
-    them; ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``)."""
+    |V| x mean token length); ``pruned_tokens``: tokens discarded with a whole subtree, at the dead
+    byte that starts it (every token not allowed); ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``)."""
     allowed: list[int]
     steps: int
     brute_steps: int
@@ -58,14 +58,15 @@ class TrieWalk:
             f"<tr class='{'alive' if b.alive else 'dead'}'><td><code>{escape(byte_text(b.byte))}</code></td>"
             f"<td>{'vivo' if b.alive else 'muerto: poda'}</td><td class='num'>{es_int(b.tokens)}</td>"
             f"<td class='num'>{es_int(b.steps)}</td><td class='num'>{es_int(b.allowed)}</td></tr>" for b in shown)
-        dead = sum(not b.alive for b in self.branches)
+        dead = [b for b in self.branches if not b.alive]
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
             f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}">'
             f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata; fuerza '
             f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
-            f'{es_int(len(self.allowed))} tokens permitidos; {dead} de {len(self.branches)} ramas de la '
-            f'raíz mueren en su primer byte y se llevan {es_int(self.pruned_tokens)} tokens sin mirarlos.</p>'
+            f'{es_int(len(self.allowed))} tokens permitidos; {len(dead)} de {len(self.branches)} ramas de la '
+            f'raíz mueren en su primer byte y descartan de golpe sus {es_int(sum(b.tokens for b in dead))} tokens; '
+            f'en total se descartan {es_int(self.pruned_tokens)}, por subárboles enteros, sin recorrerlos uno a uno.</p>'
             '<div class="table-scroll" tabindex="0" role="region" aria-label="Ramas del trie">'
             '<table class="compact-table"><caption>Ramas de la raíz (las vivas primero)</caption><thead><tr>'
             '<th scope="col">primer byte</th><th scope="col">estado</th><th scope="col">tokens</th>'

@@ -61,7 +61,7 @@ def compute_figures(model, tok) -> dict:
     # the picture at the top of the page: the same view a cell shows, rendered at build time
     out["walk_view"] = PositionsView(walk, uid="pv-portada")._repr_html_()
     forced = len(out["walk"]["written"].encode())
-    out["walk"]["splits_in_samples"] = len({prefix_split(g, forced) for g in masked})
+    out["walk"]["splits_in_samples"] = len({g.prefix_split(forced) for g in masked})
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
     exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
@@ -196,18 +196,6 @@ def walk_summary(gen, tok, model, grammar) -> dict:
             "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
             "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]),
             "kept": [p.kept_mass for p in gen.positions]}
-
-
-def prefix_split(gen, n_bytes: int) -> tuple[int, ...]:
-    """The token ids with which ``gen`` wrote its first ``n_bytes`` bytes (its first tokens, whose
-    bytes add up to at least n_bytes)."""
-    ids, length = [], 0
-    for t in gen.token_ids:
-        if length >= n_bytes:
-            break
-        ids.append(t)
-        length += len(gen.vocab[t])
-    return tuple(ids)
 
 
 def utf8_example(tok) -> dict:

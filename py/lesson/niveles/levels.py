@@ -14,6 +14,7 @@ model produced for the answers (one model position each), whatever the batching.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import time
@@ -22,15 +23,15 @@ from html import escape
 
 import numpy as np
 
-from masker import MaskerError, compile_json_schema
+from masker import compile_cfg
 from minigpt.gpt import softmax
 
 from ..batch import sample_batch
+from ..course import NAMES, PROMPT
+from ..early_abort import sample_until_invalid
 from ..numbers import es_decimal, es_int, es_percent, es_sci
 from ..views import _scroll, styled
 
-PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
-NAMES = ["Benina", "Almudena", "Frasquito", "Obdulia", "Juliana"]
 # The schema the question intends: one key, one of five names (JSON Schema 2020-12).
 SCHEMA = {"type": "object", "properties": {"nombre": {"enum": NAMES}},
           "required": ["nombre"], "additionalProperties": False}
@@ -59,6 +60,18 @@ valor   ::= cadena | numero | "true" | "false" | "null" | objeto | lista
 lista   ::= "[" ( valor ( "," valor )* )? "]"
 cadena  ::= "\"" [^"\\\x00-\x1f]* "\""
 numero  ::= "-"? ( "0" | [1-9] [0-9]* )
+'''
+# Every text that json.loads reads (RFC 8259 with Python's NaN, Infinity and -Infinity, whitespace
+# around the value): level 0 stops an answer as soon as no continuation of it is in this language.
+JSON_TEXT_GBNF = r'''
+root   ::= ws valor ws
+valor  ::= objeto | lista | cadena | numero | "true" | "false" | "null" | "NaN" | "Infinity" | "-Infinity"
+objeto ::= "{" ws ( par ( ws "," ws par )* ws )? "}"
+par    ::= cadena ws ":" ws valor
+lista  ::= "[" ws ( valor ( ws "," ws valor )* ws )? "]"
+cadena ::= "\"" ( [^"\\\x00-\x1f] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} ) )* "\""
+numero ::= "-"? ( "0" | [1-9] [0-9]* ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?
+ws     ::= [ \t\n\r]*
 '''
 # Level 4: the schema's object plus a note in nested parentheses, balanced. A JSON Schema
 # "pattern" is a regular expression and cannot ask for balance at any depth.
@@ -199,75 +212,27 @@ def measure_level(model, tok, level: int, name: str, prompt: str, grammar=None, 
                        sum(len(g.token_ids) for g in gens), seconds, texts, check_name)
 
 
-JSON_WHITESPACE = b" \t\r\n"
-
-
-def could_parse(prefix: bytes, json_grammar) -> bool:
-    """False when no continuation of ``prefix`` can be read by ``json.loads``: the prefix, without
-    the whitespace json.loads skips at both ends, is not the beginning of any JSON text of
-    ``json_grammar`` (``compile_json_schema({}, whitespace="flexible")``: any value, whitespace
-    between its parts). May answer True one byte too long (``tr `` for ``true``), never False too
-    early, so stopping on False never loses an answer that would parse."""
-    m = json_grammar.matcher([])
-    try:
-        m.consume_bytes(prefix.strip(JSON_WHITESPACE))
-    except MaskerError:
-        return False
-    return True
-
-
-def sample_until_invalid(model, tok, prompt: str, *, n: int, seed: int = 0, max_tokens: int = 12,
-                         json_grammar=None) -> list[tuple[str, int]]:
-    """``n`` unmasked answers to ``prompt`` (temperature 1, one NumPy ``default_rng(seed)``), each
-    stopped at ``max_tokens`` tokens or as soon as :func:`could_parse` says it can no longer be
-    JSON: the harness of level 0 checks, it does not mask. Returns (text, tokens generated) per
-    answer. The model runs once on the prompt for the whole batch (float64), then once per position
-    on the rows still writing (``KVCache.branch`` / ``select``, as :func:`lesson.batch.sample_batch`).
-    Raises ValueError for n < 1, max_tokens < 1, or a prompt that leaves no room in the context."""
-    if n < 1 or max_tokens < 1:
-        raise ValueError(f"n and max_tokens must be at least 1, found {n} and {max_tokens}")
-    ids = tok.encode(prompt)
-    if not ids or len(ids) + max_tokens > model.config.n_ctx:
-        raise ValueError(f"the prompt ({len(ids)} tokens) plus {max_tokens} new tokens do not fit "
-                         f"in the model's context of {model.config.n_ctx} tokens")
-    json_grammar = json_grammar or compile_json_schema({}, whitespace="flexible")
-    model = model.astype(np.float64)
-    rng = np.random.default_rng(seed)
-    shared = model.new_cache(1)
-    first = model.step(np.array([ids]), shared)[0, -1]
-    cache, logits = shared.branch(n), np.repeat(first[None, :], n, axis=0)  # float64[rows, V]
-    written = [b""] * n
-    counts = [0] * n
-    rows = np.arange(n)
-    while len(rows):
-        cumulative = np.cumsum(softmax(logits), axis=1)
-        chosen = np.minimum((cumulative <= rng.random(len(rows))[:, None] * cumulative[:, -1:]).sum(axis=1),
-                            logits.shape[1] - 1)
-        still = []
-        for i, r in enumerate(rows.tolist()):
-            written[r] += tok.vocab[int(chosen[i])]
-            counts[r] += 1
-            if counts[r] < max_tokens and could_parse(written[r], json_grammar):
-                still.append(i)
-        if not still:
-            break
-        if len(still) < len(rows):
-            cache = cache.select(still, extra=1)
-            chosen, rows = chosen[still], rows[still]
-        logits = model.step(chosen[:, None], cache)[:, -1]
-    return [(w.decode("utf-8", errors="replace"), c) for w, c in zip(written, counts)]
+@functools.cache
+def json_text_grammar():
+    """:data:`JSON_TEXT_GBNF` compiled (``compile_cfg``), once per process."""
+    return compile_cfg(JSON_TEXT_GBNF)
 
 
 def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_tokens: int = 12,
                    level: int = 0, name: str = "pedirlo en el prompt") -> LevelResult:
-    """Level 0: :func:`sample_until_invalid`, each answer read with ``json.loads`` and checked
-    with :func:`matches_schema`. ``positions`` counts the tokens actually generated."""
+    """Level 0: ``n`` unmasked answers to ``prompt`` (temperature 1), each stopped at
+    ``max_tokens`` tokens or as soon as it can no longer be read by ``json.loads``
+    (:func:`lesson.sample_until_invalid` watching :data:`JSON_TEXT_GBNF`: the harness checks, it
+    does not mask), then read with ``json.loads`` and checked with :func:`matches_schema`.
+    ``positions`` counts the tokens actually generated. Raises what ``sample_until_invalid``
+    raises (ValueError for n < 1, max_tokens < 1, a prompt without room)."""
     start = time.perf_counter()
-    answers = sample_until_invalid(model, tok, prompt, n=n, seed=seed, max_tokens=max_tokens)
+    run = sample_until_invalid(model, tok, prompt, json_text_grammar(), n=n, seed=seed,
+                               max_tokens=max_tokens)
     seconds = time.perf_counter() - start
-    texts = [t for t, _ in answers]
+    texts = [t.decode("utf-8", errors="replace") for t in run.texts]
     return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(matches_schema, texts)),
-                       sum(c for _, c in answers), seconds, texts)
+                       sum(run.tokens), seconds, texts)
 
 
 def with_retries(tries: LevelResult, k: int = RETRY_TRIES, level: int = 1,

@@ -36,6 +36,7 @@ from masker.dfa import DEFAULT_MAX_DFA_STATES, Dfa
 from masker.errors import LimitExceeded
 
 from ..batch import sample_batch
+from ..course import PROMPT
 from ..enumeration import enumerate_paths
 from ..numbers import es_decimal, es_int, es_percent, es_prob
 from ..sampling import Decoder
@@ -203,7 +204,7 @@ def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hi
 
 
 # -- 3. The token budget -------------------------------------------------------------------------
-BUDGET_PROMPT = "¿Quién es la protagonista? Responde en JSON.\n"
+BUDGET_PROMPT = PROMPT  # the course's running question
 BUDGET_SCHEMA = {"type": "object",
                  "properties": {"nombre": {"type": "string", "maxLength": 12},
                                 "edad": {"type": "integer", "minimum": 0, "maximum": 120}},

@@ -19,8 +19,9 @@ from lesson.automata.route import CrossingTable, DfaDiagram, bytes_label, crossi
 from lesson.automata.figures import DATE, DIAGRAM, PHONE, SCHEMA, WORD, YES_NO
 from lesson.automata.stack import NESTED_GBNF, StackPlot, StackRow, bounded_regex, earley_items, nested_prefix, stack_growth
 from lesson.automata.trie import MaskIndex, mask_timings, shortest_prefixes, trie_walk
-from lesson.automata.forced import compare_fast_forward, opening_split, path_probability
-from lesson.automata.phones import EarlyAbort, PhoneCheck, sample_until_invalid
+from lesson.automata.forced import compare_fast_forward, path_probability
+from lesson.automata.phones import PhoneCheck
+from lesson.early_abort import EarlyAbort
 from lesson.sampling import MAX_FORCED_BYTES, forced_bytes
 from lesson.views import is_partial
 from masker.trie import brute_force_mask
@@ -143,7 +144,9 @@ def test_trie_walk_gives_the_brute_force_mask_in_fewer_steps(tok):
         assert walk.steps <= walk.brute_steps <= walk.vocab_bytes
         assert sum(b.tokens for b in walk.branches) == sum(1 for v in tok.vocab if v)
         assert sum(b.allowed for b in walk.branches) == len(walk.allowed)
-        assert walk.pruned_tokens + len(walk.allowed) <= len(tok.vocab)
+        # every token not allowed is discarded with a whole subtree (what the page says)
+        assert walk.pruned_tokens + len(walk.allowed) == sum(1 for v in tok.vocab if v)
+        assert sum(b.tokens for b in walk.branches if not b.alive) <= walk.pruned_tokens
         assert all(b.allowed == 0 for b in walk.branches if not b.alive)
     html = walk._repr_html_()
     assert f'data-steps="{walk.steps}"' in html and 'data-testid="trie-walk"' in html
@@ -387,7 +390,7 @@ def test_fast_forward_comparison_view(model, tok):
     assert c.forced == sum(p.forced in ("token", "split") for r in c.stepwise for p in r.gen.positions) > 0
     for ids, _, _, _ in c.opening_splits():
         assert b"".join(tok.vocab[t] for t in ids).startswith(b'{"nombre":"')
-    assert opening_split(c.stepwise[0].gen, 0) == []
+    assert c.stepwise[0].gen.prefix_split(0) == ()
     html = c._repr_html_()
     assert f'data-calls-stepwise="{c.calls[0]}"' in html and f'data-calls-fast-forward="{c.calls[1]}"' in html
     assert f'data-forced="{c.forced}"' in html
@@ -402,8 +405,9 @@ class FakeGen:
 
 def test_phone_check_counts_with_re():
     masked = [FakeGen(t) for t in ["612 345 678", "712 345 678", "512 345 678"]]
-    free = EarlyAbort(n=3, max_tokens=11, hits=1, died_at=[2] + [0] * 10, texts=[b"9", b"h", b""],
-                      rows_computed=10, model_calls=11)
+    free = EarlyAbort(n=3, max_tokens=11, texts=[b"612 345 678", b"h", b"x"], tokens=[11, 1, 1],
+                      status=["complete", "left", "left"], tokens_whole=[11, 1, 1], model_calls=11,
+                      rows_computed=10)
     check = PhoneCheck(PHONE, masked, free, (0.0, 1e-300))
     assert check.invalid == 1
     html = check._repr_html_()
@@ -411,8 +415,8 @@ def test_phone_check_counts_with_re():
     empty = PhoneCheck(PHONE, [])._repr_html_()
     assert 'data-n="0" data-invalid="0"' in empty and "phone-unmasked" not in empty
     assert "1 llamada, la del prompt" in PhoneCheck(PHONE, masked, EarlyAbort(
-        n=3, max_tokens=11, hits=0, died_at=[3] + [0] * 10, texts=[b"h"] * 3, rows_computed=0,
-        model_calls=1))._repr_html_()
+        n=3, max_tokens=11, texts=[b"h"] * 3, tokens=[1] * 3, status=["left"] * 3, tokens_whole=[1] * 3,
+        model_calls=1, rows_computed=0))._repr_html_()
     assert " s;" not in empty and " s;" in html  # times only when measured
 
 
@@ -423,52 +427,6 @@ def test_phone_samples_from_the_model_all_match(model, tok):
     assert PhoneCheck(PHONE, gens).invalid == 0
 
 
-def naive_until_invalid(model, tok, prompt, grammar, n, seed, max_tokens):
-    """The same draws one row at a time, with full forward passes and ``re``-free prefix checks by
-    brute force over the grammar's automaton (each row's bytes stepped from the start)."""
-    m64 = model.astype(np.float64)
-    rng = np.random.default_rng(seed)
-    auto = grammar.automaton
-    rows = {r: tok.encode(prompt) for r in range(n)}
-    texts, hits = [b""] * n, 0
-    for _ in range(max_tokens):
-        still = {}
-        us = rng.random(len(rows))
-        for u, (r, ids) in zip(us, rows.items()):
-            p = np.exp(next_logp(m64, ids))
-            cumulative = np.cumsum(p)
-            t = min(int((cumulative <= u * cumulative[-1]).sum()), len(p) - 1)
-            texts[r] += tok.vocab[t]
-            state = auto.start()
-            for b in texts[r]:
-                state = auto.step(state, b) if state is not None else None
-            if state is None:
-                continue
-            if auto.is_accepting(state):
-                hits += 1
-                continue
-            still[r] = ids + [t]
-        rows = still
-        if not rows:
-            break
-    return hits, texts
-
-
-@pytest.mark.parametrize("pattern,prompt", [(r"[a-z ]{1,6}", "El teléfono de doña Paca es el "),
-                                           (r"(de|la|el) [a-z]+ ", "Y entonces")])
-def test_sample_until_invalid_draws_like_a_naive_row_by_row_sampler(model, tok, pattern, prompt):
-    grammar = compile_regex(pattern)
-    got = sample_until_invalid(model, tok, prompt, grammar, n=12, seed=5, max_tokens=6)
-    hits, texts = naive_until_invalid(model, tok, prompt, grammar, 12, 5, 6)
-    assert got.texts == texts and got.hits == hits
-    assert got.hits + sum(got.died_at) <= got.n
-    assert got.rows_computed <= got.rows_whole
-
-
-def test_sample_until_invalid_rejects_bad_sizes(model, tok):
-    with pytest.raises(ValueError, match="n and max_tokens"):
-        sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=0)
-    with pytest.raises(ValueError, match="more than 10,000 samples"):  # refused before any array
-        sample_until_invalid(model, tok, "Hola", compile_regex(PHONE), n=10**9)
+def test_compare_fast_forward_rejects_no_seeds(model, tok):
     with pytest.raises(ValueError, match="seeds is empty"):
         compare_fast_forward(model, tok, "Hola", compile_regex(PHONE), seeds=[])

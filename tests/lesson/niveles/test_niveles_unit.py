@@ -18,7 +18,7 @@ from lesson.enumeration import enumerate_paths
 from lesson.niveles.handmask import ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound, hand_mask, run_bytes
 from lesson.niveles.levels import FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, SCHEMA, LevelResult, LevelsTable, RetryTable, balanced_group, matches_parens, matches_schema, measure_level, p_first_byte, parses, retry_arithmetic, with_retries
 from lesson.niveles.figures import FIELDS, FSM_PROMPT, FSM_SCHEMA
-from masker import compile_cfg, compile_choice, compile_json_schema
+from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema
 
 # ---------------------------------------------------------------- checkers
 
@@ -285,36 +285,55 @@ def test_retry_table_survives_zero_one_and_tiny_rates():
 
 # ---------------------------------------------------------------- level 0's early stop
 
-from lesson.niveles.levels import could_parse, measure_prompt, sample_until_invalid  # noqa: E402
+from lesson import sample_until_invalid  # noqa: E402
+from lesson.niveles.levels import json_text_grammar, measure_prompt  # noqa: E402
 
-FLEXIBLE_JSON = compile_json_schema({}, whitespace="flexible")
+
+def viable(prefix: bytes) -> bool:
+    """Some continuation of ``prefix`` is in the level-0 grammar (any text json.loads reads)."""
+    try:
+        json_text_grammar().matcher([]).consume_bytes(prefix)
+    except MaskerError:
+        return False
+    return True
 
 
 @settings(max_examples=200, deadline=None)
 @given(json_values, st.sampled_from([None, 1, 2]), st.sampled_from(["", " ", "\n", "\t "]))
-def test_could_parse_never_stops_a_prefix_of_json(value, indent, pad):
+def test_the_level_0_grammar_never_stops_a_prefix_of_json(value, indent, pad):
     text = (pad + json.dumps(value, ensure_ascii=False, indent=indent) + pad).encode()
     for cut in range(len(text) + 1):
-        assert could_parse(text[:cut], FLEXIBLE_JSON), text[:cut]
+        assert viable(text[:cut]), text[:cut]
+    matcher = json_text_grammar().matcher([])
+    matcher.consume_bytes(text)
+    assert matcher.is_accepting()  # and the whole text is complete
 
 
-@pytest.mark.parametrize("prefix", [b"Benina", b"{a", b'{"a" 1', b"5 de", b"[1,,", b'"x"y', b"tru e"])
-def test_could_parse_stops_what_no_continuation_can_save(prefix):
-    assert not could_parse(prefix, FLEXIBLE_JSON)
+@pytest.mark.parametrize("text", ["NaN", "-Infinity", ' [1.5e-3, "\\u00e9\\n"] ', "0"])
+def test_the_level_0_grammar_accepts_what_json_loads_reads(text):
+    json.loads(text)
+    matcher = json_text_grammar().matcher([])
+    matcher.consume_bytes(text.encode())
+    assert matcher.is_accepting()
+
+
+@pytest.mark.parametrize("prefix", [b"Benina", b"{a", b'{"a" 1', b"5 de", b"[1,,", b'"x"y', b"tru e", b"01"])
+def test_the_level_0_grammar_stops_what_no_continuation_can_save(prefix):
+    assert not viable(prefix)
     for tail in (b"", b"}", b'"}', b"]", b" "):
         assert not parses((prefix + tail).decode())
 
 
-def test_sample_until_invalid_stops_only_hopeless_answers(model, tok):
-    answers = sample_until_invalid(model, tok, PROMPT, n=80, seed=1, max_tokens=6)
-    assert len(answers) == 80
-    for text, count in answers:
+def test_level_0_stops_only_hopeless_answers(model, tok):
+    run = sample_until_invalid(model, tok, PROMPT, json_text_grammar(), n=80, seed=1, max_tokens=6)
+    for text, count in zip(run.texts, run.tokens):
         assert 1 <= count <= 6
-        assert count == 6 or not could_parse(text.encode(), FLEXIBLE_JSON), text
+        assert count == 6 or not viable(text), text
     r = measure_prompt(model, tok, PROMPT, n=80, seed=1, max_tokens=6)
-    assert r.positions == sum(c for _, c in answers) and r.texts == [t for t, _ in answers]
+    assert r.positions == sum(run.tokens)
+    assert r.texts == [t.decode("utf-8", errors="replace") for t in run.texts]
     assert r.parsed == sum(map(parses, r.texts))
     with pytest.raises(ValueError, match="at least 1"):
-        sample_until_invalid(model, tok, PROMPT, n=0)
+        measure_prompt(model, tok, PROMPT, n=0)
     with pytest.raises(ValueError, match="context"):
-        sample_until_invalid(model, tok, PROMPT, n=2, max_tokens=1000)
+        measure_prompt(model, tok, PROMPT, n=2, max_tokens=1000)

@@ -1,4 +1,4 @@
-"""The measurements of «Trampas y decisiones» (``lesson.traps``) against independent references:
+"""The measurements of «Trampas y decisiones» (``lesson.trampas.studies``) against independent references:
 the naive path enumeration (full forward passes, brute-force allowed sets), Python's ``json``,
 ``re`` and ``datetime``, and the ``jsonschema`` library."""
 
