@@ -97,35 +97,31 @@ def sample_until_invalid(model, tok, prompt: str, grammar: Grammar, *, n: int, s
         raise ValueError(f"the prompt ({len(ids)} tokens) plus {max_tokens} new tokens do not fit "
                          f"in the model's context of {model.config.n_ctx} tokens")
     run = _Rows(model.astype(np.float64), ids, n, seed, first_row, max_tokens, longest)
-    matchers = [grammar.matcher(tok.vocab) for _ in range(n)]
-    texts, status = [b""] * n, [BUDGET] * n
-    tokens, whole = [0] * n, [0] * n
-    watching = [True] * n  # still inside G and not complete: the answer is on the record
+    root = grammar.matcher(tok.vocab)
+    matchers = [root.fork() for _ in range(n)]
+    texts, status, tokens = [b""] * n, [None] * n, [0] * n  # status None: inside G, not complete
     while run.alive:
         for r, t in zip(run.alive, run.draw()):
-            whole[r] += 1
-            if watching[r]:
+            if status[r] is None:
                 texts[r] += tok.vocab[t]
                 tokens[r] += 1
-                watching[r] = _judge(matchers[r], t, stop_at_accept, status, r)
+                status[r] = _judge(matchers[r], t, stop_at_accept)
             run.written[r] += len(tok.vocab[t])
-        run.advance([r for r in run.alive if watching[r] or run.goes_on(r, status[r])])
-    return EarlyAbort(n, max_tokens, texts, tokens, status, whole if longest else tokens,
-                      run.calls, run.computed)
+        run.advance([r for r in run.alive if status[r] is None or run.goes_on(r, status[r])])
+    return EarlyAbort(n, max_tokens, texts, tokens, [s or BUDGET for s in status],
+                      run.steps if longest is not None else tokens, run.calls, run.computed)
 
 
-def _judge(matcher, token: int, stop_at_accept: bool, status: list[str], r: int) -> bool:
-    """Consume ``token`` into answer ``r``'s matcher; record ``"left"`` or ``"complete"`` in
-    ``status``. True while the answer is still inside G and not complete."""
+def _judge(matcher, token: int, stop_at_accept: bool) -> str | None:
+    """Consume ``token`` into an answer's matcher: ``"left"`` when G refuses it, ``"complete"``
+    when the end rule says the text is done, else None (the answer is still inside G)."""
     try:
         matcher.consume(token)
     except TokenNotAllowed:
-        status[r] = LEFT
-        return False
+        return LEFT
     if ended(matcher, stop_at_accept):
-        status[r] = COMPLETE
-        return False
-    return True
+        return COMPLETE
+    return None
 
 
 class _Rows:
@@ -143,7 +139,7 @@ class _Rows:
         self.cache = root.branch(n, capacity=capacity)
         self.logits = np.repeat(first[None, :], n, axis=0)  # float64[live rows, V]
         self.alive = list(range(n))
-        self.steps, self.written = [0] * n, [0] * n
+        self.steps, self.written = [0] * n, [0] * n  # per row: tokens drawn, bytes written
         self.calls, self.computed, self.chosen = 1, 0, None
 
     def draw(self) -> list[int]:
