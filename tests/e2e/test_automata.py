@@ -11,7 +11,8 @@ import jsonschema
 import pytest
 
 from lesson import compile_json_schema, compile_regex, sample_batch
-from lesson.automata.figures import DATE, DIAGRAM, PHONE, PHONE_FREE_TOKENS, PHONE_N, PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD
+from lesson.automata.figures import (DATE, DFA_DEPTHS, DIAGRAM, PHONE, PHONE_FREE_TOKENS, PHONE_N,
+                                     PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD)
 from lesson.automata.trie import trie_walk
 from lesson.automata.forced import compare_fast_forward
 from lesson import sample_until_invalid
@@ -84,6 +85,9 @@ def test_stack_plot_shows_earley_accepting_what_the_bounded_dfa_rejects(page):
     text = page.locator('[aria-label="La pila"] [data-testid=cell-output]').inner_text()
     assert "Earley acepta 20 niveles: True" in text and re.search(r"6 niveles:\s+False", text)
     assert page.locator("[data-testid=stack-plot] tbody tr").count() == 8
+    # the prose says the cell stops at the last depth of DFA_DEPTHS («—» past it)
+    dfa_cells = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
+    assert sum(t != "—" for t in dfa_cells) == DFA_DEPTHS[-1] and dfa_cells[DFA_DEPTHS[-1]:] == ["—"] * 2
 
 
 def test_fast_forward_needs_fewer_calls_and_writes_valid_texts(page, cpython):

@@ -15,9 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lesson import compile_cfg, compile_json_schema, compile_regex, generate
-from lesson.automata.route import CrossingTable, DfaDiagram, bytes_label, crossings, dfa_edges, layers, regex_route
+from lesson.automata.route import (CrossingTable, DfaDiagram, bytes_label, crossings, dfa_edges,
+                                   layers, regex_route)
 from lesson.automata.figures import DATE, DIAGRAM, PHONE, SCHEMA, WORD, YES_NO
-from lesson.automata.stack import NESTED_GBNF, StackPlot, StackRow, bounded_regex, earley_items, nested_prefix, stack_growth
+from lesson.automata.stack import (NESTED_GBNF, StackPlot, StackRow, bounded_regex, earley_items,
+                                   nested_prefix, stack_growth)
 from lesson.automata.trie import MaskIndex, mask_timings, shortest_prefixes, trie_walk
 from lesson.automata.forced import compare_fast_forward, path_probability
 from lesson.automata.phones import PhoneCheck
@@ -250,6 +252,21 @@ def test_bounded_dfa_hits_the_masker_s_limits_at_depth_8():
     assert compile_regex(bounded_regex(7)).automaton.n_states > 2 * 506
     with pytest.raises(LimitExceeded):
         compile_regex(bounded_regex(8))
+
+
+def test_the_stack_figures_say_where_the_table_stops_and_the_masker_refuses():
+    """The prose after the depth table: the cell stops at ``last_dfa_depth``; each depth of
+    ``dfa_past`` still builds, with more states than the table's last; ``dfa_refused`` does not."""
+    from lesson.automata.figures import DFA_DEPTHS, stack_figures
+    from masker.errors import LimitExceeded
+    fig = stack_figures()
+    assert fig["last_dfa_depth"] == DFA_DEPTHS[-1] == max(r["depth"] for r in fig["rows"] if r["dfa"])
+    depths = [d["depth"] for d in fig["dfa_past"]]
+    assert depths == list(range(fig["last_dfa_depth"] + 1, fig["dfa_refused"]))
+    largest = max(r["dfa"] for r in fig["rows"] if r["dfa"])
+    assert all(d["states"] > largest for d in fig["dfa_past"])
+    with pytest.raises(LimitExceeded):
+        compile_regex(bounded_regex(fig["dfa_refused"]))
 
 
 def test_bounded_regex_rejects_negative_depth():

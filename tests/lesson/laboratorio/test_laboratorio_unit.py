@@ -11,7 +11,8 @@ from html.parser import HTMLParser
 import jsonschema
 import pytest
 
-from lesson.laboratorio.lab import PRESETS, ConstraintError, Lab, compile_constraint, error_html, refused_at
+from lesson.laboratorio.lab import (PRESETS, ConstraintError, Lab, compile_constraint, error_html,
+                                    refused_at)
 
 
 class Hooks(HTMLParser):

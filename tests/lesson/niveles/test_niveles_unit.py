@@ -15,8 +15,12 @@ from hypothesis import strategies as st
 
 from lesson.batch import sample_batch
 from lesson.enumeration import enumerate_paths
-from lesson.niveles.handmask import ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound, hand_mask, run_bytes
-from lesson.niveles.levels import FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, SCHEMA, LevelResult, LevelsTable, RetryTable, balanced_group, matches_parens, matches_schema, measure_level, p_first_byte, parses, retry_arithmetic, with_retries
+from lesson.niveles.handmask import (ByteTrace, FsmAgreement, compare_masks, enum_object_machine,
+                                     envelope_bound, hand_mask, run_bytes)
+from lesson.niveles.levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT,
+                                   SCHEMA, LevelResult, LevelsTable, RetryTable, balanced_group,
+                                   matches_parens, matches_schema, measure_level, p_first_byte,
+                                   parses, retry_arithmetic, with_retries)
 from lesson.niveles.figures import FIELDS, FSM_PROMPT, FSM_SCHEMA
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema
 

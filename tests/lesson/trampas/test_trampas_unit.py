@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 
 from lesson import generate, sample_batch
-from lesson.trampas.studies import AGE_SCHEMA, BUDGET_SCHEMA, DATE_PATTERN, THREAD_SCHEMA, AgeStudy, BudgetDemo, EnumScaling, FieldOrder, age_study, budget_demo, date_schema, date_study, depth_bounded, enum_scaling, enum_values, field_order, flattened_thread, is_calendar_date, nesting_depth, order_schema, scaling_svg
+from lesson.trampas.studies import (AGE_SCHEMA, BUDGET_SCHEMA, DATE_PATTERN, THREAD_SCHEMA,
+                                    AgeStudy, BudgetDemo, EnumScaling, FieldOrder, age_study,
+                                    budget_demo, date_schema, date_study, depth_bounded,
+                                    enum_scaling, enum_values, field_order, flattened_thread,
+                                    is_calendar_date, nesting_depth, order_schema, scaling_svg)
 from masker import BudgetTooSmall, compile_json_schema
 from masker.errors import LimitExceeded
 from tests.lesson.finite import FiniteGrammar
