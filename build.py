@@ -32,6 +32,7 @@ browser caches turn over cleanly; the runtime lives in a versioned folder.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -80,6 +81,24 @@ PAGES = (
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )
+
+
+def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
+    """The course map and the pages named in ``names`` (comma-separated stems, ``"niveles,marco"``);
+    every page when ``names`` is empty. For work on one page: ``BUILD_ONLY=niveles python build.py``
+    computes and renders that page alone, and the tests parametrised over ``PAGES`` follow it.
+    Raises ValueError naming a stem that is not a page."""
+    wanted = [n.strip() for n in (names or "").split(",") if n.strip()]
+    stems = {Path(spec["out"]).stem for spec in pages}
+    unknown = [n for n in wanted if n not in stems]
+    if unknown:
+        raise ValueError(f"BUILD_ONLY names no page {unknown}; the pages are {sorted(stems)}")
+    if not wanted:
+        return pages
+    return tuple(s for s in pages if s["out"] == "index.html" or Path(s["out"]).stem in wanted)
+
+
+PAGES = only(PAGES, os.environ.get("BUILD_ONLY"))
 
 
 def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:

@@ -59,6 +59,17 @@ def token_box(token: str | dict, partial: bool | None = None) -> markupsafe.Mark
     return markupsafe.Markup('<span class="{}">{}</span>').format(classes, label)
 
 
+def cites(text, cell: str) -> markupsafe.Markup:
+    """Jinja2 filter ``cites``: a number of the prose that quotes the output of the cell named
+    ``cell`` (``cell(name=...)`` in ``macros.html``), as ``<span class="cites" data-cites="…">``.
+
+    ``{{ fig.kept | es_decimal(3) | cites("pesos") }}``. The site's tests find, for each such span,
+    the same text in the precomputed output of the named cell, so a prose number that stops being
+    what its cell prints fails the tests. ``text`` is escaped unless it is already Markup.
+    """
+    return markupsafe.Markup('<span class="cites" data-cites="{}">{}</span>').format(cell, text)
+
+
 def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]),
@@ -68,6 +79,7 @@ def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env.globals["outline"] = PageOutline()
     env.filters["dedent"] = dedent_code
     env.filters["token"] = token_box
+    env.filters["cites"] = cites
     use_py(templates.parent)
     from lesson import numbers  # the same number formats as the page's cells
     for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
