@@ -52,7 +52,7 @@ PAGE_SCRIPT = Path("browser/js/page.js")  # relative to the build root
 
 PAGES = (
     {"template": "index.html", "out": "index.html", "title": "Lecciones", "summary": ""},
-    {"template": "marco.html", "out": "marco.html",
+    {"template": "marco.html", "out": "marco.html", "figures": "lesson.marco.figures",
      "title": "Python en el navegador", "summary":
      "Celdas de Python con NumPy que se ejecutan en esta página, sin servidor."},
     {"template": "mascara.html", "out": "mascara.html", "title": "La máscara", "notebook": "mascara.ipynb",

@@ -1,0 +1,44 @@
+"""Every figure that the prose of «Python en el navegador» quotes, from the committed weights.
+
+The page's model cells print the five most likely next tokens after two prompts, one ending in a
+space and one not; the prose says what kind of token leads each list, in words computed here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..views import token_label
+
+WITH_SPACE = "La señora "   # the prompt of the cell «Modelo»
+WITHOUT_SPACE = "La señora"  # the cell after it: the same prompt without its last space
+TOP = 5                      # how many tokens the cells print
+
+
+def next_tokens(model, tok, prompt: str, k: int = TOP) -> list[dict]:
+    """The ``k`` most likely next tokens after ``prompt`` under ``model`` (float32, as the cell
+    computes them): each ``{"id", "label", "box", "p", "kind"}`` (``label`` the
+    decoded text, ``box`` its ``views.token_label``, space as ␣), most likely first. ``kind`` is
+    ``"letter"`` when the token's text starts with a letter (it writes a word or its end),
+    ``"space"`` when it starts with white space, else ``"punctuation"``."""
+    ids = np.array([tok.encode(prompt)])
+    logits = model.forward(ids)[0, -1]
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    out = []
+    for i in np.argsort(-p)[:k]:
+        text = tok.decode([int(i)])
+        kind = "letter" if text[:1].isalpha() else "space" if text[:1].isspace() else "punctuation"
+        out.append({"id": int(i), "label": text, "box": token_label(tok.vocab[int(i)]), "p": float(p[i]), "kind": kind})
+    return out
+
+
+def compute_figures(model, tok) -> dict:
+    """The vocabulary's make-up (bytes and learned merges) and the two prompts' next tokens."""
+    with_space = next_tokens(model, tok, WITH_SPACE)
+    without = next_tokens(model, tok, WITHOUT_SPACE)
+    return {
+        "vocab": len(tok.vocab), "bytes": len(tok.vocab) - len(tok.merges), "merges": len(tok.merges),
+        "top": TOP, "with_space": with_space, "without_space": without,
+        "with_space_all_letter": all(t["kind"] == "letter" for t in with_space),
+        "without_space_all_punctuation": all(t["kind"] == "punctuation" for t in without),
+    }
