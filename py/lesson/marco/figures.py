@@ -20,10 +20,7 @@ def next_tokens(model, tok, prompt: str, k: int = TOP) -> list[dict]:
     decoded text, ``box`` its ``views.token_label``, space as ␣), most likely first. ``kind`` is
     ``"letter"`` when the token's text starts with a letter (it writes a word or its end),
     ``"space"`` when it starts with white space, else ``"punctuation"``."""
-    ids = np.array([tok.encode(prompt)])
-    logits = model.forward(ids)[0, -1]
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
+    p = probabilities(model, tok, prompt)
     out = []
     for i in np.argsort(-p)[:k]:
         text = tok.decode([int(i)])
@@ -32,13 +29,37 @@ def next_tokens(model, tok, prompt: str, k: int = TOP) -> list[dict]:
     return out
 
 
+def probabilities(model, tok, prompt: str) -> np.ndarray:
+    """p(next token | prompt) under ``model``, float32, shape (vocabulary,), as the cells compute it."""
+    logits = model.forward(np.array([tok.encode(prompt)]))[0, -1]
+    p = np.exp(logits - logits.max())
+    return p / p.sum()
+
+
+def space_mass(model, tok, prompt: str) -> float:
+    """The probability that the token after ``prompt`` starts with a space (float32 sum, as the
+    cell «Sin el espacio» prints it)."""
+    starts = np.array([tok.vocab[i][:1] == b" " for i in range(len(tok.vocab))])
+    return float(probabilities(model, tok, prompt)[starts].sum())
+
+
 def compute_figures(model, tok) -> dict:
     """The vocabulary's make-up (bytes and learned merges) and the two prompts' next tokens."""
     with_space = next_tokens(model, tok, WITH_SPACE)
     without = next_tokens(model, tok, WITHOUT_SPACE)
+    ends = {key: tok.encode(prompt)[-1] for key, prompt in
+            (("with_space", WITH_SPACE), ("without_space", WITHOUT_SPACE))}
+    first = 256  # the first merge's token id (Tokenizer: merge k makes token 256 + k)
     return {
+        "last_token": {key: {"id": i, "box": token_label(tok.vocab[i])} for key, i in ends.items()},
+        "first_merge": {"id": first, "box": token_label(tok.vocab[first])} if tok.merges else None,
+        # the prose's explanation holds when the prompt with the space ends in the first merge and
+        # the one without it in that merge's left byte (then no space can follow it: see the test)
+        "ends_explain": bool(tok.merges) and ends["with_space"] == first
+                        and tok.vocab[ends["without_space"]] + b" " == tok.vocab[first],
+        "space_mass_without": space_mass(model, tok, WITHOUT_SPACE),
         "vocab": len(tok.vocab), "bytes": len(tok.vocab) - len(tok.merges), "merges": len(tok.merges),
-        "top": TOP, "with_space": with_space, "without_space": without,
+        "top": TOP, "top_word": ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis"][TOP], "with_space": with_space, "without_space": without,
         "with_space_all_letter": all(t["kind"] == "letter" for t in with_space),
         "without_space_all_punctuation": all(t["kind"] == "punctuation" for t in without),
     }

@@ -1,5 +1,6 @@
 """«Python en el navegador»: the prose's words about the vocabulary and the next tokens hold."""
 import numpy as np
+from hypothesis import given, settings, strategies as st
 import pytest
 
 import build
@@ -39,3 +40,29 @@ def test_the_words_of_the_prose_are_the_kinds_of_the_top_tokens(fig, tok):
     assert fig["with_space_all_letter"] == all(t["kind"] == "letter" for t in fig["with_space"])
     assert fig["without_space_all_punctuation"] == all(
         t["kind"] == "punctuation" for t in fig["without_space"])
+
+
+def test_the_prompts_end_as_the_prose_says_and_the_first_merge_joins_a_and_space(fig, tok):
+    assert fig["ends_explain"]  # the prose gives its explanation only then
+    assert tok.merges[0] == (ord("a"), ord(" ")) and fig["first_merge"]["id"] == 256
+    assert tok.encode(figures.WITH_SPACE)[-1] == 256
+    assert tok.encode(figures.WITHOUT_SPACE)[-1] == ord("a")
+
+
+def test_the_space_mass_is_the_sum_over_the_tokens_that_start_with_a_space(fig, model, tok):
+    logits = model.forward(np.array([tok.encode(figures.WITHOUT_SPACE)]))[0, -1].astype(np.float64)
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    spaced = [i for i, piece in enumerate(tok.vocab) if piece.startswith(b" ")]
+    assert fig["space_mass_without"] == pytest.approx(p[spaced].sum(), rel=1e-4)
+    assert fig["space_mass_without"] < fig["without_space"][-1]["p"]  # "solo": below the fifth token
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="aá ,.señor\n", max_size=40))
+def test_never_a_lone_a_followed_by_a_token_that_starts_with_a_space(tok, text):
+    """«una a sola nunca va seguida de un token que empiece por espacio»: merge 0 joins every
+    «a␣» before any other merge, so the encoder can never leave the pair apart."""
+    ids = tok.encode(text)
+    for left, right in zip(ids, ids[1:]):
+        assert not (left == ord("a") and tok.vocab[right].startswith(b" "))
