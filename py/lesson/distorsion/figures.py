@@ -56,10 +56,7 @@ def compute_figures(model, tok) -> dict:
     out["weights"] = weights_summary(model, tok, grammar, exact)
     conv = convergence(model, tok, PROMPT, grammar, exact, sizes=SIZES, runs=RUNS, seed=0,
                        ess_threshold=THRESHOLD)
-    out["convergence"] = [{"method": r.method, "n": r.n, "mean": r.mean, "min": float(r.tvs.min()),
-                           "max": float(r.tvs.max()), "tvs": r.tvs.tolist(), "steps": r.particle_steps}
-                          for r in conv.rows]
-    out["conv"] = {f"{r.method}_{r.n}": r.mean for r in conv.rows}
+    out["convergence"], out["conv"] = convergence_rows(conv)
     out["comparison"] = compare_methods(conv)
     out["exercise"] = exercise_summary()
     out["paths"] = paths_summary(model, tok, grammar, texts)
@@ -173,6 +170,14 @@ def threshold_summary(model, tok, grammar, table) -> dict:
     out["protagonist_exact"] = table[protagonist]
     out["lost_more_high"] = out["high"]["protagonist_lost"] > out["low"]["protagonist_lost"]
     return out
+
+
+def convergence_rows(conv) -> tuple[list[dict], dict]:
+    """The cell «Convergencia» as data: per (method, N) the mean, min, max and every run's TV and
+    the tokens per run; and the means alone, keyed "method_N"."""
+    rows = [{"method": r.method, "n": r.n, "mean": r.mean, "min": float(r.tvs.min()),
+             "max": float(r.tvs.max()), "tvs": r.tvs.tolist(), "steps": r.particle_steps} for r in conv.rows]
+    return rows, {f"{r.method}_{r.n}": r.mean for r in conv.rows}
 
 
 def compare_methods(conv) -> dict:

@@ -151,3 +151,17 @@ def test_the_exercise_answer_in_the_solution(fig):
 
 def test_the_high_threshold_is_the_one_the_prose_calls_common(fig):
     assert fig["high_threshold"] == HIGH_THRESHOLD == 0.5 and fig["threshold"] == THRESHOLD
+
+
+def test_the_mask_does_not_improve_with_n(fig):
+    """«La máscara no mejora con N … cerca de la que da la enumeración exacta»: at the largest N
+    the mask's mean TV is within two standard errors of the runs of the exact q~-to-conditional
+    distance, and no smaller N is farther from it by more than the runs' spread."""
+    rows = {(r["method"], r["n"]): np.array(r["tvs"]) for r in fig["convergence"]}
+    exact_tv = fig["exact"]["tv"]
+    largest = rows[("mask", SIZES[-1])]
+    se = largest.std(ddof=1) / math.sqrt(len(largest))
+    assert abs(largest.mean() - exact_tv) < 2 * se + 0.01
+    means = [rows[("mask", n)].mean() for n in SIZES]
+    assert max(means) - min(means) < 0.05  # flat, against IS's fall of more than 0.2
+    assert rows[("is", SIZES[0])].mean() - rows[("is", SIZES[-1])].mean() > 0.2
