@@ -8,11 +8,13 @@ from types import SimpleNamespace
 
 import pytest
 
+import build
+
 from lesson import compile_choice, convergence, enumerate_paths, importance_sample, smc
 from lesson.course import NAMES, PROMPT, answer
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
-from tests.e2e.helpers import lesson_after_run_all
+from tests.e2e.helpers import lesson_after_run_all, set_code, wait_cell
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
@@ -92,6 +94,79 @@ def test_page_after_run_all_has_no_serious_accessibility_violations(page):
 
 
 def test_linked_from_the_index_and_from_la_mascara(page, servers):
-    for source in ("index.html", "mascara.html"):
+    built = {spec["out"] for spec in build.PAGES}  # BUILD_ONLY=distorsion builds the index alone
+    for source in [s for s in ("index.html", "mascara.html") if s in built]:
         served = page.evaluate(f"async () => (await fetch('{source}')).text()")
         assert 'href="distorsion.html"' in served, source
+
+
+WRONG_ANSWER = '''import numpy as np
+from lesson.distorsion import comprobar_remuestreo
+
+def sistematico(pesos, u):
+    M = len(pesos)
+    acumulada = np.cumsum(pesos) / np.sum(pesos)
+    return [int(np.searchsorted(acumulada, u + k / M)) for k in range(M)]
+
+comprobar_remuestreo(sistematico)
+'''
+RIGHT_ANSWER = '''import numpy as np
+from lesson.distorsion import comprobar_remuestreo
+
+def sistematico(pesos, u):
+    M = len(pesos)
+    acumulada = np.cumsum(pesos) / np.sum(pesos)
+    elegidos = []
+    for k in range(M):
+        i = 0
+        while i < M - 1 and acumulada[i] <= (u + k) / M:
+            i += 1
+        elegidos.append(i)
+    return elegidos
+
+comprobar_remuestreo(sistematico)
+'''
+
+
+def run_exercise(page, code: str):
+    cell = page.locator("[data-testid=cell][data-cell=remuestreo]")
+    set_code(page, cell, code)
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    return cell.locator("[data-testid=cell-output] [data-testid=resampling-check]")
+
+
+def test_the_exercise_checks_the_readers_own_edits(page):
+    """The starter (run by «Ejecutar todo») is not yet right; a wrong edit is told the first index
+    that differs, with the hint; a right edit is told it is correct."""
+    cell = page.locator("[data-testid=cell][data-cell=remuestreo]")
+    starter = cell.locator("[data-testid=resampling-check]")
+    assert starter.get_attribute("data-ok") == "false" and "0 índices" in starter.inner_text()
+    report = run_exercise(page, WRONG_ANSWER)
+    assert report.get_attribute("data-ok") == "false"
+    # u + k/M instead of (u + k)/M: the point of k = 0 is already 0.3, past particle 0
+    assert report.get_attribute("data-index") == "0"
+    text = report.inner_text()
+    assert "el primer índice distinto es k = 0" in text and "la partícula 0" in text
+    assert "0,060; 0,260; 0,460; 0,660; 0,860" in text
+    report = run_exercise(page, RIGHT_ANSWER)
+    assert report.get_attribute("data-ok") == "true" and "Correcto" in report.inner_text()
+    assert not page.problems
+
+
+def test_the_weight_picture_reads_at_390_px(browser, servers):
+    """The log-weight picture fits a phone's width, keeps its text legible, and says what it shows."""
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    try:
+        phone = context.new_page()
+        phone.goto(servers["plain"] + PAGE)
+        svg = phone.locator("[data-testid=weight-curves] svg")
+        box = svg.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        smallest = svg.locator("text").evaluate_all(
+            "ts => Math.min(...ts.map(t => t.getBoundingClientRect().height))")
+        assert smallest >= 10, smallest
+        assert svg.get_attribute("role") == "img" and "Benina" in svg.get_attribute("aria-label")
+        assert phone.locator("[data-testid=weight-curves] details table").count() == 1
+    finally:
+        context.close()

@@ -1,6 +1,12 @@
 """«Corregir la distorsión» (``distorsion.html``): importance weights and sequential Monte Carlo.
 
 Its cells call the decoding library itself (``from lesson import importance_sample, smc,
-convergence, ...``: :mod:`lesson.smc`, :mod:`lesson.smc_views`); this package holds only the
-page's prose figures, :mod:`lesson.distorsion.figures` (``compute_figures``, called by the build).
+convergence, ...``: :mod:`lesson.smc`, :mod:`lesson.smc_views`); this package holds what only the
+page computes: its prose figures, :mod:`lesson.distorsion.figures` (``compute_figures``, called by
+the build), the log-weight picture, :mod:`lesson.distorsion.curves`, and the checker of the
+systematic-resampling exercise, :mod:`lesson.distorsion.exercise` (``comprobar_remuestreo``).
 """
+
+from .exercise import comprobar_remuestreo
+
+__all__ = ["comprobar_remuestreo"]

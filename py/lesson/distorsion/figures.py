@@ -18,6 +18,9 @@ from ..course import NAMES, PROMPT, PROTAGONIST, answer, name_of
 from ..sampling import generate
 from ..smc import convergence, importance_sample, smc, total_variation, exact_table
 from ..smc_views import PathsView
+from ..smc import systematic_resample
+from .exercise import EXTRA_CASES, U, WEIGHTS
+from .curves import weight_curve, weight_curves_svg, weight_curves_table
 
 IS_DRAWS = 1000        # the cell «Pesos de importancia» (seed 0)
 SIZES = [10, 100, 1000]  # the convergence study
@@ -25,7 +28,12 @@ RUNS = 20
 THRESHOLD = 0.2        # the page's resampling threshold: ESS below 20 % of the unfinished particles
 HIGH_THRESHOLD = 0.5   # the common textbook choice, shown to fail here
 PATH_PARTICLES = 20    # the particle-paths picture (seed 0)
-THRESHOLD_PARTICLES = 1000  # the cell that compares the two thresholds (RUNS runs, seed 0)
+THRESHOLD_PARTICLES = 1000  # the cell that compares the two thresholds (RUNS runs)
+# The cell «Dos umbrales» seeds its SMC as «Convergencia» seeds SMC with N particles (seed + N + 1,
+# lesson.smc.convergence), so its threshold-0.2 runs are the convergence's N = 1000 runs.
+THRESHOLD_SEED = THRESHOLD_PARTICLES + 1
+STRUCTURAL = frozenset(b'{}":,')  # JSON punctuation: a token made only of these bytes is structural
+NOISE_SE = 2.0  # a difference of means counts only beyond 2 standard errors (Welch)
 
 
 def compute_figures(model, tok) -> dict:
@@ -48,11 +56,17 @@ def compute_figures(model, tok) -> dict:
     out["weights"] = weights_summary(model, tok, grammar, exact)
     conv = convergence(model, tok, PROMPT, grammar, exact, sizes=SIZES, runs=RUNS, seed=0,
                        ess_threshold=THRESHOLD)
-    out["convergence"] = [{"method": r.method, "n": r.n, "mean": r.mean, "min": float(r.tvs.min()),
-                           "max": float(r.tvs.max()), "steps": r.particle_steps} for r in conv.rows]
-    out["conv"] = {f"{r.method}_{r.n}": r.mean for r in conv.rows}
+    out["convergence"], out["conv"] = convergence_rows(conv)
+    out["comparison"] = compare_methods(conv)
+    out["exercise"] = exercise_summary()
     out["paths"] = paths_summary(model, tok, grammar, texts)
+    out["paths"]["z_ratio"] = math.exp(out["paths"]["log_z"] - exact.log_p_grammar)
+    out["z_spread"] = z_spread(model, tok, grammar, exact)
+    out["curves"] = curves_summary(model, tok, grammar, out["weights"]["favourite"]["name"])
     out["thresholds"] = threshold_summary(model, tok, grammar, table)
+    closing = out["curves"]["curves"][0]["closing"]
+    out["curves"]["high_resamples_at_closing"] = closing in out["thresholds"]["high"]["resampled"]
+    out["curves"]["low_resamples_at_closing"] = closing in out["thresholds"]["low"]["resampled"]
     largest = SIZES[-1]
     steps = conv.row("is", largest).particle_steps
     out["cost"] = {"n": largest, "is_steps": steps, "smc_steps": conv.row("smc", largest).particle_steps,
@@ -62,18 +76,29 @@ def compute_figures(model, tok) -> dict:
 
 
 def one_sample(model, tok, grammar) -> dict:
-    """The masked sample with seed 0: ln p, ln q~ and ln of the product of its kept masses
-    (ln p - ln q~ equals the last one: the weight is the product of the kept masses)."""
+    """The masked sample with seed 0 (the cell «El peso de una muestra»): ln p, ln q~ and ln of
+    the product of its kept masses (ln p - ln q~ equals the last one); ``smallest``, the argmin of
+    its kept masses (1-based position, mass, token, and ``role``: "opens" for the quote after
+    ':', "closes" for the one before '}', else "other"); ``structural``, the positions whose token is
+    made only of JSON punctuation (STRUCTURAL) and the sum of their ln kept masses."""
     gen = generate(model, tok, PROMPT, grammar, seed=0)
-    written, closing = b"", None
-    for j, (t, pos) in enumerate(zip(gen.token_ids, gen.positions), start=1):
-        if closing is None and written.startswith(b'{"nombre":"') and len(written) > 11 and b'"' in tok.vocab[t]:
-            closing = {"position": j, "kept": pos.kept_mass}
-        written += tok.vocab[t]
-    middle = [pos.kept_mass for pos in gen.positions]
+    kept = [pos.kept_mass for pos in gen.positions]
+    j = int(np.argmin(kept))
+    structural = [i for i, t in enumerate(gen.token_ids, start=1) if set(tok.vocab[t]) <= STRUCTURAL]
+    log_structural = sum(math.log(kept[i - 1]) for i in structural)
+    before = b"".join(tok.vocab[t] for t in gen.token_ids[:j])
+    after = b"".join(tok.vocab[t] for t in gen.token_ids[j + 1:])
+    # what the smallest mass's token writes: the quote that opens the value (after ':'), the one
+    # that closes it (before '}'), or something else
+    role = ("opens" if tok.vocab[gen.token_ids[j]] == b'"' and before.endswith(b":") else
+            "closes" if tok.vocab[gen.token_ids[j]] == b'"' and after == b"}" else "other")
     return {"text": gen.text, "name": name_of(gen.text), "log_p": gen.log_p, "log_q": gen.log_q,
-            "log_kept": gen.log_kept, "tokens": len(gen.token_ids), "closing": closing,
-            "median_kept": float(np.median(middle))}
+            "log_kept": gen.log_kept, "tokens": len(gen.token_ids),
+            "smallest": {"position": j + 1, "kept": kept[j],
+                         "token": tok.vocab[gen.token_ids[j]].decode("utf-8", "replace"), "role": role},
+            "structural": {"positions": structural, "count": len(structural), "log_kept": log_structural,
+                           "share": log_structural / gen.log_kept},
+            "median_kept": float(np.median(kept))}
 
 
 def weights_summary(model, tok, grammar, exact) -> dict:
@@ -123,6 +148,7 @@ def paths_summary(model, tok, grammar, texts) -> dict:
     final = sorted({name_of(t) for t in result.texts[0] if t is not None})
     return {"resampled": result.resampled[0], "initial_position": initial, "names_after": names_after,
             "names_final": final, "positions": len(result.history), "ess": result.final_ess(0),
+            "log_z": float(result.log_z[0]), "p_grammar": math.exp(float(result.log_z[0])),
             "estimate": {name_of(t): v for t, v in result.estimate(0).items()},
             "view": PathsView(result, texts)._repr_html_()}
 
@@ -134,11 +160,79 @@ def threshold_summary(model, tok, grammar, table) -> dict:
     out = {}
     protagonist = answer(PROTAGONIST).encode()
     for key, th in (("low", THRESHOLD), ("high", HIGH_THRESHOLD)):
-        r = smc(model, tok, PROMPT, grammar, THRESHOLD_PARTICLES, ess_threshold=th, runs=RUNS, seed=0)
+        r = smc(model, tok, PROMPT, grammar, THRESHOLD_PARTICLES, ess_threshold=th, runs=RUNS,
+                seed=THRESHOLD_SEED)
         out[key] = {"threshold": th,
                     "tv": float(np.mean([total_variation(r.estimate(i), table) for i in range(RUNS)])),
                     "protagonist": float(np.mean([r.estimate(i).get(protagonist, 0.0) for i in range(RUNS)])),
-                    "protagonist_lost": sum(protagonist not in r.estimate(i) for i in range(RUNS)),
+                    "protagonist_lost": sum(r.estimate(i).get(protagonist, 0.0) == 0.0 for i in range(RUNS)),
                     "resampled": sorted({p for run in r.resampled for p in run})}
     out["protagonist_exact"] = table[protagonist]
+    out["lost_more_high"] = out["high"]["protagonist_lost"] > out["low"]["protagonist_lost"]
     return out
+
+
+def convergence_rows(conv) -> tuple[list[dict], dict]:
+    """The cell «Convergencia» as data: per (method, N) the mean, min, max and every run's TV and
+    the tokens per run; and the means alone, keyed "method_N"."""
+    rows = [{"method": r.method, "n": r.n, "mean": r.mean, "min": float(r.tvs.min()),
+             "max": float(r.tvs.max()), "tvs": r.tvs.tolist(), "steps": r.particle_steps} for r in conv.rows]
+    return rows, {f"{r.method}_{r.n}": r.mean for r in conv.rows}
+
+
+def compare_methods(conv) -> dict:
+    """Per N, importance sampling against SMC over the RUNS runs of «Convergencia» (independent
+    seeds, so unpaired): the difference of mean TVs (is - smc), its standard error (Welch,
+    sqrt(s_is^2 / R + s_smc^2 / R)) and ``verdict``: "smc" when SMC's mean is lower by more than
+    NOISE_SE standard errors, "is" when importance sampling's is, "noise" otherwise; also
+    ``overlap``, whether the two min–max ranges overlap. Keys are str(N)."""
+    out = {}
+    for n in sorted({r.n for r in conv.rows}):
+        a, b = conv.row("is", n).tvs, conv.row("smc", n).tvs
+        diff = float(a.mean() - b.mean())
+        se = math.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        verdict = "smc" if diff > NOISE_SE * se else ("is" if diff < -NOISE_SE * se else "noise")
+        out[str(n)] = {"n": n, "is": float(a.mean()), "smc": float(b.mean()), "diff": diff, "se": se,
+                       "verdict": verdict, "overlap": bool(a.min() <= b.max() and b.min() <= a.max()),
+                       "smc_lower_mean": bool(b.mean() < a.mean())}
+    return out
+
+
+def z_spread(model, tok, grammar, exact) -> dict:
+    """The estimate of p(G | x) with PATH_PARTICLES particles (THRESHOLD) over RUNS runs of one
+    call (seed 0; these runs are not the cell «Partículas», whose single run draws other numbers),
+    as ratios to the exact value: smallest, median, largest, mean, and how many overestimate."""
+    r = smc(model, tok, PROMPT, grammar, PATH_PARTICLES, ess_threshold=THRESHOLD, runs=RUNS, seed=0)
+    ratios = np.exp(r.log_z - exact.log_p_grammar)
+    return {"min": float(ratios.min()), "median": float(np.median(ratios)),
+            "max": float(ratios.max()), "mean": float(ratios.mean()), "above": int((ratios > 1).sum()),
+            "runs": RUNS}
+
+
+def curves_summary(model, tok, grammar, other: str) -> dict:
+    """ln w along the model's most likely split of the protagonist's answer and of ``other``'s
+    (:func:`lesson.distorsion.curves.weight_curve`), where each closes the quote, the gap between
+    the two prefixes right after the protagonist's closing quote, and the picture."""
+    curves = [weight_curve(model, tok, PROMPT, grammar, answer(n), n) for n in (PROTAGONIST, other)]
+    short, long_ = curves
+    at = short.closing
+    return {"names": [c.name for c in curves],
+            "curves": [{"name": c.name, "closing": c.closing, "cumulative": c.cumulative,
+                        "log_kept": c.log_kept, "tokens": len(c.labels),
+                        "closing_cost": -c.log_kept[c.closing - 1], "final": c.cumulative[-1]}
+                       for c in curves],
+            "gap_at_short_closing": long_.cumulative[at - 1] - short.cumulative[at - 1],
+            "final_gap": long_.cumulative[-1] - short.cumulative[-1],
+            # the short name pays its closing quote first, and right then weighs far less than the
+            # long one, though at the end the two are closer than that gap
+            "early": short.closing < long_.closing and (long_.cumulative[at - 1] - short.cumulative[at - 1]
+                                                        > abs(long_.cumulative[-1] - short.cumulative[-1])),
+            "svg": weight_curves_svg(curves), "table": weight_curves_table(curves)}
+
+
+def exercise_summary() -> dict:
+    """The exercise's answer for the page's weights and u (the library's systematic resampling),
+    how many copies each particle gets, and how many more cases the checker tries."""
+    expected = systematic_resample(np.array(WEIGHTS) / sum(WEIGHTS), U).tolist()
+    return {"weights": list(WEIGHTS), "u": U, "expected": expected,
+            "copies": [expected.count(i) for i in range(len(WEIGHTS))], "extra_cases": len(EXTRA_CASES)}

@@ -1,0 +1,167 @@
+"""«Corregir la distorsión»: each word of the prose that depends on data, against an independent
+recomputation (the library's loops run again here, with the cells' seeds).
+
+The page's figures come from the build's cache (``sitebuild.figures.lesson_figures``: computed
+by ``lesson.distorsion.figures`` when absent), so these tests read what the page prints.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import build
+from lesson import compile_choice, enumerate_paths, generate, smc
+from lesson.course import NAMES, PROMPT, PROTAGONIST, answer
+from lesson.distorsion.figures import HIGH_THRESHOLD, RUNS, SIZES, THRESHOLD, THRESHOLD_PARTICLES
+from lesson.smc import exact_table, systematic_resample, total_variation
+from sitebuild.figures import lesson_figures
+
+PUNCTUATION = set(b'{}":,')
+
+
+@pytest.fixture(scope="module")
+def fig():
+    pages = [s for s in build.PAGES if s["out"] == "distorsion.html"]
+    figures = lesson_figures(pages, build.ROOT, cache=build.ROOT / ".cache")
+    assert figures is not None, "the committed weights are missing"
+    return figures["distorsion.html"]
+
+
+@pytest.fixture(scope="module")
+def grammar():
+    return compile_choice([answer(n) for n in NAMES])
+
+
+@pytest.fixture(scope="module")
+def sample(model, tok, grammar):
+    """The cell «El peso de una muestra»: the masked answer with seed 0."""
+    return generate(model, tok, PROMPT, grammar, seed=0)
+
+
+def test_the_smallest_kept_mass_of_the_prose_is_the_argmin_of_the_cells_masses(fig, sample, tok):
+    kept = [pos.kept_mass for pos in sample.positions]
+    smallest = fig["one"]["smallest"]
+    assert smallest["position"] == 1 + min(range(len(kept)), key=kept.__getitem__)
+    assert smallest["kept"] == min(kept)
+    assert all(smallest["kept"] <= k for k in kept)
+
+
+def test_the_smallest_masss_role_is_what_its_token_writes(fig, sample, tok):
+    j = fig["one"]["smallest"]["position"]
+    written = b"".join(tok.vocab[t] for t in sample.token_ids[:j - 1])
+    token = tok.vocab[sample.token_ids[j - 1]]
+    role = fig["one"]["smallest"]["role"]
+    assert role in ("opens", "closes", "other")
+    if role == "opens":  # the prose: «la comilla que abre el valor (justo después de los dos puntos)»
+        assert token == b'"' and written.endswith(b'":')
+    if role == "closes":
+        assert token == b'"' and b"".join(tok.vocab[t] for t in sample.token_ids[j:]) == b"}"
+
+
+def test_the_structural_tokens_and_their_share_of_ln_w(fig, sample, tok):
+    """The prose: «los 7 tokens de pura puntuación JSON suman −132,198 de los −154,878 de ln w»,
+    and «la mayor parte» only when the share is above one half."""
+    positions = [j for j, t in enumerate(sample.token_ids, 1) if set(tok.vocab[t]) <= PUNCTUATION]
+    total = sum(math.log(p.kept_mass) for p in sample.positions)
+    part = sum(math.log(sample.positions[j - 1].kept_mass) for j in positions)
+    s = fig["one"]["structural"]
+    assert s["positions"] == positions and s["count"] == len(positions)
+    assert s["log_kept"] == pytest.approx(part, abs=1e-9)
+    assert fig["one"]["log_kept"] == pytest.approx(total, abs=1e-9)
+    assert s["share"] == pytest.approx(part / total) and 0 < s["share"] <= 1
+    # every structural byte of the answer is in those tokens: the rest spell the key and the name
+    rest = b"".join(tok.vocab[t] for j, t in enumerate(sample.token_ids, 1) if j not in positions)
+    assert rest == b"nombre" + sample.bytes[len(b'{"nombre":"'):-2]
+
+
+def test_smc_against_is_verdicts_follow_the_runs(fig):
+    """The «¿Gana el SMC?» paragraph: a verdict per N from the 20 runs' TVs of each method, and
+    "noise" exactly when the difference of means is within two standard errors."""
+    rows = {(r["method"], r["n"]): np.array(r["tvs"]) for r in fig["convergence"]}
+    for n in SIZES:
+        a, b = rows[("is", n)], rows[("smc", n)]
+        assert len(a) == len(b) == RUNS
+        c = fig["comparison"][str(n)]
+        diff, se = a.mean() - b.mean(), math.sqrt(a.var(ddof=1) / RUNS + b.var(ddof=1) / RUNS)
+        assert c["diff"] == pytest.approx(diff) and c["se"] == pytest.approx(se)
+        expected = "smc" if diff > 2 * se else ("is" if diff < -2 * se else "noise")
+        assert c["verdict"] == expected, n
+        assert c["smc_lower_mean"] == (b.mean() < a.mean())
+
+
+def test_the_two_threshold_cell_at_0_2_is_the_convergence_row_at_the_largest_n(fig):
+    """One figure for one configuration: «Dos umbrales» seeds SMC as «Convergencia» does."""
+    assert THRESHOLD_PARTICLES == SIZES[-1]
+    assert fig["thresholds"]["low"]["tv"] == pytest.approx(fig["conv"][f"smc_{SIZES[-1]}"], abs=1e-12)
+
+
+def test_threshold_claims(fig, model, tok, grammar):
+    """High threshold: the protagonist's mean estimate is below the low threshold's and the exact
+    value, it loses its particles in more runs, and the resampling positions are the cell's."""
+    t = fig["thresholds"]
+    assert t["high"]["protagonist"] < t["low"]["protagonist"]
+    assert t["high"]["protagonist"] < t["protagonist_exact"]
+    assert t["lost_more_high"] == (t["high"]["protagonist_lost"] > t["low"]["protagonist_lost"])
+    assert t["high"]["tv"] > t["low"]["tv"]
+    exact = exact_table(enumerate_paths(model, tok, PROMPT, grammar))
+    assert t["protagonist_exact"] == pytest.approx(exact[answer(PROTAGONIST).encode()])
+
+
+def test_the_curves_picture_shows_the_short_name_paying_first(fig, model, tok, grammar):
+    """«se adelantaron»: the protagonist closes its quote before the other name; right then its
+    prefix weighs less by more than the two paths differ at the end; the high threshold
+    resamples right after that position and the low one does not (the prose's branch)."""
+    c = fig["curves"]
+    short, other = c["curves"]
+    assert short["name"] == PROTAGONIST and len(PROTAGONIST) < len(other["name"])
+    assert short["closing"] < other["closing"]
+    at = short["closing"] - 1
+    gap = other["cumulative"][at] - short["cumulative"][at]
+    assert c["gap_at_short_closing"] == pytest.approx(gap) and gap > abs(c["final_gap"])
+    assert c["early"] is True
+    assert c["high_resamples_at_closing"] == (short["closing"] in fig["thresholds"]["high"]["resampled"])
+    assert c["low_resamples_at_closing"] == (short["closing"] in fig["thresholds"]["low"]["resampled"])
+    # the closing quote is forced: '"' is the only token of the vocabulary that starts with a quote
+    assert [v for v in tok.vocab if v.startswith(b'"')] == [b'"']
+
+
+def test_the_20_particle_estimate_of_p_grammar_is_the_cells(fig, model, tok, grammar):
+    """The prose: «4,57·10⁻⁶⁷, 2,5 veces el valor exacto», from the cell «Partículas» (seed 0)."""
+    r = smc(model, tok, PROMPT, grammar, 20, ess_threshold=THRESHOLD, seed=0)
+    assert fig["paths"]["log_z"] == pytest.approx(float(r.log_z[0]), abs=1e-9)
+    assert fig["paths"]["z_ratio"] == pytest.approx(math.exp(r.log_z[0] - fig["exact"]["log_p_grammar"]))
+    z = fig["z_spread"]
+    assert z["min"] <= z["median"] <= z["max"] and 0 <= z["above"] <= z["runs"] == RUNS
+
+
+def test_the_exercise_answer_in_the_solution(fig):
+    e = fig["exercise"]
+    expected = systematic_resample(np.array(e["weights"]) / sum(e["weights"]), e["u"]).tolist()
+    assert e["expected"] == expected
+    # by hand: each point (u + k) / M picks the first cumulative sum above it
+    cumulative = np.cumsum(e["weights"])
+    m = len(e["weights"])
+    assert expected == [int(np.argmax(cumulative > (e["u"] + k) / m)) for k in range(m)]
+    assert e["copies"] == [expected.count(i) for i in range(m)]
+    for w, c in zip(e["weights"], e["copies"]):  # floor(M W) or ceil(M W) copies
+        assert math.floor(m * w) <= c <= math.ceil(m * w)
+
+
+def test_the_high_threshold_is_the_one_the_prose_calls_common(fig):
+    assert fig["high_threshold"] == HIGH_THRESHOLD == 0.5 and fig["threshold"] == THRESHOLD
+
+
+def test_the_mask_does_not_improve_with_n(fig):
+    """«La máscara no mejora con N … cerca de la que da la enumeración exacta»: at the largest N
+    the mask's mean TV is within two standard errors of the runs of the exact q~-to-conditional
+    distance, and no smaller N is farther from it by more than the runs' spread."""
+    rows = {(r["method"], r["n"]): np.array(r["tvs"]) for r in fig["convergence"]}
+    exact_tv = fig["exact"]["tv"]
+    largest = rows[("mask", SIZES[-1])]
+    se = largest.std(ddof=1) / math.sqrt(len(largest))
+    assert abs(largest.mean() - exact_tv) < 2 * se + 0.01
+    means = [rows[("mask", n)].mean() for n in SIZES]
+    assert max(means) - min(means) < 0.05  # flat, against IS's fall of more than 0.2
+    assert rows[("is", SIZES[0])].mean() - rows[("is", SIZES[-1])].mean() > 0.2
