@@ -245,7 +245,7 @@ def test_tokens_cross_several_phases_in_one_step():
     assert [s[0] for s in states] == [":", "value", "value"]
     assert run_bytes(step, start, b"{x")[-1] is None
     html = ByteTrace(step, start, b"{x")._repr_html_()
-    assert "sin salida" in html
+    assert "rechazado" in html
 
 
 def test_compare_masks_names_the_position_of_a_forbidden_token(tok):
