@@ -2,9 +2,9 @@
 
 The build calls :func:`compute_figures` in CPython (see ``sitebuild.figures.lesson_figures``); the page's cells
 compute the same numbers live with the same functions and the same constants (sizes, seeds,
-budgets), which are defined here and in :mod:`lesson.niveles.levels`. The one time the prose
-quotes (:func:`stack`) is this process's measurement, and the prose says so: the cells' precomputed
-outputs run in another process, and their times differ.
+budgets), which are defined here and in :mod:`lesson.niveles.levels`. The prose quotes no time:
+the cells' precomputed outputs run in another process, and times differ between runs; it takes
+only the comparison of :func:`stack`'s time ratio with its positions ratio.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..views import token_label
 from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
-                     inside_braces, matches_parens, measure_level, measure_prompt, p_first_byte,
+                     distinct_states, inside_braces, matches_parens, measure_level, measure_prompt, p_first_byte,
                      retry_arithmetic, stack_cost, with_retries)
 
 # Sizes, seeds and budgets of the page's cells. Level 0's token budget is not a constant: it is
@@ -145,10 +145,16 @@ def nesting(r) -> dict:
             "max_depth": max(counts)}
 
 
-def stack(measured) -> dict:
+def stack(measured, tok) -> dict:
     """Level 4 against level 3 (stack_cost): the positions ratio is deterministic (fixed seeds);
-    the time ratios are this build's wall clock."""
-    return stack_cost(measured[3], measured[4])
+    the time ratios are this build's wall clock. Also each level's positions and the distinct
+    matcher states its answers met (distinct_states: the masks it had to compute)."""
+    out = stack_cost(measured[3], measured[4])
+    grammars = {3: compile_json_schema(SCHEMA), 4: compile_cfg(PARENS_GBNF)}
+    for k, grammar in grammars.items():
+        out[f"positions{k}"] = measured[k].positions
+        out[f"states{k}"] = distinct_states(grammar, measured[k].token_ids, tok.vocab)
+    return out
 
 
 def retries(model, tok) -> dict:
@@ -185,6 +191,6 @@ def compute_figures(model, tok) -> dict:
         "names_level3": schema_names(measured[3]),
         "grammar_examples": measured[4].texts[:3],
         "nesting": nesting(measured[4]),
-        "stack": stack(measured),
+        "stack": stack(measured, tok),
         "fsm": fsm(model, tok),
     }

@@ -178,6 +178,7 @@ class LevelResult:
     check: str = "esquema"
     token_counts: list[int] = field(default_factory=list, repr=False)  # tokens of each answer
     budget_hits: int = 0  # answers stopped by the token budget (level 0), still viable
+    token_ids: list[list[int]] = field(default_factory=list, repr=False)  # each answer's tokens (masked levels)
 
     @property
     def parse_rate(self) -> float:
@@ -213,7 +214,8 @@ def measure_level(model, tok, level: int, name: str, prompt: str, grammar=None, 
     texts = [g.text for g in gens]
     counts = [len(g.token_ids) for g in gens]
     return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(check, texts)),
-                       sum(counts), seconds, texts, check_name, counts)
+                       sum(counts), seconds, texts, check_name, counts,
+                       token_ids=[list(g.token_ids) for g in gens])
 
 
 @functools.cache
@@ -337,6 +339,20 @@ def first_nested(texts: list[str]) -> tuple[int, str] | None:
         if paren_depth(json.loads(t)["nota"]) >= 2:
             return i, t
     return None
+
+
+def distinct_states(grammar, answers: list[list[int]], vocab: list[bytes]) -> int:
+    """Distinct matcher states (``Matcher.state_key``, the key masks are cached under) met before
+    each token of ``answers`` (lists of token ids, each a path of ``grammar``): how many different
+    masks a decoder had to compute for them. Raises what ``Matcher.consume`` raises for a token
+    the grammar does not allow."""
+    keys = set()
+    for tokens in answers:
+        m = grammar.matcher(vocab)
+        for t in tokens:
+            keys.add(m.state_key())
+            m.consume(int(t))
+    return len(keys)
 
 
 def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:

@@ -229,3 +229,27 @@ def test_nice_step_is_the_smallest_round_step_above():
         assert str(step).rstrip("0") in {"1", "2", "25", "5"}
         smaller = [s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500) if s < step]
         assert all(s < x for s in smaller)
+
+
+def test_distinct_states_counts_the_masks_a_decoder_computes(fig, model, tok):
+    from lesson import compile_cfg, compile_json_schema
+    from lesson.niveles.levels import PARENS_GBNF, SCHEMA, distinct_states, matches_parens, measure_level
+    vocab = [bytes([b]) for b in range(256)]
+    ab, ac = [ord("a"), ord("b")], [ord("a"), ord("c")]
+    assert distinct_states(compile_choice(["ab", "ac"]), [ab, ac], vocab) == 2  # start, after «a»
+    assert distinct_states(compile_choice(["ab", "ac"]), [ab], vocab) == 2
+    stack = fig["stack"]
+    for level, grammar, kw in ((3, compile_json_schema(SCHEMA), {"n": 200}),
+                               (4, compile_cfg(PARENS_GBNF), {"n": 100, "check": matches_parens})):
+        r = measure_level(model, tok, level, "x", PROMPT, grammar, seed=0, **kw)
+        assert stack[f"positions{level}"] == r.positions == fig["rows"][level]["positions"]
+        assert stack[f"states{level}"] == distinct_states(grammar, r.token_ids, tok.vocab)
+        # distinct masks (as bytes) can only be fewer than distinct states
+        masks = set()
+        for tokens in r.token_ids[:20]:
+            m = grammar.matcher(tok.vocab)
+            for t in tokens:
+                masks.add(m.mask().tobytes())
+                m.consume(t)
+        assert len(masks) <= stack[f"states{level}"]
+    assert stack["states4"] > stack["states3"]  # the prose: the stack's states repeat less
