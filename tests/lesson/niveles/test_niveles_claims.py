@@ -253,3 +253,17 @@ def test_distinct_states_counts_the_masks_a_decoder_computes(fig, model, tok):
                 m.consume(t)
         assert len(masks) <= stack[f"states{level}"]
     assert stack["states4"] > stack["states3"]  # the prose: the stack's states repeat less
+
+
+def test_the_prose_words_of_levels_2_and_4_hold(fig):
+    """«más de la mitad» (empty objects), «la mayoría» (depth 1) and «apenas anida» (under a tenth)
+    are branches of the template on these relations; here they are stated for the build's figures,
+    so a change that flips one shows up as a changed sentence and this test."""
+    rows = fig["rows"]
+    assert fig["json_mode"]["empty"] * 2 > rows[2]["n"]
+    counts = dict(fig["nesting"]["counts"])
+    assert counts[1] * 2 > rows[4]["n"]
+    assert fig["nesting"]["nested"] * 10 < rows[4]["n"]
+    assert fig["stack"]["seconds"] > 0 and fig["stack"]["positions"] > 1
+    kinds = fig["json_mode"]["kinds"]
+    assert kinds["int"] * 2 > fig["json_mode"]["n_values"]  # «sobre todo números enteros»
