@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from lesson import compile_choice, enumerate_paths
-from lesson.niveles.levels import RETRY_QUESTIONS, retry_arithmetic
+from lesson.niveles.levels import RETRY_QUESTIONS, depth_counts, first_nested, retry_arithmetic
 from lesson.niveles.figures import fsm, levels
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
@@ -94,8 +94,38 @@ def test_page_after_run_all_has_no_serious_accessibility_violations(page):
     assert not violations, describe(violations)
 
 
-def test_cells_question_answered_through_the_ui(page):
-    question = page.locator("[data-testid=quiz-question]#q-cells")
-    question.get_by_role("radio", name="En ninguna.", exact=True).check()
+DEPTHS = """() => [...document.querySelectorAll('[data-testid=depth-table] tr[data-depth]')].map(r =>
+    [+r.dataset.depth, +r.dataset.count])"""
+
+
+def test_pictures_and_the_nested_answer_after_run_all(page, cpython):
+    plot = page.locator("[data-testid=retry-plot]")
+    assert plot.count() == 1 and plot.get_attribute("role") == "img"
+    assert plot.locator("polyline[data-series=per_question]").count() == 1
+    assert plot.locator("polyline[data-series=naive]").count() == 1
+    depths = page.evaluate(DEPTHS)
+    assert depths == [[d, c] for d, c in depth_counts(cpython.levels[4].texts).items()]
+    assert page.locator("[data-testid=depth-plot]").count() == 1
+    index, text = first_nested(cpython.levels[4].texts)
+    output = page.locator("[data-cell=nivel4] [data-testid=cell-output]").inner_text()
+    assert f"la primera que anida es la número {index + 1}: {text}" in output
+
+
+def test_every_question_has_one_right_option_and_feedback_for_each(page):
+    questions = page.locator("[data-testid=quiz-question]")
+    assert questions.count() >= 8
+    for i in range(questions.count()):
+        q = questions.nth(i)
+        assert q.locator("[data-correct=true]").count() == 1, q.get_attribute("id")
+
+
+def test_budget_question_wrong_then_right_through_the_ui(page):
+    question = page.locator("[data-testid=quiz-question]#q-budget")
+    question.get_by_role("radio", name="Que el modelo no sabe escribir el objeto.", exact=True).check()
+    question.get_by_role("button", name="Comprobar").click()
+    assert question.get_attribute("data-result") == "wrong"
+    assert "la más corta necesita" in question.locator("[data-testid=quiz-feedback]").inner_text()
+    question.get_by_role("radio", name="Nada del modelo: con 12 tokens no cabe ninguna respuesta válida.",
+                         exact=True).check()
     question.get_by_role("button", name="Comprobar").click()
     assert question.get_attribute("data-result") == "correct"

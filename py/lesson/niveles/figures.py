@@ -2,26 +2,33 @@
 
 The build calls :func:`compute_figures` in CPython (see ``sitebuild.figures.lesson_figures``); the page's cells
 compute the same numbers live with the same functions and the same constants (sizes, seeds,
-budgets), which are defined here and in :mod:`lesson.niveles.levels`. Times are not quoted in the prose.
+budgets), which are defined here and in :mod:`lesson.niveles.levels`. The prose quotes no time:
+the cells' precomputed outputs run in another process, and times differ between runs; it takes
+only the comparison of :func:`stack`'s time ratio with its positions ratio.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from masker import compile_cfg, compile_choice, compile_json_schema
 
 from ..batch import sample_batch
+from ..course import answer
 from ..enumeration import enumerate_paths
+from ..language import count_language
 from ..views import token_label
 from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
-                     PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, matches_parens, measure_level, measure_prompt,
-                     p_first_byte, retry_arithmetic, with_retries)
+                     PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
+                     distinct_states, inside_braces, matches_parens, measure_level, measure_prompt, p_first_byte,
+                     retry_arithmetic, stack_cost, with_retries)
 
-# Sizes, seeds and budgets of the page's cells.
+# Sizes, seeds and budgets of the page's cells. Level 0's token budget is not a constant: it is
+# the longest token path of any text of SCHEMA's grammar (:func:`prompt_budget`), so every split of
+# every valid compact answer fits.
 N_PROMPT = 200          # level 0, each prompt
-PROMPT_TOKENS = 12      # level 0: at most this many tokens per unmasked answer
 N_JSON = 100            # level 2
 JSON_TOKENS = 120       # level 2: token budget per answer
 N_SCHEMA = 200          # level 3
@@ -39,12 +46,35 @@ FSM_PROMPT = "Conjuga un verbo. Responde en JSON.\n"
 FSM_ANSWERS = 12
 
 
+def prompt_budget(tok) -> int:
+    """Level 0's token budget: the tokens of the longest token path that spells a text of SCHEMA's
+    grammar (``count_language``'s ``longest_tokens``; every text byte by byte, at most)."""
+    return count_language(compile_json_schema(SCHEMA), tok.vocab).longest_tokens
+
+
+def fit(tok) -> dict:
+    """What a valid answer needs: per name, the fewest tokens of its compact answer
+    (:func:`fewest_tokens`), their smallest and largest, and level 0's budget."""
+    fewest = {n: fewest_tokens(answer(n), tok.vocab) for n in NAMES}
+    shortest = min(NAMES, key=lambda n: fewest[n])
+    return {"fewest": fewest, "min": fewest[shortest], "min_name": shortest,
+            "max": max(fewest.values()), "budget": prompt_budget(tok)}
+
+
+def exact_schema(model, tok) -> dict:
+    """p(G | x) of SCHEMA's grammar by exact enumeration (as «La máscara» computes it for the same
+    five compact answers), the expected tries 1/p, and how many valid answers N_PROMPT tries expect."""
+    e = enumerate_paths(model, tok, PROMPT, compile_json_schema(SCHEMA))
+    return {"p": e.p_grammar, "tries": e.expected_tries, "n": N_PROMPT, "expected_valid": N_PROMPT * e.p_grammar}
+
+
 def levels(model, tok) -> dict:
     """The five levels measured as the page's cells measure them (LevelResult per level)."""
+    budget = prompt_budget(tok)
     return {
-        0: measure_prompt(model, tok, PROMPT, n=N_PROMPT, seed=SEED, max_tokens=PROMPT_TOKENS),
+        0: measure_prompt(model, tok, PROMPT, n=N_PROMPT, seed=SEED, max_tokens=budget),
         "few": measure_prompt(model, tok, FEW_SHOT_PROMPT, n=N_PROMPT, seed=SEED,
-                              max_tokens=PROMPT_TOKENS, name="pedirlo con ejemplos"),
+                              max_tokens=budget, name="pedirlo con ejemplos"),
         2: measure_level(model, tok, 2, "modo JSON", PROMPT, compile_cfg(JSON_MODE_GBNF), n=N_JSON,
                          seed=SEED, max_tokens=JSON_TOKENS, stop_at_accept=True),
         3: measure_level(model, tok, 3, "esquema", PROMPT, compile_json_schema(SCHEMA), n=N_SCHEMA,
@@ -58,22 +88,6 @@ def row(r) -> dict:
     return {"level": r.level, "name": r.name, "n": r.n, "parsed": r.parsed, "matched": r.matched,
             "parse_rate": r.parse_rate, "schema_rate": r.schema_rate, "positions": r.positions,
             "calls_per_valid": r.calls_per_valid if r.matched else None}
-
-
-def inside_braces(texts: list[str]) -> dict:
-    """What JSON mode's answers hold: how many are the empty object, how many keys in all, how
-    many values of each JSON type, and the first few non-empty answers."""
-    values = [json.loads(t) for t in texts]
-    kinds: dict[str, int] = {}
-    keys = 0
-    for v in values:
-        for item in v.values():
-            kind = type(item).__name__
-            kinds[kind] = kinds.get(kind, 0) + 1
-        keys += len(v)
-    return {"empty": sum(1 for v in values if v == {}), "n_values": keys, "kinds": kinds,
-            "examples": [t for t in texts if t != "{}"][:4],
-            "with_nombre": sum(1 for v in values if "nombre" in v)}
 
 
 def unbounded_json(model, tok) -> dict:
@@ -104,44 +118,79 @@ def fsm(model, tok) -> dict:
             "quote_steps": len(run_bytes(step, ("key", 0, b'"verbo'), b'":"'))}
 
 
+def unmasked(r) -> dict:
+    """Level 0's answers: how many stopped at their first token, how many the budget stopped, and
+    the one that lasted longest in tokens (the first such), with its token count."""
+    longest = max(range(r.n), key=lambda i: r.token_counts[i])
+    return {"first_token": sum(1 for c in r.token_counts if c == 1), "budget_hits": r.budget_hits,
+            "longest": r.texts[longest], "longest_tokens": r.token_counts[longest],
+            "longest_chars": len(r.texts[longest]),
+            "longest_is_widest": len(r.texts[longest]) == max(map(len, r.texts))}
+
+
+def schema_names(r) -> dict:
+    """Level 3's answers per name, most frequent first (ties in NAMES order), and the top one."""
+    counts = Counter(json.loads(t)["nombre"] for t in r.texts)
+    ranked = sorted(NAMES, key=lambda n: (-counts[n], NAMES.index(n)))
+    return {"counts": {n: counts[n] for n in ranked}, "top": ranked[0], "top_count": counts[ranked[0]]}
+
+
+def nesting(r) -> dict:
+    """Level 4's notes by depth (depth_counts, as [depth, answers] pairs: JSON keys would be
+    strings), the first nested answer and how many nest."""
+    counts = depth_counts(r.texts)
+    nested = first_nested(r.texts)
+    return {"counts": [[d, c] for d, c in counts.items()], "nested": sum(c for d, c in counts.items() if d >= 2),
+            "first_nested": None if nested is None else {"index": nested[0], "text": nested[1]},
+            "max_depth": max(counts)}
+
+
+def stack(measured, tok) -> dict:
+    """Level 4 against level 3 (stack_cost): the positions ratio is deterministic (fixed seeds);
+    the time ratios are this build's wall clock. Also each level's positions and the distinct
+    matcher states its answers met (distinct_states: the masks it had to compute)."""
+    out = stack_cost(measured[3], measured[4])
+    grammars = {3: compile_json_schema(SCHEMA), 4: compile_cfg(PARENS_GBNF)}
+    for k, grammar in grammars.items():
+        out[f"positions{k}"] = measured[k].positions
+        out[f"states{k}"] = distinct_states(grammar, measured[k].token_ids, tok.vocab)
+    return out
+
+
+def retries(model, tok) -> dict:
+    """Level 1's questions with their exact p_i, the arithmetic for k = 1..5, the easiest and the
+    hardest question (argmax and argmin of p_i)."""
+    ps = [enumerate_paths(model, tok, q, compile_choice(texts)).p_grammar for q, texts in RETRY_QUESTIONS]
+    easiest = max(range(len(ps)), key=lambda i: ps[i])
+    hardest = min(range(len(ps)), key=lambda i: ps[i])
+    return {"questions": [{"prompt": q, "texts": t, "p": p} for (q, t), p in zip(RETRY_QUESTIONS, ps)],
+            "rows": retry_arithmetic(ps), "mean_p": sum(ps) / len(ps), "easiest": easiest,
+            "hardest": hardest, "easiest_p": ps[easiest], "zero": ps[hardest],
+            "zero_prompt": RETRY_QUESTIONS[hardest][0], "hardest_is_json": RETRY_QUESTIONS[hardest][0] == PROMPT,
+            "n_questions": len(ps)}
+
+
 def compute_figures(model, tok) -> dict:
     """All figures of the lesson as JSON-ready data (floats unrounded; the templates format them)."""
     measured = levels(model, tok)
     measured[1] = with_retries(measured[0], RETRY_TRIES)
-    ps = [enumerate_paths(model, tok, q, compile_choice(texts)).p_grammar for q, texts in RETRY_QUESTIONS]
-    arithmetic = retry_arithmetic(ps)
     p_brace, p_brace_few = p_first_byte(model, tok, PROMPT), p_first_byte(model, tok, FEW_SHOT_PROMPT)
-    zero = min(range(len(ps)), key=lambda i: ps[i])
     return {
         "prompt": PROMPT, "few_shot_prompt": FEW_SHOT_PROMPT, "names": NAMES,
         "schema": json.dumps(SCHEMA, ensure_ascii=False),
-        "sizes": {"prompt": N_PROMPT, "prompt_tokens": PROMPT_TOKENS, "json": N_JSON,
-                  "json_tokens": JSON_TOKENS, "schema": N_SCHEMA, "grammar": N_GRAMMAR,
-                  "tries": RETRY_TRIES},
+        "sizes": {"prompt": N_PROMPT, "json": N_JSON, "json_tokens": JSON_TOKENS, "schema": N_SCHEMA,
+                  "grammar": N_GRAMMAR, "tries": RETRY_TRIES},
+        "fit": fit(tok), "exact": exact_schema(model, tok),
         "brace": {"p": p_brace, "p_few": p_brace_few, "ratio": p_brace_few / p_brace},
         "rows": [row(measured[k]) for k in (0, 1, 2, 3, 4)],
         "few": row(measured["few"]),
-        "unmasked_examples": [t for t in measured[0].texts if len(t.strip()) > 1][:3],
-        "few_examples": [t for t in measured["few"].texts if len(t.strip()) > 1][:3],
-        "longest_unmasked": max(measured[0].texts, key=len),
-        "one_token": sum(1 for t in measured[0].texts if len(tok.encode(t)) <= 1),
-        "retry": {"questions": [{"prompt": q, "texts": t, "p": p} for (q, t), p in zip(RETRY_QUESTIONS, ps)],
-                  "rows": arithmetic, "mean_p": sum(ps) / len(ps), "zero": ps[zero],
-                  "zero_prompt": RETRY_QUESTIONS[zero][0]},
+        "unmasked": unmasked(measured[0]),
+        "retry": retries(model, tok),
         "json_mode": inside_braces(measured[2].texts),
         "unbounded": unbounded_json(model, tok),
+        "names_level3": schema_names(measured[3]),
         "grammar_examples": measured[4].texts[:3],
+        "nesting": nesting(measured[4]),
+        "stack": stack(measured, tok),
         "fsm": fsm(model, tok),
-        "quiz": quiz_toy(),
     }
-
-
-QUIZ_PS = [0.5, 0.0]  # two questions: one the model answers half the time, one never
-QUIZ_K = 5
-
-
-def quiz_toy() -> dict:
-    """The quiz's retry question: failure after QUIZ_K tries, per question and naive."""
-    r = retry_arithmetic(QUIZ_PS, [QUIZ_K])[0]
-    return {"ps": QUIZ_PS, "k": QUIZ_K, "per_question": r["per_question"], "naive": r["naive"],
-            "mean_p": sum(QUIZ_PS) / len(QUIZ_PS), "easy_fail": (1 - QUIZ_PS[0]) ** QUIZ_K}

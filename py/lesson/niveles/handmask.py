@@ -114,7 +114,7 @@ class ByteTrace:
     def _repr_html_(self) -> str:
         rows = [f"<tr><td></td><td><code>{escape(self.describe(self.start))}</code></td></tr>"]
         for b, s in zip(self.data, self.states):
-            after = "sin salida" if s is None else self.describe(s)
+            after = "rechazado: ningún texto sigue" if s is None else self.describe(s)
             rows.append(f'<tr><td><span class="tok">{escape(token_label(bytes([b])))}</span></td>'
                         f"<td><code>{escape(after)}</code></td></tr>")
         return styled(_scroll("bytes y estados") + '<table class="levels byte-trace">'

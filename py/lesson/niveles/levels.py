@@ -27,10 +27,11 @@ from masker import compile_cfg
 from minigpt.gpt import softmax
 
 from ..batch import sample_batch
-from ..course import NAMES, PROMPT
+from ..course import NAMES, PROMPT, answer  # noqa: F401  (answer: re-exported for the cells)
 from ..early_abort import sample_until_invalid
 from ..numbers import es_decimal, es_int, es_percent, es_sci
 from ..views import _scroll, styled
+from .pictures import retry_figure
 
 # The schema the question intends: one key, one of five names (JSON Schema 2020-12).
 SCHEMA = {"type": "object", "properties": {"nombre": {"enum": NAMES}},
@@ -175,6 +176,9 @@ class LevelResult:
     seconds: float
     texts: list[str] = field(default_factory=list, repr=False)
     check: str = "esquema"
+    token_counts: list[int] = field(default_factory=list, repr=False)  # tokens of each answer
+    budget_hits: int = 0  # answers stopped by the token budget (level 0), still viable
+    token_ids: list[list[int]] = field(default_factory=list, repr=False)  # each answer's tokens (masked levels)
 
     @property
     def parse_rate(self) -> float:
@@ -208,8 +212,10 @@ def measure_level(model, tok, level: int, name: str, prompt: str, grammar=None, 
                         stop_at_accept=stop_at_accept)
     seconds = time.perf_counter() - start
     texts = [g.text for g in gens]
+    counts = [len(g.token_ids) for g in gens]
     return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(check, texts)),
-                       sum(len(g.token_ids) for g in gens), seconds, texts, check_name)
+                       sum(counts), seconds, texts, check_name, counts,
+                       token_ids=[list(g.token_ids) for g in gens])
 
 
 @functools.cache
@@ -218,13 +224,31 @@ def json_text_grammar():
     return compile_cfg(JSON_TEXT_GBNF)
 
 
+def fewest_tokens(text: str | bytes, vocab: list[bytes]) -> int:
+    """The fewest tokens of ``vocab`` (bytes per token id) whose bytes spell ``text`` (UTF-8 for a
+    str): a shortest path over byte offsets, O(len(text) * len(vocab)). Raises ValueError when no
+    split exists (a byte no token starts with)."""
+    data = text.encode() if isinstance(text, str) else bytes(text)
+    best = [0] + [math.inf] * len(data)  # best[i]: fewest tokens that spell data[:i]
+    for i in range(len(data)):
+        if best[i] == math.inf:
+            continue
+        for piece in vocab:
+            if piece and data.startswith(piece, i) and best[i] + 1 < best[i + len(piece)]:
+                best[i + len(piece)] = best[i] + 1
+    if best[-1] == math.inf:
+        raise ValueError(f"no split of {data!r} into tokens of the vocabulary")
+    return int(best[-1])
+
+
 def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_tokens: int = 12,
                    level: int = 0, name: str = "pedirlo en el prompt") -> LevelResult:
     """Level 0: ``n`` unmasked answers to ``prompt`` (temperature 1), each stopped at
     ``max_tokens`` tokens or as soon as it can no longer be read by ``json.loads``
     (:func:`lesson.sample_until_invalid` watching :data:`JSON_TEXT_GBNF`: the harness checks, it
     does not mask), then read with ``json.loads`` and checked with :func:`matches_schema`.
-    ``positions`` counts the tokens actually generated. Raises what ``sample_until_invalid``
+    ``positions`` counts the tokens actually generated, ``token_counts`` each answer's and
+    ``budget_hits`` the answers that ``max_tokens`` stopped while they could still become JSON. Raises what ``sample_until_invalid``
     raises (ValueError for n < 1, max_tokens < 1, a prompt without room)."""
     start = time.perf_counter()
     run = sample_until_invalid(model, tok, prompt, json_text_grammar(), n=n, seed=seed,
@@ -232,7 +256,8 @@ def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_
     seconds = time.perf_counter() - start
     texts = [t.decode("utf-8", errors="replace") for t in run.texts]
     return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(matches_schema, texts)),
-                       sum(run.tokens), seconds, texts)
+                       sum(run.tokens), seconds, texts, token_counts=list(run.tokens),
+                       budget_hits=sum(s == "budget" for s in run.status))
 
 
 def with_retries(tries: LevelResult, k: int = RETRY_TRIES, level: int = 1,
@@ -271,6 +296,77 @@ def p_first_byte(model, tok, prompt: str, byte: bytes = b"{") -> float:
     return float(sum(p[t] for t, piece in enumerate(tok.vocab) if piece.startswith(byte)))
 
 
+def inside_braces(texts: list[str]) -> dict:
+    """What JSON mode's answers hold (each text a JSON object): ``empty`` (answers that are
+    ``{}``), ``n_values`` (values of the top-level keys, all answers), ``kinds`` (values per Python
+    type name: int, str, NoneType...), ``examples`` (the first four non-empty answers) and
+    ``with_nombre`` (answers with the key "nombre"). Raises ValueError for a text that does not parse."""
+    values = [json.loads(t) for t in texts]
+    kinds: dict[str, int] = {}
+    for v in values:
+        for item in v.values():
+            kinds[type(item).__name__] = kinds.get(type(item).__name__, 0) + 1
+    return {"empty": sum(1 for v in values if v == {}), "n_values": sum(len(v) for v in values),
+            "kinds": kinds, "examples": [t for t in texts if t != "{}"][:4],
+            "with_nombre": sum(1 for v in values if "nombre" in v)}
+
+
+def paren_depth(note: str) -> int:
+    """The deepest nesting of parentheses in ``note``: 0 without any, 1 for ``(a b)``, 2 for
+    ``((a) b)``. Counts ``(`` up and ``)`` down; it does not check balance (:func:`balanced_group`
+    does)."""
+    depth = deepest = 0
+    for ch in note:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest
+
+
+def depth_counts(texts: list[str]) -> dict[int, int]:
+    """Level 4's answers by the depth of their note: {depth: answers}, every depth from 1 to the
+    deepest (0 where none), in order. Raises ValueError / KeyError for a text that is not an
+    object with a "nota"."""
+    depths = [paren_depth(json.loads(t)["nota"]) for t in texts]
+    return {d: depths.count(d) for d in range(1, max(depths, default=0) + 1)}
+
+
+def first_nested(texts: list[str]) -> tuple[int, str] | None:
+    """(index, text) of the first answer whose note nests (depth 2 or more); None if none does."""
+    for i, t in enumerate(texts):
+        if paren_depth(json.loads(t)["nota"]) >= 2:
+            return i, t
+    return None
+
+
+def distinct_states(grammar, answers: list[list[int]], vocab: list[bytes]) -> int:
+    """Distinct matcher states (``Matcher.state_key``, the key masks are cached under) met before
+    each token of ``answers`` (lists of token ids, each a path of ``grammar``): how many different
+    masks a decoder had to compute for them. Raises what ``Matcher.consume`` raises for a token
+    the grammar does not allow."""
+    keys = set()
+    for tokens in answers:
+        m = grammar.matcher(vocab)
+        for t in tokens:
+            keys.add(m.state_key())
+            m.consume(int(t))
+    return len(keys)
+
+
+def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:
+    """How much more a level with a pushdown grammar cost than one with a DFA, as ratios of
+    ``stack`` to ``dfa``: ``positions`` (model positions per valid answer), ``seconds`` (time per
+    valid answer) and ``seconds_per_position``. Times are wall clock (noisy). Raises ValueError
+    when either level has no valid answer or took no time."""
+    if not (dfa.matched and stack.matched and dfa.seconds > 0 and stack.seconds > 0):
+        raise ValueError("both levels need valid answers and a measured time")
+    return {"positions": stack.calls_per_valid / dfa.calls_per_valid,
+            "seconds": stack.seconds_per_valid / dfa.seconds_per_valid,
+            "seconds_per_position": (stack.seconds / stack.positions) / (dfa.seconds / dfa.positions)}
+
+
 # ---------------------------------------------------------------- level 1: retries
 
 def retry_arithmetic(ps, ks=range(1, 6)) -> list[dict]:
@@ -290,8 +386,9 @@ def retry_arithmetic(ps, ks=range(1, 6)) -> list[dict]:
 
 
 class RetryTable:
-    """The retry arithmetic as a table: the questions with their p_i, then per k both failure
-    rates. ``questions``: list of (prompt, valid starts, p_i)."""
+    """The retry arithmetic as a picture (:func:`lesson.niveles.pictures.retry_figure`) and two
+    tables: the questions with their p_i, then per k both failure rates. ``questions``: list of
+    (prompt, valid starts, p_i)."""
 
     def __init__(self, questions, ks=range(1, 6)):
         self.questions = [(str(q), list(texts), float(p)) for q, texts, p in questions]
@@ -309,7 +406,8 @@ class RetryTable:
                      f'<td class="num">{_prob(r["per_question"])}</td>'
                      f'<td class="num">{_prob(r["naive"])}</td></tr>' for r in self.rows)
         return styled(
-            _scroll("tasas de éxito por pregunta") + '<table class="levels" data-testid="retry-questions">'
+            retry_figure(self.rows, [p for _, _, p in self.questions])
+            + _scroll("tasas de éxito por pregunta") + '<table class="levels" data-testid="retry-questions">'
             "<caption>Tasa de éxito de un intento, por pregunta (exacta, por enumeración)</caption>"
             "<thead><tr><th scope='col'>pregunta</th><th scope='col'>válida si empieza por</th>"
             f"<th scope='col'>p<sub>i</sub></th><th scope='col'>falla {last} veces seguidas</th>"
@@ -333,22 +431,27 @@ def _prob(p: float) -> str:
 
 
 def _per_valid(x: float, unit: str = "") -> str:
-    if not math.isfinite(x):
-        return "∞ (ninguna válida)"
+    """A cost per valid answer (finite: a level without valid answers has no such cost; see
+    :func:`_not_measured`)."""
     if x >= 1e6:
         return es_sci(x, 2) + unit
     return es_decimal(x, 1 if x >= 10 else 3) + unit
 
 
 def _ms(seconds: float) -> str:
-    if not math.isfinite(seconds):
-        return "∞ (ninguna válida)"
     return _per_valid(seconds * 1000, " ms")
+
+
+def _not_measured(n: int) -> str:
+    """The cost cell of a level where none of ``n`` answers was valid: not infinite, unmeasured."""
+    return f"sin medir: 0 válidas de {es_int(n)}"
 
 
 class LevelsTable:
     """The measured table: one row per level (``tr[data-level]`` with ``data-n``,
-    ``data-parse-rate`` and ``data-schema-rate``, decimals in [0, 1]; test hooks)."""
+    ``data-parse-rate`` and ``data-schema-rate``, decimals in [0, 1]; test hooks). A level with no
+    valid answer gets «sin medir» in its cost columns: its cost per valid answer is finite
+    (1/p tries) but these samples cannot measure it."""
 
     def __init__(self, results):
         self.results = list(results)
@@ -362,8 +465,9 @@ class LevelsTable:
                 f'<td>{escape(r.name)}</td><td class="num">{es_int(r.n)}</td>'
                 f'<td class="num">{_percent(r.parse_rate)}</td>'
                 f'<td class="num">{_percent(r.schema_rate)}</td>'
-                f'<td class="num">{_per_valid(r.calls_per_valid)}</td>'
-                f'<td class="num">{_ms(r.seconds_per_valid)}</td></tr>')
+                + (f'<td class="num">{_per_valid(r.calls_per_valid)}</td>'
+                   f'<td class="num">{_ms(r.seconds_per_valid)}</td></tr>' if r.matched else
+                   f'<td class="num" colspan="2">{_not_measured(r.n)}</td></tr>'))
         return styled(
             _scroll("tabla de niveles") + '<table class="levels" data-testid="levels-table">'
             "<caption>Cada nivel, medido en esta página</caption><thead><tr>"
