@@ -236,7 +236,8 @@ def crossings(dfa, vocab: list[bytes], state: int = 0) -> list[Crossing]:
 
 class CrossingTable:
     """The tokens allowed after ``prefix`` with the DFA states each one walks, most edges first
-    (``limit`` rows). Test hook: ``[data-testid=crossings]`` with ``data-allowed``."""
+    (``limit`` rows, and the rows tied with the last of them: :meth:`shown`). Test hook:
+    ``[data-testid=crossings]`` with ``data-allowed`` and ``data-shown``."""
 
     def __init__(self, grammar, vocab: list[bytes], prefix: str | bytes = b"", limit: int = 8):
         data = prefix.encode("utf-8") if isinstance(prefix, str) else bytes(prefix)
@@ -245,16 +246,28 @@ class CrossingTable:
         self.prefix, self.vocab, self.limit = data, vocab, limit
         self.rows = crossings(grammar.automaton, vocab, matcher.state)
 
+    def shown(self) -> list[Crossing]:
+        """The rows shown: the first ``limit``, and every row tied in edges with the last of them
+        (so that «the ones that cross the most edges» is true of the rows shown)."""
+        if len(self.rows) <= self.limit:
+            return list(self.rows)
+        cut = self.rows[self.limit - 1].edges
+        return [c for i, c in enumerate(self.rows) if i < self.limit or c.edges == cut]
+
     def _repr_html_(self) -> str:
+        shown = self.shown()
         rows = "".join(
             f"<tr><td>{token_html(self.vocab, c.token)}</td><td class='num'>{c.edges}</td>"
             f"<td>{' → '.join(map(str, c.path))}</td><td>{'sí' if c.partial else ''}</td></tr>"
-            for c in self.rows[:self.limit])
+            for c in shown)
+        which = ("todos, de más a menos aristas" if len(shown) == len(self.rows)
+                 else f"los {len(shown)} que recorren más aristas (con los empates)")
         return styled(
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="Tokens y aristas" '
-            f'data-testid="crossings" data-allowed="{len(self.rows)}"><table class="compact-table">'
+            f'data-testid="crossings" data-allowed="{len(self.rows)}" data-shown="{len(shown)}">'
+            '<table class="compact-table">'
             f'<caption>Tras «{escape(token_label(self.prefix))}»: {len(self.rows)} tokens permitidos; '
-            f'los {min(self.limit, len(self.rows))} que recorren más aristas</caption><thead><tr>'
+            f'{which}</caption><thead><tr>'
             '<th scope="col">token</th><th scope="col">aristas</th><th scope="col">estados</th>'
             '<th scope="col">acaba a mitad de carácter</th></tr></thead><tbody>'
             + rows + "</tbody></table></div>")

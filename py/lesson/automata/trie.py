@@ -42,7 +42,12 @@ class TrieWalk:
     (one per trie edge tried); ``brute_steps``: the steps of running every token on its own until its
     first dead byte; ``vocab_bytes``: the bytes of the whole vocabulary (the brute-force bound,
     |V| x mean token length); ``pruned_tokens``: tokens discarded with a whole subtree, at the dead
-    byte that starts it (every token not allowed); ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``)."""
+    byte that starts it (every token not allowed), split as ``pruned_root`` (in the root's dead
+    branches) + ``pruned_inside`` (below a dead byte inside a live branch), and again as
+    ``refused_visited`` (tokens at the node of a dead edge: the walk spent one step on their last
+    byte) + ``unvisited`` (tokens strictly below a dead edge: no step ever reaches them);
+    ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``, with
+    ``data-pruned``, ``data-pruned-root``, ``data-pruned-inside`` and ``data-unvisited``)."""
     allowed: list[int]
     steps: int
     brute_steps: int
@@ -51,6 +56,18 @@ class TrieWalk:
     branches: list[Branch] = field(default_factory=list)
     vocab: list[bytes] = field(default_factory=list, repr=False)
     limit: int = 12
+    refused_visited: int = 0
+    unvisited: int = 0
+
+    @property
+    def pruned_root(self) -> int:
+        """Tokens in the root's dead branches (each branch costs one step, its first byte)."""
+        return sum(b.tokens for b in self.branches if not b.alive)
+
+    @property
+    def pruned_inside(self) -> int:
+        """Tokens discarded below a dead byte inside a live branch of the root."""
+        return self.pruned_tokens - self.pruned_root
 
     def _repr_html_(self) -> str:
         shown = sorted(self.branches, key=lambda b: (not b.alive, -b.tokens))[:self.limit]
@@ -61,12 +78,17 @@ class TrieWalk:
         dead = [b for b in self.branches if not b.alive]
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
-            f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}">'
+            f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
+            f'data-pruned="{self.pruned_tokens}" data-pruned-root="{self.pruned_root}" '
+            f'data-pruned-inside="{self.pruned_inside}" data-unvisited="{self.unvisited}">'
             f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata; fuerza '
             f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
-            f'{es_int(len(self.allowed))} tokens permitidos; {len(dead)} de {len(self.branches)} ramas de la '
-            f'raíz mueren en su primer byte y descartan de golpe sus {es_int(sum(b.tokens for b in dead))} tokens; '
-            f'en total se descartan {es_int(self.pruned_tokens)}, por subárboles enteros, sin recorrerlos uno a uno.</p>'
+            f'{es_int(len(self.allowed))} tokens permitidos y {es_int(self.pruned_tokens)} descartados: '
+            f'{es_int(self.pruned_root)} en {len(dead)} de las {len(self.branches)} ramas de la raíz, que mueren en su '
+            f'primer byte (un paso cada una) y {es_int(self.pruned_inside)} dentro de las ramas vivas. '
+            f'{es_int(self.refused_visited)} de los descartados se tocan una vez: el recorrido lee el byte que '
+            f'lleva a su nodo y el autómata muere ahí; los otros {es_int(self.unvisited)} cuelgan por debajo de '
+            f'un nodo muerto y el recorrido no llega a visitarlos.</p>'
             '<div class="table-scroll" tabindex="0" role="region" aria-label="Ramas del trie">'
             '<table class="compact-table"><caption>Ramas de la raíz (las vivas primero)</caption><thead><tr>'
             '<th scope="col">primer byte</th><th scope="col">estado</th><th scope="col">tokens</th>'
@@ -83,12 +105,13 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
     size = [len(t) for t in tokens]  # tokens in each subtree (children have higher node numbers)
     for node in range(trie.n_nodes - 1, -1, -1):
         size[node] += sum(size[c] for _, c in children[node])
-    allowed, branches, pruned = [], [], 0
+    allowed, branches, pruned, refused = [], [], 0, 0
     for byte, child in children[0]:
         nxt = automaton.step(state, byte)
         steps, found = 1, 0
         if nxt is None:
             pruned += size[child]
+            refused += len(tokens[child])
         else:
             found = len(tokens[child])
             allowed.extend(tokens[child])
@@ -100,6 +123,7 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
                     s2 = automaton.step(st, b)
                     if s2 is None:
                         pruned += size[c]
+                        refused += len(tokens[c])
                         continue
                     allowed.extend(tokens[c])
                     found += len(tokens[c])
@@ -115,7 +139,7 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
             if st is None:
                 break
     return TrieWalk(sorted(allowed), sum(b.steps for b in branches), brute, sum(map(len, vocab)),
-                    pruned, branches, vocab)
+                    pruned, branches, vocab, refused_visited=refused, unvisited=pruned - refused)
 
 
 # ---------------------------------------------------------------- the per-state index
