@@ -7,6 +7,7 @@ defaults of the cells. Figures from elsewhere (``PUBLISHED``) carry their source
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -65,6 +66,28 @@ def months_figures() -> dict:
     twelve texts (``masker.literal_dfa``), against their total length in bytes."""
     texts = [m.encode() for m in MONTHS]
     return {"months_bytes": sum(map(len, texts)), "months_states": literal_set_dfa(texts)[0].n_states}
+
+
+WORD_U = r"[a-zñáéíóúü]+"  # the word class with one more two-byte letter (ü: C3 BC), for a quiz
+ORDER_KEYS = [1, 2, 3, 4, 5]  # objects of k keys ("a":0, "b":0, …), in a fixed order or in any order
+
+
+def keys_regex(k: int, any_order: bool) -> str:
+    """An object with the k keys ``"a":0``, ``"b":0``, … each exactly once, in the order of the
+    alphabet or in any order (every permutation, as a regex alternation)."""
+    keys = [f'"{chr(97 + i)}":0' for i in range(k)]
+    orders = itertools.permutations(keys) if any_order else [keys]
+    return "|".join("\\{" + ",".join(o) + "\\}" for o in orders)
+
+
+def order_figures() -> dict:
+    """Minimal DFA states of an object of k keys, fixed order against any order (the quiz on the
+    index): the first grows by a constant per key, the second more than doubles."""
+    fixed = [compile_regex(keys_regex(k, False)).automaton.n_states for k in ORDER_KEYS]
+    anyo = [compile_regex(keys_regex(k, True)).automaton.n_states for k in ORDER_KEYS]
+    return {"keys": ORDER_KEYS, "fixed": fixed, "any": anyo,
+            "fixed_steps": sorted({b - a for a, b in zip(fixed, fixed[1:])}),
+            "any_doubles": all(b >= 2 * a for a, b in zip(anyo, anyo[1:]))}
 
 
 def crossing_figures(vocab) -> dict:
@@ -202,5 +225,6 @@ def compute_figures(model, tok) -> dict:
         "crossing": crossing_figures(vocab), "walk": walk_figures(vocab), "stack": stack_figures(),
         "fast": fast_forward_figures(model, tok), "phone": phone_figures(model, tok),
         "phone_pattern": PHONE, "phone_prompt": PHONE_PROMPT, "schema_max": SCHEMA["properties"]["nombre"]["maxLength"],
-        "vocab_size": len(vocab), "month_count": len(MONTHS),
+        "vocab_size": len(vocab), "month_count": len(MONTHS), "order": order_figures(),
+        "word_u": route_figures(WORD_U),
     }

@@ -156,8 +156,9 @@ class DfaDiagram:
         label = (f"Diagrama del autómata: {dfa.n_states} estados, {n_acc} de aceptación"
                  + (f" ({self.title})" if self.title else ""))
         return (f'<svg class="dfa-diagram" data-testid="dfa-diagram" data-states="{dfa.n_states}" '
-                f'data-accepting="{n_acc}" role="img" aria-label="{escape(label)}" width="{width:.0f}" '
-                f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}">{"".join(parts)}</svg>')
+                f'data-accepting="{n_acc}" role="img" aria-label="{escape(label)}" '
+                f'style="width:100%;max-width:{width:.0f}px;height:auto" '
+                f'viewBox="0 0 {width:.0f} {height:.0f}"><title>{escape(label)}</title>{"".join(parts)}</svg>')
 
     def _edge(self, a, b, loop: bool, short: str, full: str) -> str:
         r = self.R
@@ -184,6 +185,19 @@ class DfaDiagram:
                 f'<text class="dfa-label" x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}">{escape(short)}'
                 f'</text>{tip}</g>')
 
+    def transitions_html(self) -> str:
+        """The diagram as text: one row per drawn arrow (state, bytes, next state), for a reader who
+        cannot see the picture (``[data-testid=dfa-transitions]``)."""
+        rows = "".join(
+            f"<tr><td class='num'>{s}{' (aceptación)' if self.dfa.accepting[s] else ''}</td>"
+            f"<td><code>{escape(bytes_label(v, limit=99)[0])}</code></td>"
+            f"<td class='num'>{t}{' (aceptación)' if self.dfa.accepting[t] else ''}</td></tr>"
+            for (s, t), v in sorted(dfa_edges(self.dfa).items()))
+        return ('<details class="dfa-transitions"><summary>Las aristas, en texto</summary>'
+                '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
+                '<th scope="col">desde</th><th scope="col">bytes</th><th scope="col">hasta</th>'
+                f'</tr></thead><tbody>{rows}</tbody></table></details>')
+
     def _repr_html_(self) -> str:
         caption = escape(self.title) if self.title else ""
         return styled(f'<figure class="dfa-figure"><div class="table-scroll" tabindex="0" role="region" '
@@ -191,7 +205,7 @@ class DfaDiagram:
                       f'<figcaption>{caption} {self.dfa.n_states} estados, {sum(self.dfa.accepting)} de '
                       'aceptación (círculo doble); la flecha sin origen entra en el estado inicial 0. '
                       'Cada arista lleva los bytes que la recorren: los de ASCII visibles tal cual, los '
-                      'demás en hexadecimal.</figcaption></figure>')
+                      'demás en hexadecimal.</figcaption>' + self.transitions_html() + '</figure>')
 
 
 # ---------------------------------------------------------------- tokens cross transitions
