@@ -18,7 +18,7 @@
 The page's cells import from this package: ``from lesson.automata import regex_route``.
 """
 
-from .dfa_check import DfaCheck, check_dfa, check_phone_dfa
+from .dfa_check import PHONE, DfaCheck, check_dfa, check_phone_dfa
 from .forced import FastForwardComparison, compare_fast_forward, path_probability
 from .phones import PhoneCheck
 from .route import CrossingTable, DfaDiagram, RegexRoute, crossings, regex_route
@@ -26,8 +26,8 @@ from .stack import NESTED_GBNF, StackPlot, bounded_regex, nested_prefix, stack_g
 from ..views import is_partial
 from .trie import MaskIndex, TrieWalk, mask_timings, trie_walk
 
-__all__ = ["CrossingTable", "DfaCheck", "DfaDiagram", "FastForwardComparison", "MaskIndex", "NESTED_GBNF",
-           "PhoneCheck", "RegexRoute", "StackPlot", "TrieWalk", "bounded_regex", "check_dfa",
-           "check_phone_dfa", "compare_fast_forward",
-           "crossings", "is_partial", "mask_timings", "nested_prefix", "path_probability", "regex_route",
-           "stack_growth", "trie_walk"]
+__all__ = ["CrossingTable", "DfaCheck", "DfaDiagram", "FastForwardComparison", "MaskIndex",
+           "NESTED_GBNF", "PHONE", "PhoneCheck", "RegexRoute", "StackPlot", "TrieWalk", "bounded_regex",
+           "check_dfa", "check_phone_dfa", "compare_fast_forward", "crossings", "is_partial",
+           "mask_timings", "nested_prefix", "path_probability", "regex_route", "stack_growth",
+           "trie_walk"]

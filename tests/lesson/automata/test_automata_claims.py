@@ -237,3 +237,29 @@ def test_phone_check_prints_distinct_and_digit_starts():
     assert check.distinct == 2 and check.digit_start == 2
     html = check._repr_html_()
     assert "2 números distintos" in html and "(2 empiezan por una cifra)" in html
+
+
+# ---------------------------------------------------------------- smaller sentences of the prose
+
+def test_after_the_walk_prefix_only_month_initials_live(tok):
+    """«Tras 12␣de␣, el autómata de la fecha solo acepta la inicial de un mes.»"""
+    fig = walk_figures(tok.vocab)
+    assert sorted(fig["alive_bytes"]) == sorted({m[0] for m in MONTHS})
+
+
+def test_the_state_after_c3_is_not_accepting():
+    """«En el segundo dibujo, el estado al que lleva C3 no es de aceptación.»"""
+    dfa = compile_regex(WORD).automaton
+    middle = dfa.step(0, 0xC3)
+    assert middle is not None and not dfa.is_accepting(middle)
+    assert all(dfa.step(middle, b) is None for b in range(0x80))  # only a second byte leaves it
+
+
+def test_no_json_token_in_the_vocabulary(tok):
+    """«en el nuestro no existe ninguno» (tokens such as ":")."""
+    fig = crossing_figures(tok.vocab)
+    assert fig["json_in_vocab"] == [] and fig["json_missing"]
+
+
+def test_fast_forward_texts_all_valid(ff):
+    assert ff["valid_fast"] == ff["n"] and ff["calls_fast"] < ff["calls_stepwise"]

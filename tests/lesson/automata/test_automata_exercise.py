@@ -71,7 +71,7 @@ def test_the_page_s_solution_is_correct(tok):
 
 def test_the_page_s_starter_is_wrong_where_the_report_says(tok):
     starter = page_code(r'\{% call cell\("Tu DFA del teléfono", name="ejercicio"\) %\}(.*?)\{% endcall %\}')
-    scope = run_page_code(starter.replace("from lesson.automata import check_phone_dfa", ""))
+    scope = run_page_code(starter)
     check = check_phone_dfa(scope["telefono"], scope["aceptacion_tel"], tok.vocab)
     assert not check.ok and check.problem == "máscara" and check.prefix == b"600 0"
     mine, theirs, _, _ = reference_masks(scope["telefono"], scope["aceptacion_tel"], check.prefix, tok.vocab)
@@ -160,3 +160,28 @@ def test_check_dfa_takes_any_pattern(tok):
     # the masks already differ after «s», on the two-byte token «í»; the bytes part after «s» + C3
     assert check.problem == "máscara" and check.prefix == b"s" and "«í»" in str(check)
     assert "tras «s<0xC3>»" in check.hint and "0xAD" in check.hint
+
+
+def cell_source(name: str) -> str:
+    return page_code(r'\{% call cell\("[^"]*", name="' + re.escape(name) + r'"\) %\}(.*?)\{% endcall %\}')
+
+
+def test_the_solution_in_the_loop_of_section_1_writes_what_generate_writes(model, tok, capsys):
+    """The solution's note: «el bucle de la sección 1 escribe el mismo número que generate(…)»."""
+    from lesson import generate
+    from lesson.automata.figures import PHONE_PROMPT
+    scope: dict = {}
+    exec(cell_source("mano"), scope)
+    exec(cell_source("bucle"), scope)
+    exec(page_code(r'<code data-testid="phone-solution">(.*?)</code>'), scope)
+    text = scope["genera"](scope["telefono"], scope["aceptacion_tel"], PHONE_PROMPT)
+    assert re.fullmatch(PHONE, text)
+    assert text == generate(model, tok, PHONE_PROMPT, compile_regex(PHONE), seed=0).text
+    # §1: «con la misma semilla sale también la misma respuesta»
+    from lesson.automata.figures import YES_NO, YES_NO_PROMPT
+    assert scope["genera"](scope["dfa"], scope["aceptacion"], YES_NO_PROMPT) == generate(
+        model, tok, YES_NO_PROMPT, compile_regex(YES_NO), seed=0).text
+    # and the hand loop's own lines: the state it masks, then the state it moves to
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("permitidos al principio:")
+    assert re.search(r"estado 0: \d+ permitidos, elegido .* pasa al estado 1\n", out)
