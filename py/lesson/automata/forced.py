@@ -154,8 +154,8 @@ class FastForwardComparison:
             return ""
         return (f'<p data-testid="split-inversion" data-p-ratio="{inv["p_ratio"]!r}" data-q-ratio="{inv["q_ratio"]!r}">'
                 f'Al revés de lo que diría p: {strip_html(vocab, inv["low"])} es {es_sci_log(math.log(inv["p_ratio"]))} '
-                f'veces menos probable que {strip_html(vocab, inv["high"])} sin máscara, y paso a paso sale '
-                f'{es_decimal(inv["q_ratio"], 1)} veces más.</p>')
+                f'veces menos probable que {strip_html(vocab, inv["high"])} sin máscara, y paso a paso su q̃ es '
+                f'{es_decimal(inv["q_ratio"], 1)} veces mayor.</p>')
 
     def _repr_html_(self) -> str:
         (c_step, c_fast), (v_step, v_fast) = self.calls, self.valid

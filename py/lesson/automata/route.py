@@ -193,7 +193,8 @@ class DfaDiagram:
             f"<td><code>{escape(bytes_label(v, limit=99)[0])}</code></td>"
             f"<td class='num'>{t}{' (aceptación)' if self.dfa.accepting[t] else ''}</td></tr>"
             for (s, t), v in sorted(dfa_edges(self.dfa).items()))
-        return ('<details class="dfa-transitions"><summary>Las aristas, en texto</summary>'
+        return ('<details class="dfa-transitions" style="font-size:0.85rem">'
+                '<summary>Las aristas, en texto</summary>'
                 '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
                 '<th scope="col">desde</th><th scope="col">bytes</th><th scope="col">hasta</th>'
                 f'</tr></thead><tbody>{rows}</tbody></table></details>')
