@@ -81,6 +81,9 @@ def test_trie_walk_in_the_page_is_cpython_s(page, cpython):
     assert int(walk.get_attribute("data-pruned-root")) == cpython.walk.pruned_root
     assert int(walk.get_attribute("data-pruned-inside")) == cpython.walk.pruned_inside
     assert int(walk.get_attribute("data-unvisited")) == cpython.walk.unvisited
+    bars = walk.locator("svg[data-testid=trie-pruning] .trie-bar").evaluate_all(
+        "gs => gs.map(g => [+g.dataset.length, g.dataset.counts.split(',').map(Number)])")
+    assert bars == [[n, list(c)] for n, c in cpython.walk.by_length().items()]
     assert "igual que la máscara del enmascarador: True" in page.locator(
         '[aria-label="El trie y el índice"] [data-testid=cell-output]').inner_text()
 

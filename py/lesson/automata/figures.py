@@ -121,7 +121,7 @@ def walk_figures(vocab) -> dict:
     return {"prefix": WALK_PREFIX, "steps": w.steps, "brute": w.brute_steps, "vocab_bytes": w.vocab_bytes,
             "pruned": w.pruned_tokens, "pruned_root": w.pruned_root, "pruned_inside": w.pruned_inside,
             "refused_visited": w.refused_visited, "unvisited": w.unvisited,
-            "dead_branches": len(w.branches) - len(alive),
+            "dead_branches": len(w.branches) - len(alive), "unvisited_from": w.unvisited_from(),
             # tokens at the nodes of the root's dead branches: with every byte a token, one per branch
             "dead_root_tokens": sum(bytes([b.byte]) in pieces for b in w.branches if not b.alive),
             "allowed": len(w.allowed), "root_branches": len(w.branches),

@@ -263,3 +263,36 @@ def test_no_json_token_in_the_vocabulary(tok):
 
 def test_fast_forward_texts_all_valid(ff):
     assert ff["valid_fast"] == ff["n"] and ff["calls_fast"] < ff["calls_stepwise"]
+
+
+# ---------------------------------------------------------------- §4, the picture of the walk
+
+def test_pruning_picture_draws_the_walk_s_counts(tok):
+    import xml.etree.ElementTree as ET
+    from lesson.automata.trie import pruning_svg
+    m = compile_regex(DATE).matcher(tok.vocab)
+    m.consume_bytes(WALK_PREFIX)
+    walk = trie_walk(compile_regex(DATE).automaton, m.state, tok.vocab)
+    rows = walk.by_length()
+    # the rows are the walk's own split, length by length
+    assert sum(r[0] for r in rows.values()) == len(walk.allowed)
+    assert sum(r[1] for r in rows.values()) == walk.refused_visited
+    assert sum(r[2] for r in rows.values()) == walk.unvisited
+    assert set(rows) == {len(v) for v in tok.vocab if v}
+    svg = ET.fromstring(pruning_svg(rows))
+    assert svg.get("role") == "img" and "width:100%" in svg.get("style")
+    bars = [g for g in svg.iter() if g.get("class") == "trie-bar"]
+    assert [int(g.get("data-length")) for g in bars] == list(rows)
+    widest = max(sum(v) for v in rows.values())
+    for g in bars:
+        counts = tuple(map(int, g.get("data-counts").split(",")))
+        assert counts == rows[int(g.get("data-length"))]
+        widths = [float(r.get("width")) for r in g.iter() if r.tag.endswith("rect")]
+        assert widths == pytest.approx([c / widest * (320 - 60 - 36) for c in counts if c], abs=0.06)
+    # «desde N bytes no se visita ninguno»: the first length of the all-unvisited tail
+    start = walk.unvisited_from()
+    assert start == walk_figures(tok.vocab)["unvisited_from"]
+    assert all(rows[n][:2] == (0, 0) for n in rows if n >= start)
+    assert rows[start - 1][0] + rows[start - 1][1] > 0
+    with pytest.raises(ValueError):
+        pruning_svg({})
