@@ -1,7 +1,7 @@
 """The lesson «Del esquema al autómata», section 4: the token trie walk and the per-state index.
 
 - :func:`trie_walk` / :class:`TrieWalk`: one mask by the token-trie walk, traced, with its step
-  count against brute force;
+  count against brute force, and its tokens by length drawn as SVG (:func:`pruning_svg`);
 - :class:`MaskIndex`: the whole table state -> allowed tokens (the index of Outlines-style engines);
 - :func:`mask_timings`: brute force, trie walk and cached look-up, in microseconds.
 """
