@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import jsonschema
 import pytest
 
-from lesson import compile_json_schema, compile_regex, sample_batch
+from lesson import compile_json_schema, compile_regex, generate, sample_batch
 from lesson.automata.figures import (DATE, DFA_DEPTHS, DIAGRAM, PHONE, PHONE_FREE_TOKENS, PHONE_N,
                                      PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD)
 from lesson.automata.trie import trie_walk
@@ -18,7 +18,7 @@ from lesson.automata.forced import compare_fast_forward
 from lesson import sample_until_invalid
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
-from tests.e2e.helpers import lesson_after_run_all
+from tests.e2e.helpers import lesson_after_run_all, page_cell_sources, set_code
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +40,8 @@ def cpython():
         fast=compare_fast_forward(model, tok, PROMPT, compile_json_schema(SCHEMA), range(5)),
         phone=[g.text for g in sample_batch(model, tok, PHONE_PROMPT, phone, n=PHONE_N, seed=0)],
         free=sample_until_invalid(model, tok, PHONE_PROMPT, phone, n=PHONE_N, seed=0,
-                                  max_tokens=PHONE_FREE_TOKENS))
+                                  max_tokens=PHONE_FREE_TOKENS),
+        generate_phone=generate(model.astype("float64"), tok, PHONE_PROMPT, phone, seed=0).text)
 
 
 @pytest.fixture(scope="module")
@@ -77,17 +78,24 @@ def test_trie_walk_in_the_page_is_cpython_s(page, cpython):
     assert int(walk.get_attribute("data-steps")) == cpython.walk.steps
     assert int(walk.get_attribute("data-brute-steps")) == cpython.walk.brute_steps
     assert int(walk.get_attribute("data-allowed")) == len(cpython.walk.allowed)
+    assert int(walk.get_attribute("data-pruned-root")) == cpython.walk.pruned_root
+    assert int(walk.get_attribute("data-pruned-inside")) == cpython.walk.pruned_inside
+    assert int(walk.get_attribute("data-unvisited")) == cpython.walk.unvisited
+    bars = walk.locator("svg[data-testid=trie-pruning] .trie-bar").evaluate_all(
+        "gs => gs.map(g => [+g.dataset.length, g.dataset.counts.split(',').map(Number)])")
+    assert bars == [[n, list(c)] for n, c in cpython.walk.by_length().items()]
     assert "igual que la máscara del enmascarador: True" in page.locator(
         '[aria-label="El trie y el índice"] [data-testid=cell-output]').inner_text()
 
 
 def test_stack_plot_shows_earley_accepting_what_the_bounded_dfa_rejects(page):
     text = page.locator('[aria-label="La pila"] [data-testid=cell-output]').inner_text()
-    assert "Earley acepta 20 niveles: True" in text and re.search(r"6 niveles:\s+False", text)
+    assert "Earley acepta 20 niveles: True" in text and re.search(r"7 niveles:\s+False", text)
     assert page.locator("[data-testid=stack-plot] tbody tr").count() == 8
-    # the prose says the cell stops at the last depth of DFA_DEPTHS («—» past it)
+    # the prose says the cell stops at the last depth of DFA_DEPTHS («no calculado» past it)
     dfa_cells = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
-    assert sum(t != "—" for t in dfa_cells) == DFA_DEPTHS[-1] and dfa_cells[DFA_DEPTHS[-1]:] == ["—"] * 2
+    assert sum(t != "no calculado" for t in dfa_cells) == DFA_DEPTHS[-1]
+    assert dfa_cells[DFA_DEPTHS[-1]:] == ["no calculado"] * (8 - DFA_DEPTHS[-1])
 
 
 def test_fast_forward_needs_fewer_calls_and_writes_valid_texts(page, cpython):
@@ -118,8 +126,62 @@ def test_phone_samples_are_all_valid_rechecked_with_re(page, cpython):
     assert int(free.get_attribute("data-valid")) == cpython.free.hits
 
 
-def test_quiz_on_the_index_size_answers_correcto(page):
-    question = page.locator("[data-testid=quiz-question]#q-index")
+EXERCISE = '[data-testid=cell][aria-label="Tu DFA del teléfono"]'
+WRONG_FIRST_DIGIT = """cifras = b"0123456789"
+telefono = {0: {b: 1 for b in b"56789"}, 11: {}}
+for s in (1, 2, 4, 5, 6, 8, 9, 10):
+    telefono[s] = {b: s + 1 for b in cifras}
+for s in (3, 7):
+    telefono[s] = {ord(" "): s + 1}
+aceptacion_tel = {11}
+"""
+
+
+# the cell ran again: finished, with another output than before (it was already «done»)
+NEW_OUTPUT = """([selector, old]) => {
+  const cell = document.querySelector(selector);
+  return ['done', 'error'].includes(cell.dataset.state)
+    && cell.querySelector('[data-testid=cell-output]').innerText !== old;
+}"""
+
+
+def exercise_with(page, dfa_code: str) -> str:
+    """The exercise cell with the reader's DFA replaced by ``dfa_code`` (the import and the check
+    as the page has them), run; its output's text."""
+    source = next(s for s in page_cell_sources(page) if "check_phone_dfa(telefono" in s)
+    head = source.split("cifras =")[0]
+    tail = "informe =" + source.split("informe =")[1]
+    cell = page.locator(EXERCISE)
+    before = cell.locator("[data-testid=cell-output]").inner_text()
+    set_code(page, cell, head + dfa_code + "\n" + tail)
+    cell.locator("[data-testid=cell-run]").click()
+    page.wait_for_function(NEW_OUTPUT, arg=[EXERCISE, before], timeout=60_000)
+    assert cell.get_attribute("data-state") == "done"
+    return cell.locator("[data-testid=cell-output]").inner_text()
+
+
+def test_exercise_reports_the_first_difference_then_says_correct(page, cpython):
+    # after «Ejecutar todo»: the page's starter, wrong after «600 0»
+    check = page.locator(EXERCISE + " [data-testid=dfa-check]")
+    assert check.get_attribute("data-ok") == "false" and check.get_attribute("data-prefix") == "600␣0"
+    assert "tu DFA (en su estado 5) acepta el byte «␣»" in check.inner_text()
+    # a wrong answer of the reader's own: a 5 allowed first
+    text = exercise_with(page, WRONG_FIRST_DIGIT)
+    assert "Al principio (prefijo vacío) las máscaras difieren" in text
+    assert "Tu DFA permite 1 token que el enmascarador no: «5»" in text and "6–9" in text
+    assert "tu bucle:" not in text
+    # the right answer: the page's own solution
+    solution = page.locator("[data-testid=phone-solution]").text_content()
+    text = exercise_with(page, solution)
+    assert page.locator(EXERCISE + " [data-testid=dfa-check]").get_attribute("data-ok") == "true"
+    assert text.startswith("Correcto")
+    mine = re.search(r"tu bucle: (.*)", text).group(1)
+    theirs = re.search(r"generate: (.*)", text).group(1)
+    assert re.fullmatch(PHONE, mine) and mine == theirs == cpython.generate_phone
+
+
+def test_quiz_on_keys_in_any_order_answers_correcto(page):
+    question = page.locator("[data-testid=quiz-question]#q-order")
     question.locator("[data-testid=quiz-option][data-correct=true] input").check()
     question.get_by_role("button", name="Comprobar").click()
     assert question.get_attribute("data-result") == "correct"

@@ -9,20 +9,25 @@
   (``stack_growth``, ``StackPlot``);
 - :mod:`lesson.automata.forced`: fast-forward of forced tokens compared with step-by-step sampling
   (``compare_fast_forward``);
-- :mod:`lesson.automata.phones`: the phone exercise (``PhoneCheck``; the unmasked samples come from
+- :mod:`lesson.automata.dfa_check`: the phone exercise's checker (``check_phone_dfa``: the reader's
+  DFA, a dict, against ``compile_regex``'s, mask by mask);
+- :mod:`lesson.automata.phones`: the phone samples (``PhoneCheck``; the unmasked samples come from
   the library's ``sample_until_invalid``);
 - :mod:`lesson.automata.figures`: the page's prose figures (``compute_figures``, called by the build).
 
 The page's cells import from this package: ``from lesson.automata import regex_route``.
 """
 
+from .dfa_check import PHONE, DfaCheck, check_dfa, check_phone_dfa
 from .forced import FastForwardComparison, compare_fast_forward, path_probability
 from .phones import PhoneCheck
 from .route import CrossingTable, DfaDiagram, RegexRoute, crossings, regex_route
 from .stack import NESTED_GBNF, StackPlot, bounded_regex, nested_prefix, stack_growth
+from ..views import is_partial
 from .trie import MaskIndex, TrieWalk, mask_timings, trie_walk
 
-__all__ = ["CrossingTable", "DfaDiagram", "FastForwardComparison", "MaskIndex", "NESTED_GBNF",
-           "PhoneCheck", "RegexRoute", "StackPlot", "TrieWalk", "bounded_regex", "compare_fast_forward",
-           "crossings", "mask_timings", "nested_prefix", "path_probability", "regex_route",
-           "stack_growth", "trie_walk"]
+__all__ = ["CrossingTable", "DfaCheck", "DfaDiagram", "FastForwardComparison", "MaskIndex",
+           "NESTED_GBNF", "PHONE", "PhoneCheck", "RegexRoute", "StackPlot", "TrieWalk", "bounded_regex",
+           "check_dfa", "check_phone_dfa", "compare_fast_forward", "crossings", "is_partial",
+           "mask_timings", "nested_prefix", "path_probability", "regex_route", "stack_growth",
+           "trie_walk"]

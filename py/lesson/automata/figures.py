@@ -7,19 +7,22 @@ defaults of the cells. Figures from elsewhere (``PUBLISHED``) carry their source
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
 
 from masker import compile_cfg, compile_json_schema, compile_regex
 from masker.errors import LimitExceeded
+from masker.literal_dfa import literal_set_dfa
 
 from ..batch import sample_batch
 from ..course import PROMPT
 from ..early_abort import sample_until_invalid
 from ..sampling import generate
 from ..views import is_partial, token_label
-from .forced import compare_fast_forward
+from .dfa_check import PHONE
+from .forced import compare_fast_forward, exact_splits, path_probability
 from .route import crossings, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
 from .trie import MaskIndex, trie_walk
@@ -36,12 +39,11 @@ CROSS_PREFIX = "12 "      # where the token «de » walks three edges at once
 WALK_PREFIX = "12 de "    # the state whose trie walk the page traces
 JSON_TOKENS = ['":"', '"}', '{"']  # tokens a JSON-trained vocabulary would have
 DEPTHS = list(range(1, 9))
-DFA_DEPTHS = list(range(1, 7))
+DFA_DEPTHS = list(range(1, 8))
 DEEP = 20                 # a nesting depth the recursive grammar takes in its stride
 SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 12}},
           "required": ["nombre"], "additionalProperties": False}
 FF_SEEDS = [0, 1, 2, 3, 4]
-PHONE = r"[6789]\d{2} \d{3} \d{3}"
 PHONE_PROMPT = "El teléfono de doña Paca es el "
 PHONE_N = 1000
 PHONE_FREE_TOKENS = 11    # as many tokens as the longest masked answer has
@@ -59,6 +61,35 @@ def route_figures(pattern: str) -> dict:
             "states": route.min_states, "masker_states": dfa.n_states, "accepting": sum(dfa.accepting)}
 
 
+def months_figures() -> dict:
+    """The month alternation as the masker splices it into the date's NFA: the minimal DFA of the
+    twelve texts (``masker.literal_dfa``), against their total length in bytes."""
+    texts = [m.encode() for m in MONTHS]
+    return {"months_bytes": sum(map(len, texts)), "months_states": literal_set_dfa(texts)[0].n_states}
+
+
+WORD_U = r"[a-zñáéíóúü]+"  # the word class with one more two-byte letter (ü: C3 BC), for a quiz
+ORDER_KEYS = [1, 2, 3, 4, 5]  # objects of k keys ("a":0, "b":0, …), in a fixed order or in any order
+
+
+def keys_regex(k: int, any_order: bool) -> str:
+    """An object with the k keys ``"a":0``, ``"b":0``, … each exactly once, in the order of the
+    alphabet or in any order (every permutation, as a regex alternation)."""
+    keys = [f'"{chr(97 + i)}":0' for i in range(k)]
+    orders = itertools.permutations(keys) if any_order else [keys]
+    return "|".join("\\{" + ",".join(o) + "\\}" for o in orders)
+
+
+def order_figures() -> dict:
+    """Minimal DFA states of an object of k keys, fixed order against any order (the quiz on the
+    index): the first grows by a constant per key, the second more than doubles."""
+    fixed = [compile_regex(keys_regex(k, False)).automaton.n_states for k in ORDER_KEYS]
+    anyo = [compile_regex(keys_regex(k, True)).automaton.n_states for k in ORDER_KEYS]
+    return {"keys": ORDER_KEYS, "fixed": fixed, "any": anyo,
+            "fixed_steps": sorted({b - a for a, b in zip(fixed, fixed[1:])}),
+            "any_doubles": all(b >= 2 * a for a, b in zip(anyo, anyo[1:]))}
+
+
 def crossing_figures(vocab) -> dict:
     date = compile_regex(DATE)
     m = date.matcher(vocab)
@@ -68,7 +99,7 @@ def crossing_figures(vocab) -> dict:
     half = [c for c in crossings(word, vocab) if c.partial]
     return {"prefix": CROSS_PREFIX, "allowed": len(rows),
             "top": [{"label": token_label(c.piece), "edges": c.edges} for c in rows[:3]],
-            "max_edges": rows[0].edges,
+            "max_edges": rows[0].edges, "top_tied": sum(c.edges == rows[0].edges for c in rows),
             "partial_vocab": sum(is_partial(v) for v in vocab),
             "partial_merges": sum(is_partial(v) and len(v) > 1 for v in vocab),
             "partial_word": len(half),
@@ -85,9 +116,14 @@ def walk_figures(vocab) -> dict:
     index = MaskIndex(date, vocab)
     states = index.dfa.n_states
     alive = [b for b in w.branches if b.alive]
+    pieces = set(vocab)
     big_table = states * math.ceil(BIG_VOCAB / 8)
     return {"prefix": WALK_PREFIX, "steps": w.steps, "brute": w.brute_steps, "vocab_bytes": w.vocab_bytes,
-            "pruned": w.pruned_tokens, "pruned_root": sum(b.tokens for b in w.branches if not b.alive),
+            "pruned": w.pruned_tokens, "pruned_root": w.pruned_root, "pruned_inside": w.pruned_inside,
+            "refused_visited": w.refused_visited, "unvisited": w.unvisited,
+            "dead_branches": len(w.branches) - len(alive), "unvisited_from": w.unvisited_from(),
+            # tokens at the nodes of the root's dead branches: with every byte a token, one per branch
+            "dead_root_tokens": sum(bytes([b.byte]) in pieces for b in w.branches if not b.alive),
             "allowed": len(w.allowed), "root_branches": len(w.branches),
             "alive_branches": len(alive), "alive_bytes": [chr(b.byte) for b in alive],
             "index_states": states, "index_bytes": index.nbytes, "index_distinct": index.distinct,
@@ -103,30 +139,55 @@ def stack_figures() -> dict:
     closing = "".join("]" if k % 2 == 0 else "}" for k in reversed(range(DEEP)))
     deep_text = deep + "0" + closing
     last = DFA_DEPTHS[-1]
-    refused = None  # the first depth past the table whose bounded DFA the masker refuses to build
+    refused = refused_limit = None  # the first depth past the table that the masker refuses to build
     past = []  # the depths past the table that still build, with their states
     for d in (last + 1, last + 2):
         try:
             past.append({"depth": d, "states": compile_regex(bounded_regex(d)).automaton.n_states})
-        except LimitExceeded:
-            refused = d
+        except LimitExceeded as e:
+            refused, refused_limit = d, e.value
             break
+    dfa = [r.dfa_states for r in rows if r.dfa_states]
+    offsets = sorted({b - 2 * a for a, b in zip(dfa, dfa[1:])})  # s(d) = 2 s(d-1) + offset?
     return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states} for r in rows],
+            "refused_limit": refused_limit, "doubling_offsets": offsets,
+            "min_ratio": min(b / a for a, b in zip(dfa, dfa[1:])),
             "deep": DEEP, "deep_accepted": cfg.accepts(deep_text),
             "deep_bounded": compile_regex(bounded_regex(last)).accepts(deep_text),
             "last_dfa_depth": last, "dfa_refused": refused, "dfa_past": past, "earley_per_level": rows[1].earley_items - rows[0].earley_items}
 
 
+def all_splits_figures(model, tok, grammar, opening: bytes, bpe: list[int]) -> dict:
+    """Every exact split of the forced opening with its p and q~ (``path_probability``): how many
+    there are, the rank of the BPE split by p (1 = the most likely) and the most likely split."""
+    rows = sorted(((ids, *path_probability(model, tok, PROMPT, grammar, ids))
+                   for ids in exact_splits(tok.vocab, opening)), key=lambda r: -r[1])
+    best, rank = rows[0], [r[0] for r in rows].index(list(bpe))
+    return {"all_splits": len(rows), "bpe_rank": rank + 1, "best_is_bpe": rank == 0,
+            "best_split": [token_label(tok.vocab[t]) for t in best[0]],
+            "best_p": math.exp(best[1]), "bpe_p": math.exp(rows[rank][1]), "best_over_bpe": math.exp(best[1] - rows[rank][1]),
+            "q_sum": sum(math.exp(r[2]) for r in rows)}
+
+
 def fast_forward_figures(model, tok) -> dict:
-    c = compare_fast_forward(model, tok, PROMPT, compile_json_schema(SCHEMA), FF_SEEDS)
+    grammar = compile_json_schema(SCHEMA)
+    c = compare_fast_forward(model, tok, PROMPT, grammar, FF_SEEDS)
     splits = c.opening_splits()
     bpe_p, bpe_q = c.bpe_logs
+    inv = c.inversion()
     return {"n": len(FF_SEEDS), "calls_stepwise": c.calls[0], "calls_fast": c.calls[1], "forced": c.forced,
             "valid_fast": c.valid[1], "opening": c.opening.decode(), "bpe_tokens": len(c.bpe),
             "bpe_split": [token_label(tok.vocab[t]) for t in c.bpe],
             "bpe_q": math.exp(bpe_q), "bpe_p_log10": bpe_p / math.log(10),
             "splits_seen": len(splits), "bpe_seen": any(list(s[0]) == c.bpe for s in splits),
-            "fast_texts": [r.gen.text for r in c.fast]}
+            "fast_texts": [r.gen.text for r in c.fast],
+            "inversion": None if inv is None else {
+                "low": [token_label(tok.vocab[t]) for t in inv["low"]], "low_is_bpe": inv["low"] == c.bpe,
+                "high": [token_label(tok.vocab[t]) for t in inv["high"]], "high_is_bpe": inv["high"] == c.bpe,
+                "p_ratio": inv["p_ratio"], "q_ratio": inv["q_ratio"]},
+            # straight quotes in the tokenizer's merges: none means the corpus never put them together
+            "quote_merges": sum(b'"' in v and len(v) > 1 for v in tok.vocab)} | all_splits_figures(
+                model, tok, grammar, c.opening, c.bpe)
 
 
 def phone_figures(model, tok) -> dict:
@@ -159,10 +220,11 @@ def compute_figures(model, tok) -> dict:
     return {
         "yes_no": YES_NO, "yes_no_prompt": YES_NO_PROMPT, "stack_gbnf": NESTED_GBNF,
         "yes_no_states": compile_regex(YES_NO).automaton.n_states, "hand": hand_loop_figures(model, tok),
-        "diagram": route_figures(DIAGRAM), "word": route_figures(WORD), "date": route_figures(DATE),
+        "diagram": route_figures(DIAGRAM), "word": route_figures(WORD), "date": route_figures(DATE) | months_figures(),
         "accented": [{"char": ch, "bytes": " ".join(f"{b:02X}" for b in ch.encode())} for ch in ACCENTED],
         "crossing": crossing_figures(vocab), "walk": walk_figures(vocab), "stack": stack_figures(),
         "fast": fast_forward_figures(model, tok), "phone": phone_figures(model, tok),
         "phone_pattern": PHONE, "phone_prompt": PHONE_PROMPT, "schema_max": SCHEMA["properties"]["nombre"]["maxLength"],
-        "vocab_size": len(vocab), "month_count": len(MONTHS),
+        "vocab_size": len(vocab), "month_count": len(MONTHS), "order": order_figures(),
+        "word_u": route_figures(WORD_U),
     }

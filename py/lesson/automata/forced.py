@@ -29,6 +29,39 @@ def path_probability(model, tok, prompt: str, grammar, token_ids: list[int]) -> 
     return gen.log_p, gen.log_q
 
 
+def exact_splits(vocab: list[bytes], data: bytes) -> list[list[int]]:
+    """Every way to write ``data`` as a sequence of tokens of ``vocab`` (each token's bytes a
+    piece of ``data``, in order, covering it exactly), in order of the token ids. Exponential in
+    the worst case: meant for a short forced run such as ``{"nombre":"`` (9 splits)."""
+    by_start: dict[int, list[list[int]]] = {len(data): [[]]}
+    for i in range(len(data) - 1, -1, -1):
+        by_start[i] = [[t] + rest for t, piece in enumerate(vocab)
+                       if piece and data.startswith(piece, i) for rest in by_start[i + len(piece)]]
+    return by_start[0]
+
+
+def split_inversion(rows) -> dict | None:
+    """The most lopsided pair of rows ``(ids, ln p, ln q~, ...)`` in which the less likely path
+    (smaller p) is the one the masked loop draws more often (larger q~): ``{"low", "high"}`` (the
+    two rows' ids), ``p_ratio`` (p_high / p_low, > 1) and ``q_ratio`` (q~_low / q~_high, > 1);
+    None when no pair is inverted. Source: the distortion of «La máscara», q~(y) = p(y) / Π_j p(A_j)."""
+    best = None
+    for low in rows:
+        for high in rows:
+            if low[1] < high[1] and low[2] > high[2]:
+                gap = high[1] - low[1]
+                if best is None or gap > best[0]:
+                    best = (gap, low, high)
+    if best is None:
+        return None
+    _, low, high = best
+    return {"low": list(low[0]), "high": list(high[0]), "p_ratio": math.exp(high[1] - low[1]),
+            "q_ratio": math.exp(low[2] - high[2])}
+
+
+HIGHLIGHT = " class='highlight'"
+
+
 @dataclass
 class Run:
     """One generation and its wall time in milliseconds."""
@@ -100,6 +133,30 @@ class FastForwardComparison:
             row[3] += 1
         return sorted((tuple(v) for v in found.values()), key=lambda v: -v[3])
 
+    def split_rows(self) -> list[tuple[list[int], float, float, int, int]]:
+        """The rows of the view's split table: each split that the step-by-step runs wrote, and the
+        BPE split if none of them did, as ``(ids, ln p, ln q~, step-by-step runs, fast-forward
+        runs)``: the two loops counted apart, each out of ``len(seeds)``."""
+        n = len(self.opening)
+        rows = [(list(ids), lp, lq, k) for ids, lp, lq, k in self.opening_splits()]
+        if not any(ids == list(self.bpe) for ids, *_ in rows):
+            rows.append((list(self.bpe), *self.bpe_logs, 0))
+        fast = [list(r.gen.prefix_split(n)) for r in self.fast]
+        return [(ids, lp, lq, k, sum(f == ids for f in fast)) for ids, lp, lq, k in rows]
+
+    def inversion(self) -> dict | None:
+        """:func:`split_inversion` over :meth:`split_rows`."""
+        return split_inversion(self.split_rows())
+
+    def _inversion_html(self, vocab) -> str:
+        inv = self.inversion()
+        if inv is None:
+            return ""
+        return (f'<p data-testid="split-inversion" data-p-ratio="{inv["p_ratio"]!r}" data-q-ratio="{inv["q_ratio"]!r}">'
+                f'Al revés de lo que diría p: {strip_html(vocab, inv["low"])} es {es_sci_log(math.log(inv["p_ratio"]))} '
+                f'veces menos probable que {strip_html(vocab, inv["high"])} sin máscara, y paso a paso su q̃ es '
+                f'{es_decimal(inv["q_ratio"], 1)} veces mayor.</p>')
+
     def _repr_html_(self) -> str:
         (c_step, c_fast), (v_step, v_fast) = self.calls, self.valid
         ms_step = sum(r.ms for r in self.stepwise)
@@ -114,11 +171,13 @@ class FastForwardComparison:
                                                  ("con adelanto", self.fast, c_fast, ms_fast, v_fast)))
         texts = "".join(f"<li><code data-testid='fast-forward-text'>{escape(r.gen.text)}</code></li>"
                         for r in self.fast)
+        bpe = list(self.bpe)
         splits = "".join(
-            f"<tr><td>{strip_html(vocab, list(ids))}</td><td class='num'>{k}</td>"
-            f"<td class='num'>{es_sci_log(lp)}</td><td class='num'>{es_sci_log(lq)}</td></tr>"
-            for ids, lp, lq, k in self.opening_splits())
-        lp, lq = self.bpe_logs
+            f"<tr{HIGHLIGHT if ids == bpe else ''}><td>{strip_html(vocab, ids)}"
+            f"{' (BPE, la del adelanto)' if ids == bpe else ''}</td><td class='num'>{k} de {n}</td>"
+            f"<td class='num'>{kf} de {n}</td><td class='num'>{es_sci_log(lp)}</td>"
+            f"<td class='num'>{es_sci_log(lq)}</td></tr>"
+            for ids, lp, lq, k, kf in self.split_rows())
         return styled(
             f'<div class="fast-forward" data-testid="fast-forward" data-n="{n}" data-calls-stepwise="{c_step}" '
             f'data-calls-fast-forward="{c_fast}" data-forced="{self.forced}" '
@@ -131,8 +190,7 @@ class FastForwardComparison:
             f'<p>Textos con adelanto:</p><ul class="texts">{texts}</ul>'
             '<div class="table-scroll" tabindex="0" role="region" aria-label="Particiones de la apertura">'
             f'<table class="compact-table"><caption>La apertura forzada «{escape(token_label(self.opening))}»: '
-            'particiones que eligió el bucle paso a paso</caption><thead><tr><th scope="col">partición</th>'
-            '<th scope="col">veces</th><th scope="col">p sin máscara</th><th scope="col">q̃ paso a paso</th>'
-            f'</tr></thead><tbody>{splits}<tr class="highlight"><td>{strip_html(vocab, self.bpe)} '
-            f'(BPE, la del adelanto)</td><td class="num">siempre con adelanto</td><td class="num">{es_sci_log(lp)}</td>'
-            f'<td class="num">{es_sci_log(lq)}</td></tr></tbody></table></div></div>')
+            'las particiones que escribió cada bucle</caption><thead><tr><th scope="col">partición</th>'
+            '<th scope="col">veces paso a paso</th><th scope="col">veces con adelanto</th>'
+            '<th scope="col">p sin máscara</th><th scope="col">q̃ paso a paso</th>'
+            f'</tr></thead><tbody>{splits}</tbody></table></div>{self._inversion_html(vocab)}</div>')

@@ -32,16 +32,30 @@ class PhoneCheck:
         """Masked texts that ``re.fullmatch(pattern, text)`` rejects (0 when the mask works)."""
         return sum(re.fullmatch(self.pattern, g.text) is None for g in self.masked)
 
+    @property
+    def digit_start(self) -> int:
+        """Unmasked texts whose first character is a digit (0 without unmasked samples)."""
+        if self.unmasked is None:
+            return 0
+        return sum(t[:1].isdigit() for t in self.unmasked.texts)
+
+    @property
+    def distinct(self) -> int:
+        """Distinct masked texts."""
+        return len({g.text for g in self.masked})
+
     def _free_html(self) -> str:
         free = self.unmasked
         if free is None:
             return ""
         took = f" en {es_decimal(self.seconds[1], 2)} s" if self.seconds else ""
         first = free.died_at[0] if free.died_at else 0
+        digit = self.digit_start
         return (f'<p data-testid="phone-unmasked" data-n="{free.n}" data-valid="{free.hits}">Sin máscara: '
                 f'{es_int(free.n)} muestras{took}; empiezan por un número que cumple el '
                 f'patrón: <strong>{es_int(free.hits)}</strong>. {es_int(first)} se salen del patrón en el '
-                f'primer token, y cada muestra se corta en cuanto se sale: tras el prompt, el modelo calculó '
+                f'primer token ({es_int(digit)} empiezan por una cifra), y cada muestra se corta en cuanto se '
+                f'sale: tras el prompt, el modelo calculó '
                 f'{es_int(free.rows_computed)} posiciones en vez de {es_int(free.rows_whole)} '
                 f'({es_int(free.model_calls)} {"llamada" if free.model_calls == 1 else "llamadas"}, '
                 f'la del prompt incluida).</p>')
@@ -54,6 +68,7 @@ class PhoneCheck:
         return styled(
             f'<div class="phone-check"><p data-testid="phone-samples" data-n="{len(texts)}" '
             f'data-invalid="{self.invalid}" data-texts="{data}">Con máscara: <strong>{es_int(len(texts))}</strong> '
-            f'muestras{took}; no cumplen el patrón: '
+            f'muestras{took}, {es_int(self.distinct)} números distintos; no cumplen el patrón (comprobado '
+            f'con re.fullmatch): '
             f'<strong>{es_int(self.invalid)}</strong>.</p><ul class="texts phone-list">{shown}</ul>'
             f'{self._free_html()}</div>')

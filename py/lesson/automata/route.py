@@ -156,8 +156,9 @@ class DfaDiagram:
         label = (f"Diagrama del autómata: {dfa.n_states} estados, {n_acc} de aceptación"
                  + (f" ({self.title})" if self.title else ""))
         return (f'<svg class="dfa-diagram" data-testid="dfa-diagram" data-states="{dfa.n_states}" '
-                f'data-accepting="{n_acc}" role="img" aria-label="{escape(label)}" width="{width:.0f}" '
-                f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}">{"".join(parts)}</svg>')
+                f'data-accepting="{n_acc}" role="img" aria-label="{escape(label)}" '
+                f'style="width:100%;max-width:{width:.0f}px;height:auto" '
+                f'viewBox="0 0 {width:.0f} {height:.0f}"><title>{escape(label)}</title>{"".join(parts)}</svg>')
 
     def _edge(self, a, b, loop: bool, short: str, full: str) -> str:
         r = self.R
@@ -184,6 +185,20 @@ class DfaDiagram:
                 f'<text class="dfa-label" x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}">{escape(short)}'
                 f'</text>{tip}</g>')
 
+    def transitions_html(self) -> str:
+        """The diagram as text: one row per drawn arrow (state, bytes, next state), for a reader who
+        cannot see the picture (``[data-testid=dfa-transitions]``)."""
+        rows = "".join(
+            f"<tr><td class='num'>{s}{' (aceptación)' if self.dfa.accepting[s] else ''}</td>"
+            f"<td><code>{escape(bytes_label(v, limit=99)[0])}</code></td>"
+            f"<td class='num'>{t}{' (aceptación)' if self.dfa.accepting[t] else ''}</td></tr>"
+            for (s, t), v in sorted(dfa_edges(self.dfa).items()))
+        return ('<details class="dfa-transitions" style="font-size:0.85rem">'
+                '<summary>Las aristas, en texto</summary>'
+                '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
+                '<th scope="col">desde</th><th scope="col">bytes</th><th scope="col">hasta</th>'
+                f'</tr></thead><tbody>{rows}</tbody></table></details>')
+
     def _repr_html_(self) -> str:
         caption = escape(self.title) if self.title else ""
         return styled(f'<figure class="dfa-figure"><div class="table-scroll" tabindex="0" role="region" '
@@ -191,7 +206,7 @@ class DfaDiagram:
                       f'<figcaption>{caption} {self.dfa.n_states} estados, {sum(self.dfa.accepting)} de '
                       'aceptación (círculo doble); la flecha sin origen entra en el estado inicial 0. '
                       'Cada arista lleva los bytes que la recorren: los de ASCII visibles tal cual, los '
-                      'demás en hexadecimal.</figcaption></figure>')
+                      'demás en hexadecimal.</figcaption>' + self.transitions_html() + '</figure>')
 
 
 # ---------------------------------------------------------------- tokens cross transitions
@@ -236,7 +251,8 @@ def crossings(dfa, vocab: list[bytes], state: int = 0) -> list[Crossing]:
 
 class CrossingTable:
     """The tokens allowed after ``prefix`` with the DFA states each one walks, most edges first
-    (``limit`` rows). Test hook: ``[data-testid=crossings]`` with ``data-allowed``."""
+    (``limit`` rows, and the rows tied with the last of them: :meth:`shown`). Test hook:
+    ``[data-testid=crossings]`` with ``data-allowed`` and ``data-shown``."""
 
     def __init__(self, grammar, vocab: list[bytes], prefix: str | bytes = b"", limit: int = 8):
         data = prefix.encode("utf-8") if isinstance(prefix, str) else bytes(prefix)
@@ -245,16 +261,28 @@ class CrossingTable:
         self.prefix, self.vocab, self.limit = data, vocab, limit
         self.rows = crossings(grammar.automaton, vocab, matcher.state)
 
+    def shown(self) -> list[Crossing]:
+        """The rows shown: the first ``limit``, and every row tied in edges with the last of them
+        (so that «the ones that cross the most edges» is true of the rows shown)."""
+        if len(self.rows) <= self.limit:
+            return list(self.rows)
+        cut = self.rows[self.limit - 1].edges
+        return [c for i, c in enumerate(self.rows) if i < self.limit or c.edges == cut]
+
     def _repr_html_(self) -> str:
+        shown = self.shown()
         rows = "".join(
             f"<tr><td>{token_html(self.vocab, c.token)}</td><td class='num'>{c.edges}</td>"
             f"<td>{' → '.join(map(str, c.path))}</td><td>{'sí' if c.partial else ''}</td></tr>"
-            for c in self.rows[:self.limit])
+            for c in shown)
+        which = ("todos, de más a menos aristas" if len(shown) == len(self.rows)
+                 else f"los {len(shown)} que recorren más aristas (con los empates)")
         return styled(
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="Tokens y aristas" '
-            f'data-testid="crossings" data-allowed="{len(self.rows)}"><table class="compact-table">'
+            f'data-testid="crossings" data-allowed="{len(self.rows)}" data-shown="{len(shown)}">'
+            '<table class="compact-table">'
             f'<caption>Tras «{escape(token_label(self.prefix))}»: {len(self.rows)} tokens permitidos; '
-            f'los {min(self.limit, len(self.rows))} que recorren más aristas</caption><thead><tr>'
+            f'{which}</caption><thead><tr>'
             '<th scope="col">token</th><th scope="col">aristas</th><th scope="col">estados</th>'
             '<th scope="col">acaba a mitad de carácter</th></tr></thead><tbody>'
             + rows + "</tbody></table></div>")

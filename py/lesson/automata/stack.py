@@ -68,9 +68,11 @@ class StackRow:
 def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
     """For each depth d: the live Earley items after ``nested_prefix(d)`` with the recursive grammar
     ``NESTED_GBNF``, and the minimal DFA states of ``bounded_regex(d)`` when d is in ``dfa_depths``
-    (default: every depth; the DFA doubles with each level, so keep them small: d = 7 takes about
-    0.2 s in CPython, and from d = 8 ``compile_regex`` raises ``masker.errors.LimitExceeded``, its
-    state limits; past d = 10 it takes seconds to get there)."""
+    (default: every depth; the DFA a bit more than doubles with each level, so keep them small:
+    d = 7 takes about 0.2 s in CPython, and from d = 8 ``compile_regex`` raises
+    ``masker.errors.LimitExceeded``, its state limits; past d = 10 it takes seconds to get there).
+    A depth outside ``dfa_depths`` has ``dfa_states=None``, which the plot's table shows as
+    «no calculado»."""
     grammar = compile_cfg(NESTED_GBNF)
     automaton = grammar.automaton
     dfa_depths = set(depths if dfa_depths is None else dfa_depths)
@@ -126,7 +128,7 @@ class StackPlot:
                'aria-label="Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica">'
                + "".join(parts) + "</svg>")
         rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{es_int(r.earley_items)}</td>"
-                       f"<td class='num'>{es_int(r.dfa_states) if r.dfa_states else '—'}</td></tr>" for r in self.rows)
+                       f"<td class='num'>{es_int(r.dfa_states) if r.dfa_states else 'no calculado'}</td></tr>" for r in self.rows)
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
             f'aria-label="Gráfica de crecimiento">{svg}</div><p class="legend"><span class="key s-earley"></span> '

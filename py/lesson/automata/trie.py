@@ -1,7 +1,7 @@
 """The lesson «Del esquema al autómata», section 4: the token trie walk and the per-state index.
 
 - :func:`trie_walk` / :class:`TrieWalk`: one mask by the token-trie walk, traced, with its step
-  count against brute force;
+  count against brute force, and its tokens by length drawn as SVG (:func:`pruning_svg`);
 - :class:`MaskIndex`: the whole table state -> allowed tokens (the index of Outlines-style engines);
 - :func:`mask_timings`: brute force, trie walk and cached look-up, in microseconds.
 """
@@ -42,7 +42,12 @@ class TrieWalk:
     (one per trie edge tried); ``brute_steps``: the steps of running every token on its own until its
     first dead byte; ``vocab_bytes``: the bytes of the whole vocabulary (the brute-force bound,
     |V| x mean token length); ``pruned_tokens``: tokens discarded with a whole subtree, at the dead
-    byte that starts it (every token not allowed); ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``)."""
+    byte that starts it (every token not allowed), split as ``pruned_root`` (in the root's dead
+    branches) + ``pruned_inside`` (below a dead byte inside a live branch), and again as
+    ``refused_visited`` (tokens at the node of a dead edge: the walk spent one step on their last
+    byte) + ``unvisited`` (tokens strictly below a dead edge: no step ever reaches them);
+    ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``, with
+    ``data-pruned``, ``data-pruned-root``, ``data-pruned-inside`` and ``data-unvisited``)."""
     allowed: list[int]
     steps: int
     brute_steps: int
@@ -51,6 +56,47 @@ class TrieWalk:
     branches: list[Branch] = field(default_factory=list)
     vocab: list[bytes] = field(default_factory=list, repr=False)
     limit: int = 12
+    refused_visited: int = 0
+    unvisited: int = 0
+    refused_ids: list[int] = field(default_factory=list, repr=False)
+
+    def unvisited_from(self) -> int | None:
+        """The shortest token length from which on no token is visited (every one of that length
+        or longer hangs below a dead node); None when the longest tokens are still visited."""
+        rows = self.by_length()
+        start = None
+        for n in sorted(rows, reverse=True):
+            if rows[n][0] or rows[n][1]:
+                break
+            start = n
+        return start
+
+    def _caption(self) -> str:
+        start = self.unvisited_from()
+        tail = (f" Desde {start} bytes, el recorrido no visita ningún token: todos cuelgan de un nodo muerto."
+                if start else "")
+        return ("Los tokens del vocabulario por longitud, y lo que hace con ellos el recorrido: un token "
+                f"cuesta un paso solo si el recorrido llega a su nodo.{tail}")
+
+    def by_length(self) -> dict[int, tuple[int, int, int]]:
+        """For each token length in bytes: (allowed, refused at their own node, never visited)."""
+        allowed, refused = set(self.allowed), set(self.refused_ids)
+        out: dict[int, list[int]] = {}
+        for t, piece in enumerate(self.vocab):
+            if piece:
+                row = out.setdefault(len(piece), [0, 0, 0])
+                row[0 if t in allowed else 1 if t in refused else 2] += 1
+        return {n: tuple(out[n]) for n in sorted(out)}
+
+    @property
+    def pruned_root(self) -> int:
+        """Tokens in the root's dead branches (each branch costs one step, its first byte)."""
+        return sum(b.tokens for b in self.branches if not b.alive)
+
+    @property
+    def pruned_inside(self) -> int:
+        """Tokens discarded below a dead byte inside a live branch of the root."""
+        return self.pruned_tokens - self.pruned_root
 
     def _repr_html_(self) -> str:
         shown = sorted(self.branches, key=lambda b: (not b.alive, -b.tokens))[:self.limit]
@@ -61,12 +107,20 @@ class TrieWalk:
         dead = [b for b in self.branches if not b.alive]
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
-            f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}">'
+            f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
+            f'data-pruned="{self.pruned_tokens}" data-pruned-root="{self.pruned_root}" '
+            f'data-pruned-inside="{self.pruned_inside}" data-unvisited="{self.unvisited}">'
             f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata; fuerza '
             f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
-            f'{es_int(len(self.allowed))} tokens permitidos; {len(dead)} de {len(self.branches)} ramas de la '
-            f'raíz mueren en su primer byte y descartan de golpe sus {es_int(sum(b.tokens for b in dead))} tokens; '
-            f'en total se descartan {es_int(self.pruned_tokens)}, por subárboles enteros, sin recorrerlos uno a uno.</p>'
+            f'{es_int(len(self.allowed))} tokens permitidos y {es_int(self.pruned_tokens)} descartados: '
+            f'{es_int(self.pruned_root)} en {len(dead)} de las {len(self.branches)} ramas de la raíz, que mueren en su '
+            f'primer byte (un paso cada una) y {es_int(self.pruned_inside)} dentro de las ramas vivas. '
+            f'{es_int(self.refused_visited)} de los descartados se tocan una vez: el recorrido lee el byte que '
+            f'lleva a su nodo y el autómata muere ahí; los otros {es_int(self.unvisited)} cuelgan por debajo de '
+            f'un nodo muerto y el recorrido no llega a visitarlos.</p>'
+            f'<figure class="trie-figure" style="margin:0.6rem 0">{pruning_svg(self.by_length())}'
+            f'<figcaption style="font-size:0.8rem;color:#56606e">{self._caption()}</figcaption>'
+            f'{pruning_legend()}</figure>'
             '<div class="table-scroll" tabindex="0" role="region" aria-label="Ramas del trie">'
             '<table class="compact-table"><caption>Ramas de la raíz (las vivas primero)</caption><thead><tr>'
             '<th scope="col">primer byte</th><th scope="col">estado</th><th scope="col">tokens</th>'
@@ -83,12 +137,13 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
     size = [len(t) for t in tokens]  # tokens in each subtree (children have higher node numbers)
     for node in range(trie.n_nodes - 1, -1, -1):
         size[node] += sum(size[c] for _, c in children[node])
-    allowed, branches, pruned = [], [], 0
+    allowed, branches, pruned, refused = [], [], 0, []
     for byte, child in children[0]:
         nxt = automaton.step(state, byte)
         steps, found = 1, 0
         if nxt is None:
             pruned += size[child]
+            refused.extend(tokens[child])
         else:
             found = len(tokens[child])
             allowed.extend(tokens[child])
@@ -100,6 +155,7 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
                     s2 = automaton.step(st, b)
                     if s2 is None:
                         pruned += size[c]
+                        refused.extend(tokens[c])
                         continue
                     allowed.extend(tokens[c])
                     found += len(tokens[c])
@@ -115,7 +171,50 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
             if st is None:
                 break
     return TrieWalk(sorted(allowed), sum(b.steps for b in branches), brute, sum(map(len, vocab)),
-                    pruned, branches, vocab)
+                    pruned, branches, vocab, refused_visited=len(refused), unvisited=pruned - len(refused),
+                    refused_ids=sorted(refused))
+
+
+# ---------------------------------------------------------------- the walk as a picture
+
+KINDS = (("permitidos", "#6f8f4e"), ("descartados en su nodo (un paso)", "#c9834f"),
+         ("descartados sin visitar", "#b8bec8"))
+
+
+def pruning_svg(rows: dict[int, tuple[int, int, int]], width: int = 320) -> str:
+    """A horizontal stacked bar per token length (``rows``: length -> three counts, as
+    :meth:`TrieWalk.by_length`), bars on one scale (the longest row's total). SVG with
+    ``role="img"``, an ``aria-label`` that gives every count, and ``data-length`` / ``data-counts``
+    on each bar. Raises ValueError for no rows."""
+    if not rows:
+        raise ValueError("no token lengths to draw")
+    left, right, bar, gap = 60, 36, 16, 6
+    top = max(sum(v) for v in rows.values()) or 1
+    scale = (width - left - right) / top
+    parts, said = [], []
+    for i, (n, counts) in enumerate(rows.items()):
+        y, x = 8 + i * (bar + gap), left
+        parts.append(f'<g class="trie-bar" data-length="{n}" data-counts="{",".join(map(str, counts))}">'
+                     f'<text x="{left - 6}" y="{y + bar - 4}" text-anchor="end">{n} {"byte" if n == 1 else "bytes"}</text>')
+        for (_, color), c in zip(KINDS, counts):
+            if c:
+                parts.append(f'<rect x="{x:.1f}" y="{y}" width="{c * scale:.1f}" height="{bar}" fill="{color}"/>')
+            x += c * scale
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + bar - 4}">{es_int(sum(counts))}</text></g>')
+        said.append(f"{n} {'byte' if n == 1 else 'bytes'}: " + ", ".join(
+            f"{es_int(c)} {name}" for (name, _), c in zip(KINDS, counts)))
+    height = 8 + len(rows) * (bar + gap)
+    label = "Tokens por longitud en el recorrido del trie. " + "; ".join(said)
+    return (f'<svg class="trie-svg" data-testid="trie-pruning" role="img" aria-label="{escape(label)}" '
+            f'viewBox="0 0 {width} {height}" style="width:100%;max-width:{width}px;height:auto;'
+            f'font:12px system-ui, sans-serif">{"".join(parts)}</svg>')
+
+
+def pruning_legend() -> str:
+    """The picture's legend, in HTML (the colours of :data:`KINDS`)."""
+    return '<p class="legend" style="font-size:0.8rem">' + " · ".join(
+        f'<span style="display:inline-block;width:0.8rem;height:0.8rem;background:{color};'
+        f'vertical-align:middle"></span> {name}' for name, color in KINDS) + "</p>"
 
 
 # ---------------------------------------------------------------- the per-state index

@@ -74,7 +74,9 @@ def test_diagram_draws_every_state_and_every_live_transition(pattern):
     drawn = {(s, b, t) for (s, t), values in dfa_edges(dfa).items() for b in values}
     assert drawn == moves
     titles = [t.text for t in svg.iter() if t.tag.endswith("title")]
-    assert titles == [bytes_label(v)[1] for _, v in sorted(dfa_edges(dfa).items())]
+    assert titles[0] == svg.get("aria-label")  # the picture's own text alternative
+    assert titles[1:] == [bytes_label(v)[1] for _, v in sorted(dfa_edges(dfa).items())]
+    assert "width:100%" in svg.get("style") and svg.get("viewBox")  # scales down to a phone's width
     assert "<svg" in DfaDiagram(dfa)._repr_html_()
 
 
