@@ -338,7 +338,7 @@ def rejection_html(result) -> str:
     return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
             f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
             f'de la gramática: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
-            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de G, '
+            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de la gramática, '
             f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'
             '<table class="compact-table"><thead><tr><th scope="col">respuesta aceptada</th>'
             f'<th scope="col">veces</th></tr></thead><tbody>{rows}</tbody></table>')
