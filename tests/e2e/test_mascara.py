@@ -188,7 +188,7 @@ def test_the_rejection_cell_prints_the_counts_each_distribution_expects(page):
     n times the exact conditional and n times the mask's probability of that same cell's table."""
     out = page.locator('[data-testid=cell][aria-label="Muestreo por rechazo con una gramática alcanzable"] '
                        "[data-testid=cell-output]").inner_text()
-    lines = re.findall(r"'(.+?) ' condicionada (\d+,\d+), máscara (\d+,\d+) · vistas (\d+) de (\d+); "
+    lines = re.findall(r"'(.+?) '\s+condicionada (\d+,\d+), máscara (\d+,\d+) · vistas (\d+) de (\d+); "
                        r"esperadas: (\d+,\d+) y (\d+,\d+)", out)
     assert len(lines) == 3, out
     number = lambda s: float(s.replace(",", "."))  # noqa: E731
