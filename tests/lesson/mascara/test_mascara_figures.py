@@ -206,3 +206,21 @@ def test_the_pages_picture_draws_the_enumeration_rows(fig):
     for r in fig["enumeration"]["rows"]:
         for kind in ("conditional", "masked"):
             assert f'data-kind="{kind}" data-name="{r["name"]}" data-value="{r[kind]!r}"' in svg
+
+
+def test_the_walks_conditional_column_nearly_matches_the_exact_table(fig):
+    """«la columna condicionada casi coincide con la tabla exacta» (the walk's split holds almost
+    all of the prefix's probability)."""
+    exact = {r["name"]: r["conditional"] for r in fig["enumeration"]["rows"]}
+    gap = max(abs(a["conditional"] - exact[a["name"]]) for a in fig["walk"]["allowed"])
+    assert fig["walk"]["table_gap"] == pytest.approx(gap, abs=1e-15)
+    assert gap < 0.01 and fig["walk"]["split_share"] > 0.99
+
+
+def test_no_temperature_measured_removes_the_distortion(fig):
+    """«ninguna de las temperaturas medidas la arregla»: the total variation, recomputed from each
+    row's two leaders' shares, stays far from 0 at every temperature of the sweep."""
+    assert len(fig["sweep"]) >= 3
+    assert min(r["tv"] for r in fig["sweep"]) > 0.3
+    for r in fig["sweep"]:
+        assert r["top_conditional"] != r["top_masked"]
