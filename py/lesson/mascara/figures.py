@@ -23,7 +23,7 @@ from ..language import allowed_ids, count_paths, count_positions
 from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label
-from .picture import names_svg
+from .picture import factors_svg, names_svg
 from .why import ratio_split
 
 MASKED_SEEDS = [0, 1, 2, 3, 4]
@@ -84,6 +84,7 @@ def compute_figures(model, tok) -> dict:
     out["free_text"] = free_text(model, tok)
     out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
     out["why"] = why_inflated(model, tok, walk, out["walk"])
+    out["factors_svg"] = factors_svg(out["why"])
     out["partitions"] = partition_distortion(masked, walk, out["walk"])
     out["names_svg"] = names_svg(out["enumeration"]["rows"])
     kept, positions = LONG_ANSWER

@@ -1,6 +1,7 @@
-"""The page's picture: the conditional and the mask's distribution over the five names, as SVG.
+"""The page's pictures, as SVG: the conditional and the mask's distribution over the five names,
+and the «¿Por qué Juliana?» ratio as a product of factors on a log axis.
 
-Drawn at build time from the exact enumeration's rows (no plotting library): one pair of
+Drawn at build time from the page's figures (no plotting library). The names: one pair of
 horizontal bars per name, the conditional p(g | x, G) above and the mask's q~(g | x) below, on a
 common scale from 0 to 1. Presentation attributes only (no ``style``), so the page's content
 security policy lets it through; ``viewBox`` and ``width="100%"`` let it shrink to a phone's width.
@@ -8,9 +9,10 @@ security policy lets it through; ``viewBox`` and ``width="100%"`` let it shrink 
 
 from __future__ import annotations
 
+import math
 from html import escape
 
-from ..numbers import es_decimal
+from ..numbers import es_decimal, es_int, es_sci
 
 WIDTH, LEFT, RIGHT = 360, 84, 44  # the bars run from LEFT to WIDTH - RIGHT
 BAR, GAP, TOP = 13, 12, 30  # bar height, space between names, room for the legend
@@ -58,3 +60,47 @@ def names_svg(rows: list[dict]) -> str:
     return (f'<svg viewBox="0 0 {WIDTH} {height}" width="100%" role="img" data-testid="names-picture" '
             f'aria-labelledby="names-picture-title"><title id="names-picture-title">Probabilidad de cada '
             f'nombre. {escape(title)}</title>{"".join(parts)}</svg>')
+
+
+FACTOR_PARTS = [("name", "resto del nombre", "#7a8da6"), ("quote", "comilla de cierre", "#c0392b"),
+                ("brace", "llave de cierre", "#e6a15c"), ("paths", "otros caminos", "#9bbf85")]
+SPAN = (16, 344)  # the bar runs from x = 16 to x = 344
+
+
+def factor_width(factor: float, decades: int) -> float:
+    """SVG length of a segment for a factor (> 1) on a log scale of ``decades`` powers of ten."""
+    return math.log10(factor) / decades * (SPAN[1] - SPAN[0])
+
+
+def factors_svg(why: dict) -> str:
+    """SVG of a ratio split into factors (``lesson.mascara.why.ratio_split``'s ``name``, ``quote``,
+    ``brace`` and ``paths``, their product ``ratio``): one bar on a log axis from 1 to the next power
+    of ten above ``ratio``, a segment per factor above 1.001 (``data-part``, ``data-factor``) in
+    that order, each as long as its factor's logarithm, so the segments add up to the ratio; ticks
+    at the powers of ten, a legend with each factor, and a ``<title>`` with all of them."""
+    decades = max(1, math.ceil(math.log10(why["ratio"])))
+    parts, x = [], float(SPAN[0])
+    shown = [(key, label, color) for key, label, color in FACTOR_PARTS if why[key] > 1.001]
+    for key, label, color in shown:
+        w = factor_width(why[key], decades)
+        parts.append(f'<rect x="{x:.2f}" y="10" width="{w:.2f}" height="26" fill="{color}" '
+                     f'data-part="{key}" data-factor="{why[key]!r}"/>')
+        x += w
+    for k in range(decades + 1):
+        tx = SPAN[0] + k / decades * (SPAN[1] - SPAN[0])
+        parts.append(f'<line x1="{tx:.1f}" y1="36" x2="{tx:.1f}" y2="42" stroke="#56606e"/>'
+                     f'<text x="{tx:.1f}" y="55" {FONT} text-anchor="middle" fill="#56606e">'
+                     f'{es_int(10 ** k)}</text>')
+    parts.append(f'<text x="{x:.1f}" y="6" {FONT} text-anchor="middle" fill="#1d2430">'
+                 f'×{es_sci(why["ratio"], 3)}</text>')
+    for row, (key, label, color) in enumerate(shown):
+        y = 72 + 18 * row
+        parts.append(f'<rect x="{SPAN[0]}" y="{y - 10}" width="12" height="12" fill="{color}"/>'
+                     f'<text x="{SPAN[0] + 18}" y="{y}" {FONT} fill="#1d2430">{escape(label)}: '
+                     f'×{es_sci(why[key], 3)}</text>')
+    height = 72 + 18 * len(shown)
+    title = "; ".join(f"{label} ×{es_sci(why[key], 3)}" for key, label, _ in FACTOR_PARTS)
+    return (f'<svg viewBox="0 -8 360 {height + 8}" width="100%" role="img" data-testid="factors-picture" '
+            f'aria-labelledby="factors-picture-title"><title id="factors-picture-title">El cociente '
+            f'×{es_sci(why["ratio"], 3)}, en escala logarítmica, como producto de sus factores: '
+            f'{escape(title)}</title>{"".join(parts)}</svg>')

@@ -15,7 +15,7 @@ import build
 from lesson.course import NAMES, PROMPT, answer
 from lesson.language import count_paths
 from lesson.mascara.figures import LONG_ANSWER
-from lesson.mascara.picture import bar_width, names_svg
+from lesson.mascara.picture import SPAN, bar_width, factor_width, factors_svg, names_svg
 from lesson.mascara.why import token_splits
 from lesson.numbers import es_decimal
 from lesson.sampling import generate
@@ -224,3 +224,27 @@ def test_no_temperature_measured_removes_the_distortion(fig):
     assert min(r["tv"] for r in fig["sweep"]) > 0.3
     for r in fig["sweep"]:
         assert r["top_conditional"] != r["top_masked"]
+
+
+def test_the_factor_picture_adds_up_the_logarithms_of_the_factors():
+    """Each segment is as long as its factor's log10 on the axis, in order, one after another;
+    a factor below 1.001 is left out of the bar (it stays in the title)."""
+    why = {"name": 2.0, "quote": 30.0, "brace": 5.0, "paths": 1.0, "ratio": 300.0}
+    svg = factors_svg(why)
+    segments = re.findall(r'<rect x="([\d.]+)" y="10" width="([\d.]+)" height="26" fill="#\w+" '
+                          r'data-part="(\w+)" data-factor="([\d.e-]+)"', svg)
+    assert [part for *_, part, _ in segments] == ["name", "quote", "brace"]
+    decades = 3  # 300 lies between 10**2 and 10**3
+    x = SPAN[0]
+    for left, width, part, factor in segments:
+        assert float(factor) == why[part]
+        assert float(left) == pytest.approx(x, abs=0.01)
+        assert float(width) == pytest.approx(math.log10(why[part]) / decades * (SPAN[1] - SPAN[0]), abs=0.01)
+        x += float(width)
+    assert x - SPAN[0] == pytest.approx(factor_width(300.0, decades), abs=0.05)
+    assert "otros caminos ×1,00" in svg and 'role="img"' in svg
+
+
+def test_the_pages_factor_picture_draws_the_why_figures(fig):
+    for part in ("name", "quote", "brace"):
+        assert f'data-part="{part}" data-factor="{fig["why"][part]!r}"' in fig["factors_svg"]
