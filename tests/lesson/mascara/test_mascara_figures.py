@@ -248,3 +248,14 @@ def test_the_factor_picture_adds_up_the_logarithms_of_the_factors():
 def test_the_pages_factor_picture_draws_the_why_figures(fig):
     for part in ("name", "quote", "brace"):
         assert f'data-part="{part}" data-factor="{fig["why"][part]!r}"' in fig["factors_svg"]
+
+
+def test_the_brace_is_far_down_the_models_list_after_the_question(fig, model, tok):
+    """«la llave queda muy lejos»: its rank, recomputed from one forward pass, is the table's, and
+    the top tokens shown are each more likely than the brace by orders of magnitude."""
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(PROMPT)]))[0, -1])
+    brace = tok.vocab.index(b"{")
+    alone = fig["model_alone"]
+    assert alone["brace"]["rank"] == 1 + int((p > p[brace]).sum())
+    assert alone["brace"]["rank"] > len(tok.vocab) // 2
+    assert min(t["p"] for t in alone["top"]) > 1e4 * alone["brace"]["p"]
