@@ -72,6 +72,9 @@ def compute_figures(model, tok) -> dict:
     exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
     # how far the walk's per-initial conditional (one split of the prefix) is from the exact table
     out["walk"]["table_gap"] = max(abs(a["conditional"] - exact[a["name"]]) for a in out["walk"]["allowed"])
+    # how far the mask's q~ of each initial at the walk's choice is from the mask's column of the table
+    masked_table = {r["name"]: r["masked"] for r in out["enumeration"]["rows"]}
+    out["walk"]["mask_gap"] = max(abs(a["q"] - masked_table[a["name"]]) for a in out["walk"]["allowed"])
     out["sweep"] = temperature_sweep(model, tok, grammar)
     cold = min(out["sweep"], key=lambda r: r["temperature"])
     one = next(r for r in out["sweep"] if r["temperature"] == 1.0)

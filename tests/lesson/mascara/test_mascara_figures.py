@@ -259,3 +259,13 @@ def test_the_brace_is_far_down_the_models_list_after_the_question(fig, model, to
     assert alone["brace"]["rank"] == 1 + int((p > p[brace]).sum())
     assert alone["brace"]["rank"] > len(tok.vocab) // 2
     assert min(t["p"] for t in alone["top"]) > 1e4 * alone["brace"]["p"]
+
+
+def test_the_masks_choice_of_initial_is_close_to_its_table_but_not_equal(fig):
+    """«la probabilidad de cada nombre queda cerca de la de su inicial … la mayor diferencia es …;
+    no coinciden del todo porque la máscara también escribe el prefijo con otras particiones»."""
+    masked = {r["name"]: r["masked"] for r in fig["enumeration"]["rows"]}
+    gaps = [abs(a["q"] - masked[a["name"]]) for a in fig["walk"]["allowed"]]
+    assert fig["walk"]["mask_gap"] == pytest.approx(max(gaps), abs=1e-15)
+    assert 0 < max(gaps) < 0.05
+    assert fig["partitions"]["mask_other"] > 0.1  # the other splits the sentence blames are common
