@@ -69,18 +69,9 @@ def compute_figures(model, tok) -> dict:
     out["walk"]["splits_in_samples"] = len({g.prefix_split(forced) for g in masked})
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
-    exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
-    # how far the walk's per-initial conditional (one split of the prefix) is from the exact table
-    out["walk"]["table_gap"] = max(abs(a["conditional"] - exact[a["name"]]) for a in out["walk"]["allowed"])
-    # how far the mask's q~ of each initial at the walk's choice is from the mask's column of the table
-    masked_table = {r["name"]: r["masked"] for r in out["enumeration"]["rows"]}
-    out["walk"]["mask_gap"] = max(abs(a["q"] - masked_table[a["name"]]) for a in out["walk"]["allowed"])
+    out["walk"].update(table_gaps(out["walk"], out["enumeration"]["rows"]))
     out["sweep"] = temperature_sweep(model, tok, grammar)
-    cold = min(out["sweep"], key=lambda r: r["temperature"])
-    one = next(r for r in out["sweep"] if r["temperature"] == 1.0)
-    # the prose's «bajar la temperatura exagera la preferencia de cada una», as measured
-    out["sweep_colder_concentrates"] = (cold["top_conditional_p"] > one["top_conditional_p"]
-                                        and cold["top_masked_q"] > one["top_masked_q"])
+    out["sweep_colder_concentrates"] = colder_concentrates(out["sweep"])
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     out["any_grammar"] = any_grammar(model, tok)
@@ -93,6 +84,25 @@ def compute_figures(model, tok) -> dict:
     kept, positions = LONG_ANSWER
     out["long_answer"] = {"kept": kept, "positions": positions, "product": kept ** positions}
     return out
+
+
+def table_gaps(walk: dict, rows: list[dict]) -> dict:
+    """How far the walk's table is from the exact enumeration's ``rows``, name by name:
+    ``table_gap``, the largest gap between the walk's conditional (one split of the prefix) and the
+    exact one (all splits); ``mask_gap``, between the mask's q~ of each initial at the walk's
+    choice and the mask's column of the table (which sums over the splits the mask draws)."""
+    exact = {r["name"]: r["conditional"] for r in rows}
+    masked = {r["name"]: r["masked"] for r in rows}
+    return {"table_gap": max(abs(a["conditional"] - exact[a["name"]]) for a in walk["allowed"]),
+            "mask_gap": max(abs(a["q"] - masked[a["name"]]) for a in walk["allowed"])}
+
+
+def colder_concentrates(sweep: list[dict]) -> bool:
+    """The prose's «bajar la temperatura exagera la preferencia de cada una», as measured: at the
+    coldest temperature of the sweep both leaders' shares are above their shares at T = 1."""
+    cold = min(sweep, key=lambda r: r["temperature"])
+    one = next(r for r in sweep if r["temperature"] == 1.0)
+    return cold["top_conditional_p"] > one["top_conditional_p"] and cold["top_masked_q"] > one["top_masked_q"]
 
 
 def why_inflated(model, tok, gen, walk: dict) -> dict:
