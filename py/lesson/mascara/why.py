@@ -48,7 +48,9 @@ def finish_factors(model, tok, context: list[int], name: str) -> dict:
     including the name's initial): the most likely path of the rest ``name[1:] + '"}'`` and its
     factors. Returns plain data: ``name_p`` (product of the name's tokens after the initial),
     ``first_p`` (the first of them, the branch the initial opens), ``quote_p``, ``brace_p``,
-    ``finish`` (all paths summed), ``share`` (finish / best path, >= 1), ``paths``, ``tokens``."""
+    ``finish`` (all paths summed), ``share`` (finish / best path, >= 1), ``paths``, ``tokens``, and
+    ``first_always``: whether every path starts with the best path's first token (then ``first_p``
+    bounds the probability of the whole rest from above)."""
     m = model.astype(np.float64)
     rest = name[1:].encode() + CLOSE
     scored = []
@@ -62,7 +64,7 @@ def finish_factors(model, tok, context: list[int], name: str) -> dict:
             "first_p": math.exp(name_steps[0]), "name_p": math.exp(sum(name_steps)),
             "quote_p": math.exp(steps[-2]), "brace_p": math.exp(steps[-1]),
             "finish": math.exp(log_finish), "share": math.exp(log_finish - log_best),
-            "paths": len(scored)}
+            "paths": len(scored), "first_always": all(p[0] == path[0] for _, p, _ in scored)}
 
 
 def ratio_split(model, tok, prefix: list[int], big: str, small: str) -> dict:

@@ -60,12 +60,17 @@ def test_the_closing_pair_not_the_name_explains_the_ratio(fig):
     assert abs(why["paths"] - 1) < 0.01
 
 
-def test_the_names_first_token_is_the_branch_after_the_initial_and_bounds_the_name(fig):
+def test_the_names_first_token_is_the_branch_after_the_initial_and_bounds_the_name(fig, tok):
     """0,302 is p(u | …, J) as after_initial measures it, and an upper bound of the name's rest."""
     small = fig["why"]["small"]
     u = next(w for w in fig["inflated"]["next"] if w["label"] == small["tokens"][0])
     assert small["first_p"] == pytest.approx(u["p"], rel=1e-9)
     assert small["name_p"] <= small["first_p"]
+    # «cota superior»: every token path of the name's rest starts with that token
+    assert small["first_always"]
+    first = tok.vocab.index(small["tokens"][0].encode())
+    assert all(s[0] == first for s in token_splits((small["name"][1:] + '"}').encode(), tok.vocab))
+    assert small["finish"] <= small["first_p"]
 
 
 def test_the_paths_scored_are_every_token_split_of_the_rest(tok):
