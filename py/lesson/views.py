@@ -174,7 +174,7 @@ ALL_STATIC = 12  # rows of the whole-vocabulary list written as HTML (all of the
 FORCED_LABELS = {"token": "forzada: un solo token",
                  "split": "forzada: una sola continuación, varias particiones",
                  "fast_forward": "adelantada: escrita sin muestrear (partición BPE)",
-                 None: "elección real"}
+                 None: "se elige el texto"}
 
 
 class PositionsView:
@@ -289,7 +289,7 @@ class PositionsView:
                    f"continuación pero varias particiones, "
                    + (f"{forced.count('fast_forward')} adelantadas sin muestrear, " if "fast_forward" in forced else "")
                    + f"{n - sum(f is not None for f in forced)} "
-                   "con elección real (marcadas en azul). Elige una posición con un clic, o con Tab y las "
+                   "en las que se elige el texto (marcadas en azul). Elige una posición con un clic, o con Tab y las "
                    "flechas, para ver su detalle.")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
         labels = escape(json.dumps([token_label(piece) for piece in gen.vocab], ensure_ascii=False))
@@ -338,7 +338,7 @@ def rejection_html(result) -> str:
     return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
             f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
             f'de la gramática: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
-            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de G, '
+            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de la gramática, '
             f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'
             '<table class="compact-table"><thead><tr><th scope="col">respuesta aceptada</th>'
             f'<th scope="col">veces</th></tr></thead><tbody>{rows}</tbody></table>')

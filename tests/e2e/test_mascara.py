@@ -169,3 +169,38 @@ def test_the_cover_view_opens_every_token_of_a_position_searchable(page):
     assert 0 < shown.count() < 512
     assert all("j" in t.lower() for t in shown.evaluate_all("els => els.map(e => e.dataset.label)"))
     assert "de 512 tokens" in panel.locator(".pv-all-body [role=status]").inner_text()
+
+
+def test_the_picture_draws_the_enumeration_the_page_computes(page):
+    """The build-time picture of the five names and the live enumeration table agree: each bar's
+    probability is the table's value for that name, to 9 decimals."""
+    bars = page.locator("[data-testid=names-picture] rect[data-kind]").evaluate_all(
+        "els => els.map(e => [e.dataset.kind, e.dataset.name, e.dataset.value])")
+    table = {name_of(r["text"]): r for r in enumeration_rows(page)}
+    assert len(bars) == 2 * len(NAMES) and {name for _, name, _ in bars} == set(NAMES)
+    for kind, name, value in bars:
+        assert float(value) == pytest.approx(float(table[name][kind]), abs=1e-9), (kind, name)
+    assert page.locator("[data-testid=names-picture] title").count() == 1
+
+
+def test_the_rejection_cell_prints_the_counts_each_distribution_expects(page):
+    """The live rejection cell prints, per text, how often it came and what each column expects:
+    n times the exact conditional and n times the mask's probability of that same cell's table."""
+    out = page.locator('[data-testid=cell][aria-label="Muestreo por rechazo con una gramática alcanzable"] '
+                       "[data-testid=cell-output]").inner_text()
+    lines = re.findall(r"'(.+?) '\s+condicionada (\d+,\d+), máscara (\d+,\d+) · vistas (\d+) de (\d+); "
+                       r"esperadas: (\d+,\d+) y (\d+,\d+)", out)
+    assert len(lines) == 3, out
+    number = lambda s: float(s.replace(",", "."))  # noqa: E731
+    assert sum(int(seen) for _, _, _, seen, _, _, _ in lines) == int(lines[0][4])
+    for _, cond, mask, _, n, exp_cond, exp_mask in lines:
+        rounding = int(n) * 0.0005 + 0.05 + 1e-9  # the columns print 3 decimals, the counts 1
+        assert number(exp_cond) == pytest.approx(int(n) * number(cond), abs=rounding)
+        assert number(exp_mask) == pytest.approx(int(n) * number(mask), abs=rounding)
+
+
+def test_the_prefix_question_answered_right_through_the_page(page):
+    question = page.locator("[data-testid=quiz-question]#q-prefix")
+    question.locator("[data-testid=quiz-option][data-correct=true] input").check()
+    question.get_by_role("button", name="Comprobar").click()
+    assert question.get_attribute("data-result") == "correct"

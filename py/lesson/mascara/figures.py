@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 
 from minigpt.gpt import softmax
-
-import re
 
 from masker import compile_choice, compile_json_schema, compile_regex
 
@@ -24,6 +23,8 @@ from ..language import allowed_ids, count_paths, count_positions
 from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label
+from .picture import factors_svg, names_svg
+from .why import ratio_split
 
 MASKED_SEEDS = [0, 1, 2, 3, 4]
 UNMASKED_SEEDS = [0, 1, 2]
@@ -35,6 +36,10 @@ UTF8_PREFIX = '{"%s":"Do' % KEY  # the text of UTF8_NAME up to its two-byte lett
 # space (the end of the word), for the live rejection sampler.
 REACHABLE = ["Rosalía ", "Benina ", "Tristana "]
 REJECTION_ACCEPTED = 20
+# How strong the evidence for the conditional against the mask should be, on average, before the
+# rejection sampler's answers tell the two apart: a likelihood ratio of 20 to 1.
+EVIDENCE_ODDS = 20
+LONG_ANSWER = (0.99, 200)  # a kept mass per position, and a number of positions (section 8)
 SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
 # A free-text field: how likely is the model to close the quote, position by position?
 FREE_TEXT = r'\{"nombre":"[^"]*"\}'
@@ -64,15 +69,79 @@ def compute_figures(model, tok) -> dict:
     out["walk"]["splits_in_samples"] = len({g.prefix_split(forced) for g in masked})
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
-    exact = {r["name"]: r["conditional"] for r in out["enumeration"]["rows"]}
-    # how far the walk's per-initial conditional (one split of the prefix) is from the exact table
-    out["walk"]["table_gap"] = max(abs(a["conditional"] - exact[a["name"]]) for a in out["walk"]["allowed"])
+    out["walk"].update(table_gaps(out["walk"], out["enumeration"]["rows"]))
     out["sweep"] = temperature_sweep(model, tok, grammar)
+    out["sweep_colder_concentrates"] = colder_concentrates(out["sweep"])
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     out["any_grammar"] = any_grammar(model, tok)
     out["free_text"] = free_text(model, tok)
     out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
+    out["why"] = why_inflated(model, tok, walk, out["walk"])
+    out["factors_svg"] = factors_svg(out["why"])
+    out["partitions"] = partition_distortion(masked, walk, out["walk"])
+    out["names_svg"] = names_svg(out["enumeration"]["rows"])
+    kept, positions = LONG_ANSWER
+    out["long_answer"] = {"kept": kept, "positions": positions, "product": kept ** positions}
+    return out
+
+
+def table_gaps(walk: dict, rows: list[dict]) -> dict:
+    """How far the walk's table is from the exact enumeration's ``rows``, name by name:
+    ``table_gap``, the largest gap between the walk's conditional (one split of the prefix) and the
+    exact one (all splits); ``mask_gap``, between the mask's q~ of each initial at the walk's
+    choice and the mask's column of the table (which sums over the splits the mask draws)."""
+    exact = {r["name"]: r["conditional"] for r in rows}
+    masked = {r["name"]: r["masked"] for r in rows}
+    return {"table_gap": max(abs(a["conditional"] - exact[a["name"]]) for a in walk["allowed"]),
+            "mask_gap": max(abs(a["q"] - masked[a["name"]]) for a in walk["allowed"])}
+
+
+def colder_concentrates(sweep: list[dict]) -> bool:
+    """The prose's «bajar la temperatura exagera la preferencia de cada una», as measured: at the
+    coldest temperature of the sweep both leaders' shares are above their shares at T = 1."""
+    cold = min(sweep, key=lambda r: r["temperature"])
+    one = next(r for r in sweep if r["temperature"] == 1.0)
+    return cold["top_conditional_p"] > one["top_conditional_p"] and cold["top_masked_q"] > one["top_masked_q"]
+
+
+def why_inflated(model, tok, gen, walk: dict) -> dict:
+    """The walk table's largest over smallest chance to finish (``walk["allowed"]``'s "finish"),
+    split into factors along the most likely paths (:func:`lesson.mascara.why.ratio_split`), with
+    the names of both initials."""
+    by_finish = sorted(walk["allowed"], key=lambda a: a["finish"])
+    small, big = by_finish[0]["name"], by_finish[-1]["name"]
+    first = walk["forced_before"]
+    return ratio_split(model, tok, gen.token_ids[:first], big, small)
+
+
+def partition_distortion(masked: list, walk_gen, walk: dict) -> dict:
+    """The first distortion a reader can see: the token splits of the forced prefix.
+
+    ``model_other``: the share of the unmasked model's p(prefix | x) that the other splits hold
+    (1 − the walk's split share); ``mask_walk``: the masked probability of the walk's split (its
+    q~ multiplied along the forced positions), ``mask_other`` = 1 − that; ``samples_other``: how
+    many of the masked samples wrote the prefix with another split, ``samples_bpe`` how many with
+    the tokenizer's own (BPE) split; ``position`` (1-based), the
+    first position where a sample leaves the walk's split, with the walk's token and the other
+    allowed tokens there and their q~."""
+    first = walk["forced_before"]
+    split = tuple(walk_gen.token_ids[:first])
+    n_bytes = len(walk["written"].encode())
+    others = [g for g in masked if g.prefix_split(n_bytes) != split]
+    j = min((next(k for k, t in enumerate(g.token_ids) if k >= len(split) or t != split[k])
+             for g in others), default=None)
+    log_q = sum(math.log(p.q_chosen) for p in walk_gen.positions[:first])
+    bpe_prefix = sum([token_label(walk_gen.vocab[t]) for t in g.prefix_split(n_bytes)] == walk["bpe_split"]
+                     for g in masked)
+    out = {"model_other": 1 - walk["split_share"], "samples_bpe": bpe_prefix, "mask_walk": math.exp(log_q),
+           "mask_other": 1 - math.exp(log_q), "samples_other": len(others), "samples": len(masked),
+           "position": None}
+    if j is not None:
+        pos, vocab = walk_gen.positions[j], walk_gen.vocab
+        out.update(position=j + 1, walk_token=token_label(vocab[pos.chosen]), walk_q=pos.q_chosen,
+                   other=[{"label": token_label(vocab[t]), "q": q} for t, _, q in pos.allowed
+                          if t != pos.chosen])
     return out
 
 
@@ -91,7 +160,7 @@ def free_text(model, tok) -> dict:
         written += tok.vocab[pos.chosen]
     mean = float(np.mean(closing))
     return {"pattern": FREE_TEXT, "tokens": len(gen.token_ids), "status": gen.status,
-            "positions": len(closing), "mean_close": mean, "max_close": float(max(closing)),
+            "positions": len(closing), "mean_close": mean, "context": model.config.n_ctx, "max_close": float(max(closing)),
             "expected_tokens": 1 / mean, "start": gen.text[:40]}
 
 
@@ -271,7 +340,39 @@ def rejection_summary(model, tok) -> dict:
     run = rejection_sample(model, tok, PROMPT, grammar, accepted=REJECTION_ACCEPTED, seed=0)
     out.update(tries=len(run.tries), mean_tries=run.mean_tries, passes=run.passes,
                passes_full=run.passes_full)
+    out.update(rejection_evidence(out["rows"], run.counts(), REJECTION_ACCEPTED, exact.expected_tries))
     return out
+
+
+def rejection_evidence(rows: list[dict], counts: dict[bytes, int], n: int, tries_per_answer: float) -> dict:
+    """What ``n`` accepted answers can tell between the conditional and the mask.
+
+    rows: the exact table (``text``, ``conditional``, ``masked``); counts: accepted answers per
+    text (bytes). Returns the observed and expected counts per text under each distribution
+    (``rows`` gain ``observed``, ``expected_conditional``, ``expected_masked``), the standard
+    deviation of the most likely text's count under each (binomial), the log likelihood ratio of
+    the observed counts, conditional against mask (nats; its exponential, ``odds``), the
+    Kullback–Leibler divergence KL(conditional || mask) (the mean log ratio one answer adds when
+    the answers follow the conditional), and ``needed``: how many answers make the mean log ratio
+    reach ln EVIDENCE_ODDS, with ``needed_tries`` = needed × 1 / p(G | x); ``gap_in_sd``: the
+    gap between the two expected counts of the most likely text, in standard deviations of its
+    count under the mask."""
+    out_rows = []
+    for r in rows:
+        c = counts.get(r["text"].encode(), 0)
+        out_rows.append({**r, "observed": c, "expected_conditional": n * r["conditional"],
+                         "expected_masked": n * r["masked"]})
+    top = max(out_rows, key=lambda r: r["conditional"])
+    llr = sum(r["observed"] * math.log(r["conditional"] / r["masked"]) for r in out_rows)
+    kl = sum(r["conditional"] * math.log(r["conditional"] / r["masked"]) for r in out_rows)
+    needed = math.ceil(math.log(EVIDENCE_ODDS) / kl)
+    sd_masked = math.sqrt(n * top["masked"] * (1 - top["masked"]))
+    return {"rows": out_rows, "top": top["text"], "odds_target": EVIDENCE_ODDS,
+            "gap_in_sd": abs(n * top["conditional"] - n * top["masked"]) / sd_masked,
+            "sd_conditional": math.sqrt(n * top["conditional"] * (1 - top["conditional"])),
+            "sd_masked": sd_masked,
+            "log_ratio": llr, "odds": math.exp(llr), "kl": kl, "needed": needed,
+            "needed_tries": needed * tries_per_answer}
 
 
 def toy_example() -> dict:

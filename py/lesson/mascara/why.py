@@ -1,0 +1,82 @@
+"""Why the mask inflates one name: the ratio of two names' chances to finish, split into factors.
+
+At the first real choice of a masked sample (the initials), the unmasked model's chance to finish
+a text of G after initial v is p(G | x, y_<j, v), a sum over the token paths of the rest of the
+name and the closing ``"}``. Along the most likely of those paths it is a product of three kinds
+of factor: the rest of the name (its tokens after the initial), the closing quote and the closing
+brace; the other paths add the share ``finish / best``. The ratio of two initials' chances is then
+the product of the ratios of those factors, which says what the ratio is made of.
+
+The paths are all the token splits of the rest of the answer (a few for each name: the vocabulary
+has no token with a straight quote, so ``"`` and ``}`` are always single tokens), each scored by
+one forward pass of the model in float64.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigpt.gpt import log_softmax
+
+from ..course import PROMPT
+
+CLOSE = b'"}'
+
+
+def token_splits(rest: bytes, vocab: list[bytes]) -> list[list[int]]:
+    """Every sequence of token ids whose bytes are exactly ``rest`` (depth first; [[]] for b"")."""
+    if not rest:
+        return [[]]
+    out = []
+    for v, piece in enumerate(vocab):
+        if piece and rest.startswith(piece):
+            out += [[v] + tail for tail in token_splits(rest[len(piece):], vocab)]
+    return out
+
+
+def path_steps(model64, ids: list[int], path: list[int]) -> list[float]:
+    """ln p(path_k | ids, path_<k) for each token of ``path`` after the context ``ids`` (one
+    forward pass; ``model64`` is the model in float64)."""
+    logp = log_softmax(model64.forward(np.array([ids + path]))[0])  # (T, V)
+    return [float(logp[len(ids) - 1 + k, t]) for k, t in enumerate(path)]
+
+
+def finish_factors(model, tok, context: list[int], name: str) -> dict:
+    """For the text whose value is ``name``, after ``context`` (prompt and answer tokens up to and
+    including the name's initial): the most likely path of the rest ``name[1:] + '"}'`` and its
+    factors. Returns plain data: ``name_p`` (product of the name's tokens after the initial),
+    ``first_p`` (the first of them, the branch the initial opens), ``quote_p``, ``brace_p``,
+    ``finish`` (all paths summed), ``share`` (finish / best path, >= 1), ``paths``, ``tokens``, and
+    ``first_always``: whether every path starts with the best path's first token (then ``first_p``
+    bounds the probability of the whole rest from above)."""
+    m = model.astype(np.float64)
+    rest = name[1:].encode() + CLOSE
+    scored = []
+    for path in token_splits(rest, tok.vocab):
+        steps = path_steps(m, context, path)
+        scored.append((sum(steps), path, steps))
+    log_best, path, steps = max(scored, key=lambda s: s[0])
+    log_finish = float(np.logaddexp.reduce([s[0] for s in scored]))
+    name_steps = steps[:-2]  # the last two tokens are '"' and '}'
+    return {"name": name, "tokens": [tok.vocab[t].decode("utf-8", "replace") for t in path[:-2]],
+            "first_p": math.exp(name_steps[0]), "name_p": math.exp(sum(name_steps)),
+            "quote_p": math.exp(steps[-2]), "brace_p": math.exp(steps[-1]),
+            "finish": math.exp(log_finish), "share": math.exp(log_finish - log_best),
+            "paths": len(scored), "first_always": all(p[0] == path[0] for _, p, _ in scored)}
+
+
+def ratio_split(model, tok, prefix: list[int], big: str, small: str) -> dict:
+    """The ratio finish(big) / finish(small) after the answer tokens ``prefix`` (the prompt is
+    added here), and its factors: ``name`` (rest of the name along the best paths), ``quote``,
+    ``brace``, ``pair`` (quote times brace) and ``paths`` (the other paths' shares). The product
+    of name, pair and paths equals ``ratio`` (up to rounding)."""
+    base = tok.encode(PROMPT) + list(prefix)
+    a, b = (finish_factors(model, tok, base + [tok.vocab.index(n[0].encode())], n) for n in (big, small))
+    out = {"big": a, "small": b, "ratio": a["finish"] / b["finish"],
+           "first": a["first_p"] / b["first_p"], "name": a["name_p"] / b["name_p"],
+           "quote": a["quote_p"] / b["quote_p"], "brace": a["brace_p"] / b["brace_p"],
+           "paths": a["share"] / b["share"]}
+    out["pair"] = out["quote"] * out["brace"]
+    return out

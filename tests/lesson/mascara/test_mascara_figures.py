@@ -1,0 +1,276 @@
+"""«La máscara»: each claim of the prose against the figure it comes from, and each figure against
+an independent computation (a forward pass by hand, the language counter, the masked samples'
+token splits, plain arithmetic). The figures are the build's (``lesson_figures``, cached in
+``.cache/``), so these tests read what the page shows."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import build
+from lesson.course import NAMES, PROMPT, answer
+from lesson.language import count_paths
+from lesson.mascara.figures import LONG_ANSWER
+from lesson.mascara.picture import SPAN, bar_width, factor_width, factors_svg, names_svg
+from lesson.mascara.why import token_splits
+from lesson.numbers import es_decimal
+from lesson.sampling import generate
+from masker import compile_choice
+from minigpt.gpt import softmax
+from sitebuild.figures import lesson_figures
+
+PAGE = next(spec for spec in build.PAGES if spec["out"] == "mascara.html")
+
+
+@pytest.fixture(scope="module")
+def fig():
+    return lesson_figures([PAGE], build.ROOT, cache=build.ROOT / ".cache")["mascara.html"]
+
+
+def finish_of(fig, name: str) -> float:
+    return next(a["finish"] for a in fig["walk"]["allowed"] if a["name"] == name)
+
+
+# ------------------------------------------------ «¿Por qué Juliana?»: the ratio split into factors
+
+def test_the_split_ratio_is_the_walk_tables_largest_over_smallest_chance_to_finish(fig):
+    """The 119 of section 2 (enumerate_paths) and the factors of section 5 (why.py, each token
+    split scored by its own forward pass) are two computations of the same quotient."""
+    why, finishes = fig["why"], [a["finish"] for a in fig["walk"]["allowed"]]
+    assert why["ratio"] == pytest.approx(max(finishes) / min(finishes), rel=1e-6)
+    assert why["big"]["finish"] == pytest.approx(finish_of(fig, why["big"]["name"]), rel=1e-6)
+    assert why["small"]["finish"] == pytest.approx(finish_of(fig, why["small"]["name"]), rel=1e-6)
+    assert why["name"] * why["pair"] * why["paths"] == pytest.approx(why["ratio"], rel=1e-9)
+    assert why["pair"] == pytest.approx(why["quote"] * why["brace"], rel=1e-12)
+
+
+def test_the_inflated_name_is_the_one_the_split_explains(fig):
+    """The paragraph is shown for the most inflated name, and it is the walk's worst finisher."""
+    assert fig["why"]["small"]["name"] == fig["enumeration"]["most_inflated"]["name"]
+
+
+def test_the_closing_pair_not_the_name_explains_the_ratio(fig):
+    """«El nombre explica poco … Lo que decide es el cierre»; «los demás caminos apenas suman»."""
+    why = fig["why"]
+    assert why["pair"] > why["name"] and why["quote"] > why["name"]
+    assert abs(why["paths"] - 1) < 0.01
+
+
+def test_the_names_first_token_is_the_branch_after_the_initial_and_bounds_the_name(fig, tok):
+    """0,302 is p(u | …, J) as after_initial measures it, and an upper bound of the name's rest."""
+    small = fig["why"]["small"]
+    u = next(w for w in fig["inflated"]["next"] if w["label"] == small["tokens"][0])
+    assert small["first_p"] == pytest.approx(u["p"], rel=1e-9)
+    assert small["name_p"] <= small["first_p"]
+    # «cota superior»: every token path of the name's rest starts with that token
+    assert small["first_always"]
+    first = tok.vocab.index(small["tokens"][0].encode())
+    assert all(s[0] == first for s in token_splits((small["name"][1:] + '"}').encode(), tok.vocab))
+    assert small["finish"] <= small["first_p"]
+
+
+def test_the_paths_scored_are_every_token_split_of_the_rest(tok):
+    for name in NAMES:
+        rest = (name[1:] + '"}').encode()
+        splits = token_splits(rest, tok.vocab)
+        assert all(b"".join(tok.vocab[t] for t in s) == rest for s in splits)
+        assert len(splits) == count_paths(compile_choice([rest.decode()]), tok.vocab)[rest]
+
+
+def test_the_closing_quote_and_brace_are_single_tokens_in_this_vocabulary(tok):
+    """The q-allowed explanation: no token of the vocabulary holds a straight quote but ``"``."""
+    assert [v for v in tok.vocab if b'"' in v] == [b'"']
+    assert [v for v in tok.vocab if b"}" in v] == [b"}"]
+
+
+# ------------------------------------------------ section 2: the token splits of the forced prefix
+
+def test_the_samples_that_use_another_split_are_counted_from_their_tokens(fig):
+    walk_split = fig["walk"]["split"]
+    prefixes = [s["split"][:len(walk_split)] for s in fig["masked"]]
+    part = fig["partitions"]
+    assert part["samples"] == len(fig["masked"])
+    assert part["samples_other"] == sum(p != walk_split for p in prefixes)
+    assert part["samples_bpe"] == sum(p == fig["walk"]["bpe_split"] for p in prefixes)
+    assert part["samples_bpe"] == 0  # the q-split feedback: no masked sample uses BPE's split
+
+
+def test_the_other_splits_are_rare_for_the_model_and_common_under_the_mask(fig):
+    """«las otras … juntas, el 0,03 %» and «reciben en total 0,452, unas 1300 veces su parte»."""
+    part = fig["partitions"]
+    assert part["model_other"] == pytest.approx(1 - fig["walk"]["split_share"], abs=1e-15)
+    assert part["model_other"] < 1e-3
+    assert part["mask_other"] > 100 * part["model_other"]
+    assert part["samples_other"] >= 1
+
+
+def test_the_mask_at_position_3_keeps_the_models_local_proportions(fig, model, tok):
+    """q~ of the tokens at the first split position, recomputed from one forward pass and the
+    definition of the allowed set (a token is allowed iff the prefix plus its bytes is a prefix of a
+    text of G), with no masker."""
+    part = fig["partitions"]
+    j = part["position"] - 1
+    texts = [answer(n).encode() for n in NAMES]
+    gen = generate(model, tok, PROMPT, compile_choice([answer(n) for n in NAMES]), seed=fig["walk"]["seed"])
+    prefix = b"".join(tok.vocab[t] for t in gen.token_ids[:j])
+    allowed = [v for v, piece in enumerate(tok.vocab)
+               if piece and any(t.startswith(prefix + piece) for t in texts)]
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(PROMPT) + gen.token_ids[:j]]))[0, -1])
+    q = {tok.vocab[v]: p[v] / p[allowed].sum() for v in allowed}
+    labels = {part["walk_token"]: part["walk_q"], **{o["label"]: o["q"] for o in part["other"]}}
+    assert sorted(labels) == sorted(v.decode() for v in q)
+    for label, value in labels.items():
+        assert value == pytest.approx(q[label.encode()], rel=1e-9)
+    kept = math.prod(pos.q_chosen for pos in gen.positions[:fig["walk"]["forced_before"]])
+    assert part["mask_walk"] == pytest.approx(kept, rel=1e-9)
+
+
+# ------------------------------------------------ section 6: what 20 accepted answers can tell
+
+def test_the_rejection_evidence_is_the_arithmetic_of_the_exact_table(fig):
+    rej = fig["rejection"]
+    n = rej["accepted"]
+    assert sum(r["observed"] for r in rej["rows"]) == n
+    for r in rej["rows"]:
+        assert r["expected_conditional"] == pytest.approx(n * r["conditional"])
+        assert r["expected_masked"] == pytest.approx(n * r["masked"])
+    llr = sum(r["observed"] * math.log(r["conditional"] / r["masked"]) for r in rej["rows"])
+    assert rej["log_ratio"] == pytest.approx(llr) and rej["odds"] == pytest.approx(math.exp(llr))
+    kl = sum(r["conditional"] * math.log(r["conditional"] / r["masked"]) for r in rej["rows"])
+    assert rej["kl"] == pytest.approx(kl) and kl > 0
+    # the smallest number of answers whose mean evidence reaches the odds the prose names
+    target = math.log(rej["odds_target"])
+    assert kl * rej["needed"] >= target > kl * (rej["needed"] - 1)
+
+
+def test_twenty_answers_do_not_tell_the_conditional_from_the_mask(fig):
+    """«las dos explican lo que sale», «un indicio, no una prueba», «unas 5 veces los de la celda»."""
+    rej = fig["rejection"]
+    assert rej["gap_in_sd"] < 2
+    assert rej["odds"] < rej["odds_target"]
+    assert rej["needed"] > rej["accepted"] and rej["needed_tries"] > rej["tries"]
+
+
+# ------------------------------------------------ sections 4, 7 and 8
+
+def test_colder_sampling_concentrates_both_distributions_at_the_temperatures_measured(fig):
+    sweep = sorted(fig["sweep"], key=lambda r: r["temperature"])
+    one = next(r for r in sweep if r["temperature"] == 1.0)
+    assert fig["sweep_colder_concentrates"]
+    assert sweep[0]["top_conditional_p"] > one["top_conditional_p"]
+    assert sweep[0]["top_masked_q"] > one["top_masked_q"]
+
+
+def test_a_long_answer_with_kept_masses_near_one_has_a_product_far_from_one(fig):
+    kept, positions = LONG_ANSWER
+    assert fig["long_answer"]["product"] == pytest.approx(kept ** positions)
+    assert kept >= 0.99 and fig["long_answer"]["product"] < 0.2
+
+
+def test_a_free_string_would_close_long_after_the_context_ends(fig):
+    free = fig["free_text"]
+    assert free["expected_tokens"] > 1000 * free["context"]
+    assert free["max_close"] >= free["mean_close"]
+
+
+def test_after_a_text_that_is_a_prefix_of_another_the_loop_must_choose(tok):
+    """The q-prefix feedbacks: after ``ab`` the text is complete and ``c`` is still allowed; the
+    allowed set is empty only after ``abc``, where the loop stops."""
+    m = compile_choice(["ab", "abc"]).matcher(tok.vocab)
+    m.consume_bytes("ab")
+    assert m.is_accepting() and m.can_continue() and not m.is_finished()
+    assert tok.vocab.index(b"c") in list(m.allowed_token_ids())
+    m.consume_bytes("c")
+    assert m.is_finished() and len(m.allowed_token_ids()) == 0
+
+
+# ------------------------------------------------ the picture
+
+def test_the_picture_draws_each_probability_as_a_bar_of_proportional_width():
+    rows = [{"name": "A", "conditional": 0.75, "masked": 0.1},
+            {"name": "B", "conditional": 0.25, "masked": 0.9}]
+    svg = names_svg(rows)
+    bars = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="\d+" fill="#\w+" '
+                      r'data-kind="(\w+)" data-name="(\w)" data-value="([\d.e-]+)"', svg)
+    assert len(bars) == 4
+    for width, kind, name, value in bars:
+        row = next(r for r in rows if r["name"] == name)
+        assert float(value) == row[kind]
+        assert float(width) == pytest.approx(bar_width(row[kind]), abs=0.01)
+    assert bar_width(1.0) > bar_width(0.5) > bar_width(0.0) == 0
+    assert 'role="img"' in svg and "<title" in svg
+    assert f"máscara {es_decimal(0.9, 4)}" in svg  # the text alternative carries every value
+
+
+def test_the_pages_picture_draws_the_enumeration_rows(fig):
+    svg = fig["names_svg"]
+    for r in fig["enumeration"]["rows"]:
+        for kind in ("conditional", "masked"):
+            assert f'data-kind="{kind}" data-name="{r["name"]}" data-value="{r[kind]!r}"' in svg
+
+
+def test_the_walks_conditional_column_nearly_matches_the_exact_table(fig):
+    """«la columna condicionada casi coincide con la tabla exacta» (the walk's split holds almost
+    all of the prefix's probability)."""
+    exact = {r["name"]: r["conditional"] for r in fig["enumeration"]["rows"]}
+    gap = max(abs(a["conditional"] - exact[a["name"]]) for a in fig["walk"]["allowed"])
+    assert fig["walk"]["table_gap"] == pytest.approx(gap, abs=1e-15)
+    assert gap < 0.01 and fig["walk"]["split_share"] > 0.99
+
+
+def test_no_temperature_measured_removes_the_distortion(fig):
+    """«ninguna de las temperaturas medidas la arregla»: the total variation, recomputed from each
+    row's two leaders' shares, stays far from 0 at every temperature of the sweep."""
+    assert len(fig["sweep"]) >= 3
+    assert min(r["tv"] for r in fig["sweep"]) > 0.3
+    for r in fig["sweep"]:
+        assert r["top_conditional"] != r["top_masked"]
+
+
+def test_the_factor_picture_adds_up_the_logarithms_of_the_factors():
+    """Each segment is as long as its factor's log10 on the axis, in order, one after another;
+    a factor below 1.001 is left out of the bar (it stays in the title)."""
+    why = {"name": 2.0, "quote": 30.0, "brace": 5.0, "paths": 1.0, "ratio": 300.0}
+    svg = factors_svg(why)
+    segments = re.findall(r'<rect x="([\d.]+)" y="10" width="([\d.]+)" height="26" fill="#\w+" '
+                          r'data-part="(\w+)" data-factor="([\d.e-]+)"', svg)
+    assert [part for *_, part, _ in segments] == ["name", "quote", "brace"]
+    decades = 3  # 300 lies between 10**2 and 10**3
+    x = SPAN[0]
+    for left, width, part, factor in segments:
+        assert float(factor) == why[part]
+        assert float(left) == pytest.approx(x, abs=0.01)
+        assert float(width) == pytest.approx(math.log10(why[part]) / decades * (SPAN[1] - SPAN[0]), abs=0.01)
+        x += float(width)
+    assert x - SPAN[0] == pytest.approx(factor_width(300.0, decades), abs=0.05)
+    assert "otros caminos ×1,00" in svg and 'role="img"' in svg
+
+
+def test_the_pages_factor_picture_draws_the_why_figures(fig):
+    for part in ("name", "quote", "brace"):
+        assert f'data-part="{part}" data-factor="{fig["why"][part]!r}"' in fig["factors_svg"]
+
+
+def test_the_brace_is_far_down_the_models_list_after_the_question(fig, model, tok):
+    """«la llave queda muy lejos»: its rank, recomputed from one forward pass, is the table's, and
+    the top tokens shown are each more likely than the brace by orders of magnitude."""
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(PROMPT)]))[0, -1])
+    brace = tok.vocab.index(b"{")
+    alone = fig["model_alone"]
+    assert alone["brace"]["rank"] == 1 + int((p > p[brace]).sum())
+    assert alone["brace"]["rank"] > len(tok.vocab) // 2
+    assert min(t["p"] for t in alone["top"]) > 1e4 * alone["brace"]["p"]
+
+
+def test_the_masks_choice_of_initial_is_close_to_its_table_but_not_equal(fig):
+    """«la probabilidad de cada nombre queda cerca de la de su inicial … la mayor diferencia es …;
+    no coinciden del todo porque la máscara también escribe el prefijo con otras particiones»."""
+    masked = {r["name"]: r["masked"] for r in fig["enumeration"]["rows"]}
+    gaps = [abs(a["q"] - masked[a["name"]]) for a in fig["walk"]["allowed"]]
+    assert fig["walk"]["mask_gap"] == pytest.approx(max(gaps), abs=1e-15)
+    assert 0 < max(gaps) < 0.05
+    assert fig["partitions"]["mask_other"] > 0.1  # the other splits the sentence blames are common
