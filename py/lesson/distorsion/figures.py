@@ -63,6 +63,7 @@ def compute_figures(model, tok) -> dict:
     out["paths"]["z_ratio"] = math.exp(out["paths"]["log_z"] - exact.log_p_grammar)
     out["z_spread"] = z_spread(model, tok, grammar, exact)
     out["curves"] = curves_summary(model, tok, grammar, out["weights"]["favourite"]["name"])
+    out["lighter_split"] = lighter_split(model, tok, grammar, out["weights"])
     out["thresholds"] = threshold_summary(model, tok, grammar, table)
     closing = out["curves"]["curves"][0]["closing"]
     out["curves"]["high_resamples_at_closing"] = closing in out["thresholds"]["high"]["resampled"]
@@ -228,6 +229,20 @@ def curves_summary(model, tok, grammar, other: str) -> dict:
             "early": short.closing < long_.closing and (long_.cumulative[at - 1] - short.cumulative[at - 1]
                                                         > abs(long_.cumulative[-1] - short.cumulative[-1])),
             "svg": weight_curves_svg(curves), "table": weight_curves_table(curves)}
+
+
+def lighter_split(model, tok, grammar, weights: dict) -> dict:
+    """Where a draw of the inflated name loses its weight against one of the conditional's
+    favourite, along each name's most likely split (:func:`weight_curve`): the gap in ln w (nats)
+    at the end, the part of it paid at the quote that closes the name, and whether that quote
+    carries most of it (the word «la mayor parte» of §3)."""
+    light, heavy = (weight_curve(model, tok, PROMPT, grammar, answer(weights[k]["name"]), weights[k]["name"])
+                    for k in ("inflated", "favourite"))
+    gap = heavy.cumulative[-1] - light.cumulative[-1]
+    quote = heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1]
+    return {"gap": gap, "quote": quote, "quote_most": quote > gap / 2,
+            "light_quote": -light.log_kept[light.closing - 1],
+            "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
 
 
 def exercise_summary() -> dict:

@@ -165,3 +165,37 @@ def test_the_mask_does_not_improve_with_n(fig):
     means = [rows[("mask", n)].mean() for n in SIZES]
     assert max(means) - min(means) < 0.05  # flat, against IS's fall of more than 0.2
     assert rows[("is", SIZES[0])].mean() - rows[("is", SIZES[-1])].mean() > 0.2
+
+
+def _greedy_split_kept(model, tok, grammar, text: bytes) -> tuple[list[bytes], list[float]]:
+    """ln p(A_j) along the most likely split of ``text``, by a full forward pass per position and a
+    brute-force allowed set (every token whose bytes keep the prefix a prefix of some text)."""
+    texts = [answer(n).encode() for n in NAMES]
+    ids, written, labels, kept = tok.encode(PROMPT), b"", [], []
+    while written != text:
+        logits = model.astype(np.float64).forward(np.array([ids]))[0, -1]
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        allowed = [t for t, piece in enumerate(tok.vocab)
+                   if any(g.startswith(written + piece) for g in texts)]
+        spells = [t for t in allowed if text.startswith(written + tok.vocab[t])]
+        t = max(spells, key=lambda t: p[t])
+        kept.append(math.log(p[allowed].sum()))
+        labels.append(tok.vocab[t])
+        written += tok.vocab[t]
+        ids.append(t)
+    return labels, kept
+
+
+def test_the_closing_quote_carries_most_of_the_inflated_names_lost_weight(fig, model, tok, grammar):
+    """§3: «la mayor parte … en un solo token: la comilla que cierra el nombre»."""
+    ls, w = fig["lighter_split"], fig["weights"]
+    curves = {}
+    for key in ("inflated", "favourite"):
+        labels, kept = _greedy_split_kept(model, tok, grammar, answer(w[key]["name"]).encode())
+        closing = max(j for j, b in enumerate(labels) if b'"' in b)
+        curves[key] = (sum(kept), kept[closing])
+    gap = curves["favourite"][0] - curves["inflated"][0]
+    quote = curves["favourite"][1] - curves["inflated"][1]
+    assert ls["gap"] == pytest.approx(gap, abs=1e-3) and ls["quote"] == pytest.approx(quote, abs=1e-3)
+    assert ls["quote_most"] == (quote > gap / 2) and ls["quote_most"]
