@@ -95,7 +95,8 @@ class BudgetSplit:
 
     @property
     def tv_budget(self) -> float:
-        """TV(p, target): what the budget itself changes (the mass of the paths that do not fit)."""
+        """TV(p, target): what the budget itself changes. At most the mass p gives to the paths
+        that do not fit, and equal to it when each text fits in all its paths or in none."""
         return self._tv(self.p, self.target)
 
     @property

@@ -9,11 +9,12 @@ they are quoted with their source in ``ENGINE_FIGURES``.
 from __future__ import annotations
 
 import json
+import re
 
 from masker import compile_choice, compile_json_schema, compile_regex
 
 from ..batch import sample_batch
-from ..course import NAMES, PROMPT, answer, name_of
+from ..course import KEY, NAMES, PROMPT, answer, name_of
 from . import studies
 from .budget import budget_split, budget_sweep
 from .budget_plot import sweep_svg, sweep_table
@@ -95,6 +96,7 @@ def age_figures(model, tok) -> dict:
     return {"prompt": studies.AGE_PROMPT, "n": study.n, "distinct": len(study.counts),
             "top_age": top_age, "top_share": top_count / study.n, "rule": list(study.rule),
             "rule_ok": study.rule_ok, "min": min(study.ages), "max": max(study.ages),
+            "valid": study.valid, "all_valid": study.valid == study.n,
             "example": study.texts[0], "minus_zero": zero}
 
 
@@ -142,6 +144,7 @@ def budget_figures(model, tok) -> dict:
             "free_min_tokens": min(len(g.token_ids) for g in demo.free),
             "example_plain": demo.plain[0].text, "example_aware": demo.aware[0].text,
             "date_shortest": date.min_tokens_to_finish(),
+            "multi_digit_tokens": sum(len(v) > 1 and v.isdigit() for v in tok.vocab),
             "split": split_figures(model, tok), "sweep": sweep_figures(model, tok)}
 
 
@@ -179,6 +182,8 @@ def date_figures(model, tok) -> dict:
     return {"prompt": studies.DATE_PROMPT, "n": DATE_N, "p_null": study.p_null,
             "p_quote": study.p_quote, "q_null": study.q_null, "null_share": study.null_share,
             "strict_real": study._real(study.strict), "strict_examples": study.strict[:3],
+            "strict_dates": sum(isinstance(v, str) and re.fullmatch(studies.DATE_PATTERN, v) is not None
+                                for v in study.strict),
             "pattern": studies.DATE_PATTERN}
 
 
@@ -188,7 +193,8 @@ def enum_figures(tok) -> dict:
     result = studies.enum_scaling(tok)
     return {"sizes": result.sizes, "states": result.states, "compile_ms": result.compile_ms,
             "mask_us": result.mask_us, "vocab": len(tok.vocab),
-            "compile_ratio": result.compile_ms[-1] / result.compile_ms[-2]}
+            "compile_ratio": result.compile_ms[-1] / result.compile_ms[-2],
+            "mask_ratio": result.mask_us[-1] / result.mask_us[-2]}
 
 
 def thread_figures(model, tok) -> dict:
@@ -211,11 +217,20 @@ def thread_figures(model, tok) -> dict:
 
 
 def json_mode_figures(model, tok) -> dict:
-    out = {}
+    """JSON mode (§7): the answers with ``{"type": "object"}`` and ``{}``, and the words the prose
+    takes from them (all empty objects; all numbers; every answer uses the whole budget; no
+    answer has the key the prompt asks for)."""
+    out, lengths = {}, {}
     for name, schema in (("object", {"type": "object"}), ("any", {})):
         grammar = compile_json_schema(schema)
         gens = sample_batch(model, tok, studies.BUDGET_PROMPT, grammar, n=4, seed=0,
                             max_tokens=JSON_MODE_TOKENS, budget_aware=True)
         out[name] = [g.text for g in gens]
-    out["tokens"] = JSON_MODE_TOKENS
+        lengths[name] = [len(g.token_ids) for g in gens]
+    values = [json.loads(t) for t in out["object"] + out["any"]]
+    out.update(tokens=JSON_MODE_TOKENS, object_all_empty=all(t == "{}" for t in out["object"]),
+               any_all_numbers=all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                   for v in map(json.loads, out["any"])),
+               any_fill_budget=all(n == JSON_MODE_TOKENS for n in lengths["any"]),
+               none_has_key=not any(isinstance(v, dict) and KEY in v for v in values))
     return out

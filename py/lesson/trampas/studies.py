@@ -62,6 +62,7 @@ class AgeStudy:
     ages: list[int]
     texts: list[str]
     rule: tuple[int, int]
+    accepted: list[bool] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -71,6 +72,11 @@ class AgeStudy:
     def counts(self) -> list[tuple[int, int]]:
         """(age, samples), most frequent first (ties: smaller age first)."""
         return sorted(Counter(self.ages).items(), key=lambda kv: (-kv[1], kv[0]))
+
+    @property
+    def valid(self) -> int:
+        """How many answers are complete texts of the schema (``grammar.accepts``)."""
+        return sum(self.accepted)
 
     @property
     def rule_ok(self) -> int:
@@ -103,7 +109,8 @@ def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] =
         raise ValueError(f"rule must be (lo, hi) with lo <= hi, found {tuple(rule)}")
     grammar = compile_json_schema(schema)
     gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
-    return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule)
+    return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule,
+                    [grammar.accepts(g.bytes) for g in gens])
 
 
 # -- 2. Field order ------------------------------------------------------------------------------
