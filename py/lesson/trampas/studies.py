@@ -83,6 +83,11 @@ class AgeStudy:
         lo, hi = self.rule
         return sum(lo <= a <= hi for a in self.ages)
 
+    def _valid_words(self) -> str:
+        if self.accepted and self.valid == self.n:
+            return "todas JSON válido"
+        return f"{self.valid} de ellas JSON válido" if self.accepted else "JSON"
+
     def _repr_html_(self) -> str:
         top = self.counts[:12]
         n = max(self.n, 1)
@@ -93,7 +98,7 @@ class AgeStudy:
         return styled(
             f'<p class="enum-summary" data-testid="age-study" data-n="{self.n}" '
             f'data-distinct="{len(self.counts)}" data-rule-ok="{self.rule_ok}">{self.n} respuestas, '
-            f'todas JSON válido con una edad entera; {len(self.counts)} edades distintas. '
+            f'{self._valid_words()} con una edad entera; {len(self.counts)} edades distintas. '
             f'Cumplen la regla de negocio {lo} ≤ edad ≤ {hi}: {self.rule_ok} de {self.n}.</p>'
             + _scroll("edades más frecuentes") + '<table class="compact-table"><caption>Las edades '
             'más frecuentes</caption><thead><tr><th scope="col">edad</th><th scope="col">respuestas'
