@@ -5,9 +5,12 @@ Every function drives the mini-GPT and the masker through the lesson API (``samp
 tests compute the same numbers. The results render as HTML (``_repr_html_``) with stable test hooks:
 
 - :func:`age_study`: a schema forces an integer age; what the model puts there.
-- :func:`field_order`: the same two fields in either order, enumerated exactly;
-  ``[data-testid=field-order]`` carries ``data-tv`` (total variation distance between the two
-  answer distributions) and one ``tr[data-order][data-name][data-q]`` per order and answer.
+- :func:`field_order`: the same two fields in either order, enumerated exactly, as the
+  conditional p(answer | x, G) and as the mask's q~; ``[data-testid=field-order]`` carries
+  ``data-tv`` and ``data-tv-exact`` (total variation distance between the two orders' answer
+  distributions under the mask and under the conditional) and one
+  ``td[data-order][data-name][data-kind]`` per order, kind and answer, with ``data-q`` (mask) or
+  ``data-p`` (conditional).
 - :func:`budget_demo`: a token budget that truncates against budget-aware masks;
   ``[data-testid=budget-demo]`` carries ``data-budget``, ``data-n``, ``data-valid-plain`` and
   ``data-valid-aware`` (shares of valid answers, Python ``repr`` of the float).
