@@ -14,6 +14,7 @@ import math
 from html import escape
 
 from ..numbers import es_decimal, es_percent
+from ..views import _scroll
 
 WIDTH, HEIGHT = 360, 300
 PAD_L, PAD_R = 44, 12
@@ -104,6 +105,6 @@ def sweep_table(sweep) -> str:
                    f'<td class="num">{es_percent(a)}</td><td class="num">{es_decimal(n, 1)}</td></tr>'
                    for k, c, a, n in zip(sweep.budgets, sweep.valid_cut, sweep.valid_aware,
                                          sweep.name_aware))
-    return ('<table class="compact-table"><thead><tr><th scope="col">presupuesto</th>'
+    return (_scroll("los números del gráfico") + '<table class="compact-table"><thead><tr><th scope="col">presupuesto</th>'
             '<th scope="col">válidas cortando</th><th scope="col">válidas con máscara</th>'
-            f'<th scope="col">caracteres del nombre</th></tr></thead><tbody>{rows}</tbody></table>')
+            f'<th scope="col">caracteres del nombre</th></tr></thead><tbody>{rows}</tbody></table></div>')

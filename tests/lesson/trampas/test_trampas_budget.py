@@ -152,3 +152,4 @@ def test_the_sweep_picture_has_a_text_alternative_with_decimal_commas():
     assert "22 tokens: válidas 25,0\u202f%" in desc and "4,5 caracteres" in desc
     assert not re.search(r"\d\.\d", desc + sweep_table(SWEEP))
     assert sweep_table(SWEEP).count("<tr>") == 1 + len(SWEEP.budgets)
+    assert sweep_table(SWEEP).startswith('<div class="table-scroll"')  # scrolls on a phone
