@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from lesson.course import NAMES, PROMPT, answer, name_of
+from lesson.trampas import budget_split
 from lesson.trampas.studies import budget_demo, field_order
+from masker import compile_choice
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
 from tests.e2e.helpers import lesson_after_run_all
@@ -19,13 +22,16 @@ pytestmark = pytest.mark.e2e
 PAGE = "trampas.html"
 BUDGET, BUDGET_N = 22, 40  # the page's cell «Presupuesto: cortar o enmascarar»
 ENUM_SIZES = [10, 100, 1000, 10000]
+SPLIT_BUDGET = 16  # the page's cell «Los dos efectos del presupuesto»
 
 
 @pytest.fixture(scope="module")
 def cpython():
     tok, model = load_tokenizer(), load_model()
+    names = compile_choice([answer(n) for n in NAMES])
     return {"order": field_order(model, tok),
-            "budget": budget_demo(model, tok, budget=BUDGET, n=BUDGET_N, seed=0)}
+            "budget": budget_demo(model, tok, budget=BUDGET, n=BUDGET_N, seed=0),
+            "split": budget_split(model, tok, PROMPT, names, SPLIT_BUDGET, label=name_of)}
 
 
 @pytest.fixture(scope="module")
@@ -56,20 +62,29 @@ def test_budget_demo_aware_is_always_valid_and_plain_is_not(page, cpython):
 def test_field_order_distributions_sum_to_one_and_match_cpython(page, cpython):
     view = page.locator("[data-testid=field-order]")
     cells = view.locator("td[data-order]").evaluate_all(
-        "els => els.map(e => [e.dataset.order, e.dataset.name, e.dataset.q])")
+        "els => els.map(e => [e.dataset.kind, e.dataset.order, e.dataset.name, e.dataset.q || e.dataset.p])")
     reference = cpython["order"]
-    by_order: dict[str, dict[str, float]] = {}
-    for order, name, q in cells:
-        by_order.setdefault(order, {})[name] = float(q)
-    assert set(by_order) == set(reference.ORDERS)
-    for order, dist in by_order.items():
-        assert sum(dist.values()) == pytest.approx(1, abs=1e-9), order
-        for name, q in dist.items():
-            assert q == pytest.approx(reference.answers[order][name], abs=1e-9), (order, name)
-    tv = float(view.get_attribute("data-tv"))
-    assert tv == pytest.approx(reference.tv, abs=1e-9)
+    by_order: dict[tuple[str, str], dict[str, float]] = {}
+    for kind, order, name, value in cells:
+        by_order.setdefault((kind, order), {})[name] = float(value)
+    assert set(by_order) == {(k, o) for k in reference.KINDS for o in reference.ORDERS}
+    for (kind, order), dist in by_order.items():
+        assert sum(dist.values()) == pytest.approx(1, abs=1e-9), (kind, order)
+        for name, value in dist.items():
+            assert value == pytest.approx(reference.answers[kind][order][name], abs=1e-9), (order, name)
+    assert float(view.get_attribute("data-tv")) == pytest.approx(reference.tv("masked"), abs=1e-9)
+    assert float(view.get_attribute("data-tv-exact")) == pytest.approx(reference.tv("exact"), abs=1e-9)
     prose = float(page.locator("[data-testid=prose-tv]").get_attribute("data-value"))
-    assert prose == pytest.approx(tv, abs=1e-9)
+    assert prose == pytest.approx(reference.tv("masked"), abs=1e-9)
+
+
+def test_budget_split_matches_cpython(page, cpython):
+    rows = page.locator("[data-testid=budget-split] tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.text, r.dataset.p, r.dataset.target, r.dataset.masked])")
+    reference = cpython["split"]
+    assert [text for text, _, _, _ in rows] == reference.labels
+    for (_, p, target, masked), p0, t0, q0 in zip(rows, reference.p, reference.target, reference.masked):
+        assert (float(p), float(target), float(masked)) == pytest.approx((p0, t0, q0), abs=1e-9)
 
 
 def test_enum_scaling_has_one_measured_row_per_size(page):

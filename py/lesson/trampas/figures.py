@@ -9,34 +9,70 @@ they are quoted with their source in ``ENGINE_FIGURES``.
 from __future__ import annotations
 
 import json
+import re
 
-from masker import compile_json_schema, compile_regex
+from masker import compile_choice, compile_json_schema, compile_regex
 
 from ..batch import sample_batch
+from ..course import KEY, NAMES, PROMPT, answer, name_of
 from . import studies
+from .budget import budget_split, budget_sweep
+from .budget_plot import sweep_svg, sweep_table
 
 AGE_N = 60
 BUDGET, BUDGET_N = 22, 40
+SPLIT_BUDGET = 16  # one token above the shortest answer: the most likely name no longer fits
+SWEEP_BUDGETS = list(range(18, 31, 2))  # from the shortest valid answer to where cutting stops failing
 DATE_N = 60
 THREAD_BUDGET, THREAD_N = 80, 8
 JSON_MODE_TOKENS = 40
 
-# Published figures of production engines, quoted (not measured here). MaskBench
-# (guidance-ai/jsonschemabench, maskbench/README.md, run of 2025-03-27: 11,306 JSON Schemas,
-# Llama-3 tokenizer of about 128k tokens, one CPU thread; llguidance 0.7.10, xgrammar 0.1.17,
-# llama-cpp-python 0.3.8, outlines-core 0.2.3), in µs: time to first mask, median ("TTFM p50",
-# mostly the compile time), and time between masks, median and mean ("TBM p50", "TBM avg").
-# Each engine's figures cover only the schemas it compiled.
+# Published figures of production engines, quoted (not measured here), from the MaskBench README
+# of guidance-ai/jsonschemabench (maskbench/README.md, as summarised in the project's
+# ../shared/spec/engines.md §4.1): the run of 2025-03-27, 11,306 JSON Schemas, Llama-3 tokenizer
+# of about 128k tokens, one CPU thread per sequence (Azure NC96ads_A100_v4, AMD EPYC 7V13), 15 min
+# and 40 GiB per schema. guidance-ai, who publish it, develop llguidance, one of the engines.
+# In µs: time to first mask, median ("TTFM p50", mostly the compile time), and time between masks,
+# median and mean ("TBM p50", "TBM avg"); each engine's times cover only the schemas it compiled.
+# Counts of schemas: passing, compile errors, timeouts (900 s), "validation errors" (a valid
+# instance rejected) and "invalidation errors" (an invalid instance accepted).
 ENGINE_FIGURES = {
     "source": "MaskBench (guidance-ai/jsonschemabench, maskbench/README.md), ejecución del "
               "27-03-2025: 11 306 esquemas, tokenizador de Llama 3 (unos 128 000 tokens), un hilo de CPU",
+    "publisher": "guidance-ai",
+    "schemas": 11_306,
+    "date": "27-03-2025",
     "engines": [
-        {"name": "LLGuidance", "ttfm_p50_us": 1_037, "tbm_p50_us": 46, "tbm_avg_us": 64},
-        {"name": "XGrammar", "ttfm_p50_us": 919_459, "tbm_p50_us": 9, "tbm_avg_us": 728},
-        {"name": "Outlines-core", "ttfm_p50_us": 587_900, "tbm_p50_us": 34, "tbm_avg_us": 1_858},
-        {"name": "llama.cpp", "ttfm_p50_us": 312, "tbm_p50_us": 17_021, "tbm_avg_us": 16_565},
+        {"name": "LLGuidance", "version": "llguidance 0.7.10", "ttfm_p50_us": 1_037,
+         "tbm_p50_us": 46, "tbm_avg_us": 64, "passing": 8_909, "compile_errors": 2_377,
+         "timeouts": 0, "validation_errors": 20, "invalidation_errors": 0},
+        {"name": "XGrammar", "version": "xgrammar 0.1.17", "ttfm_p50_us": 919_459,
+         "tbm_p50_us": 9, "tbm_avg_us": 728, "passing": 8_122, "compile_errors": 90,
+         "timeouts": 241, "validation_errors": 1_408, "invalidation_errors": 1_368},
+        {"name": "Outlines-core", "version": "outlines-core 0.2.3", "ttfm_p50_us": 587_900,
+         "tbm_p50_us": 34, "tbm_avg_us": 1_858, "passing": 7_050, "compile_errors": 1_773,
+         "timeouts": 60, "validation_errors": 1_415, "invalidation_errors": 822},
+        {"name": "llama.cpp", "version": "llama-cpp-python 0.3.8", "ttfm_p50_us": 312,
+         "tbm_p50_us": 17_021, "tbm_avg_us": 16_565, "passing": 6_505, "compile_errors": 1_301,
+         "timeouts": 1, "validation_errors": 2_850, "invalidation_errors": 649},
     ],
 }
+
+
+def engine_figures() -> dict:
+    """The quoted MaskBench figures and the words the prose takes from them (each an argmin or
+    argmax over the four engines)."""
+    engines = ENGINE_FIGURES["engines"]
+
+    def by(key):
+        return [e["name"] for e in sorted(engines, key=lambda e: e[key])]
+
+    wrong = {e["name"]: e["validation_errors"] + e["invalidation_errors"] for e in engines}
+    return {**ENGINE_FIGURES, "fastest_compile": by("ttfm_p50_us")[0],
+            "slowest_compile": by("ttfm_p50_us")[-1],
+            "cheapest_median_mask": by("tbm_p50_us")[:2], "lowest_mean_mask": by("tbm_avg_us")[0],
+            "most_compile_errors": by("compile_errors")[-1],
+            "fewest_wrong": min(wrong, key=wrong.get), "most_passing": by("passing")[-1]}
 
 
 def compute_figures(model, tok) -> dict:
@@ -47,7 +83,7 @@ def compute_figures(model, tok) -> dict:
         "budget": budget_figures(model, tok),
         "date": date_figures(model, tok),
         "enum": enum_figures(tok),
-        "engines": ENGINE_FIGURES,
+        "engines": engine_figures(),
         "thread": thread_figures(model, tok),
         "json_mode": json_mode_figures(model, tok),
     }
@@ -60,34 +96,85 @@ def age_figures(model, tok) -> dict:
     return {"prompt": studies.AGE_PROMPT, "n": study.n, "distinct": len(study.counts),
             "top_age": top_age, "top_share": top_count / study.n, "rule": list(study.rule),
             "rule_ok": study.rule_ok, "min": min(study.ages), "max": max(study.ages),
+            "valid": study.valid, "all_valid": study.valid == study.n,
             "example": study.texts[0], "minus_zero": zero}
 
 
 def order_figures(model, tok) -> dict:
+    """Field order (§2): both orders enumerated exactly. ``p_*``/``q_*``: the conditional's and
+    the mask's answer distributions per order; ``tv``/``tv_exact``: total variation between the
+    orders under the mask and under the conditional; ``distortion``: between mask and conditional
+    in each order; ``follow``: the conditional P(answer = hint's name | hint), hint first;
+    ``push``: the largest rise of a name's probability when the hint names it."""
     result = studies.field_order(model, tok)
     first, second = result.ORDERS
-    follows = result.follows(first)
+    exact = result.answers["exact"]
+    follows = result.follows(first, "exact")
+    pairs = list(zip(result.hints, result.names))
     return {"prompt": studies.ORDER_PROMPT, "names": result.names, "hints": result.hints,
-            "fields": list(studies.ORDER_KEYS), "tv": result.tv, "answers": result.answers,
-            "agree_first": result.agree[first], "agree_second": result.agree[second],
-            "follow": [{"hint": h, "name": n, "q": follows[h][n], "marginal": result.answers[first][n]}
-                       for h, n in zip(result.hints, result.names)],
-            "follow_gap": max(abs(follows[h][n] - result.answers[first][n])
-                              for h, n in zip(result.hints, result.names)),
+            "fields": list(studies.ORDER_KEYS), "tv": result.tv("masked"),
+            "tv_exact": result.tv("exact"),
+            "tv_exact_above_masked": result.tv("exact") > result.tv("masked"),
+            "p_first": exact[first], "p_second": exact[second],
+            "q_first": result.answers["masked"][first], "q_second": result.answers["masked"][second],
+            "distortion": [result.distortion(first), result.distortion(second)],
+            "agree_first": result.agree["exact"][first], "agree_second": result.agree["exact"][second],
+            "follow": [{"hint": h, "name": n, "q": follows[h][n], "marginal": exact[first][n]}
+                       for h, n in pairs],
+            "push": max(follows[h][n] - exact[first][n] for h, n in pairs),
             "positions": sum(result.positions.values()),
-            "top_first": max(result.names, key=result.answers[first].get),
-            "top_second": max(result.names, key=result.answers[second].get)}
+            "top_first": max(result.names, key=exact[first].get),
+            "top_second": max(result.names, key=exact[second].get),
+            "top_first_masked": max(result.names, key=result.answers["masked"][first].get),
+            "top_second_masked": max(result.names, key=result.answers["masked"][second].get)}
 
 
 def budget_figures(model, tok) -> dict:
+    """The token budget (§3): the demo at ``BUDGET`` tokens, the budget's two effects measured
+    exactly on the course's five names at ``SPLIT_BUDGET`` tokens, and the sweep of budgets."""
     demo = studies.budget_demo(model, tok, budget=BUDGET, n=BUDGET_N)
     date = compile_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}").matcher(tok.vocab)
+    max_length = studies.BUDGET_SCHEMA["properties"]["nombre"]["maxLength"]
+    free_names = [len(json.loads(g.text)["nombre"]) for g in demo.free]
     return {"budget": demo.budget, "n": demo.n, "shortest": demo.shortest,
             "valid_plain": demo.valid_plain, "valid_aware": demo.valid_aware,
             "name_free": demo.name_free, "name_aware": demo.name_aware,
-            "tokens_free": demo.tokens_free, "max_length": studies.BUDGET_SCHEMA["properties"]["nombre"]["maxLength"],
+            "tokens_free": demo.tokens_free, "max_length": max_length,
+            "free_fill_max": all(n == max_length for n in free_names),
+            "free_min_tokens": min(len(g.token_ids) for g in demo.free),
             "example_plain": demo.plain[0].text, "example_aware": demo.aware[0].text,
-            "date_shortest": date.min_tokens_to_finish()}
+            "date_shortest": date.min_tokens_to_finish(),
+            "multi_digit_tokens": sum(len(v) > 1 and v.isdigit() for v in tok.vocab),
+            "split": split_figures(model, tok), "sweep": sweep_figures(model, tok)}
+
+
+def split_figures(model, tok) -> dict:
+    """p(y | x, G), p(y | x, G, |y| <= k) and the budget-aware q~ on the course's grammar."""
+    grammar = compile_choice([answer(n) for n in NAMES])
+    split = budget_split(model, tok, PROMPT, grammar, SPLIT_BUDGET, label=name_of)
+    shortest = {n: len(tok.encode(answer(n))) for n in NAMES}  # the BPE split, for the prose
+    top = max(split.labels, key=dict(zip(split.labels, split.p)).get)
+    return {"budget": SPLIT_BUDGET, "labels": split.labels, "p": split.p, "target": split.target,
+            "masked": split.masked, "tv_budget": split.tv_budget, "tv_mask": split.tv_mask,
+            "excluded": split.excluded, "top_p": top, "top_excluded": top in split.excluded,
+            "top_target": max(split.labels, key=dict(zip(split.labels, split.target)).get),
+            "top_masked": max(split.labels, key=dict(zip(split.labels, split.masked)).get),
+            "shortest": grammar.matcher(tok.vocab).min_tokens_to_finish(),
+            "bpe_tokens": shortest}
+
+
+def sweep_figures(model, tok) -> dict:
+    """The budget sweep on ``BUDGET_SCHEMA`` (the picture of §3), data and SVG."""
+    grammar = compile_json_schema(studies.BUDGET_SCHEMA)
+    sweep = budget_sweep(model, tok, studies.BUDGET_PROMPT, grammar, SWEEP_BUDGETS, n=BUDGET_N)
+    cut_full = [k for k, v in zip(sweep.budgets, sweep.valid_cut) if v == 1.0]
+    cut_none = [k for k, v in zip(sweep.budgets, sweep.valid_cut) if v == 0.0]
+    return {"budgets": sweep.budgets, "valid_cut": sweep.valid_cut, "valid_aware": sweep.valid_aware,
+            "name_aware": sweep.name_aware, "name_free": sweep.name_free, "n": sweep.n,
+            "aware_always_valid": all(v == 1.0 for v in sweep.valid_aware),
+            "first_cut_full": cut_full[0] if cut_full else None,
+            "last_cut_none": cut_none[-1] if cut_none else None,
+            "svg": sweep_svg(sweep), "table": sweep_table(sweep)}
 
 
 def date_figures(model, tok) -> dict:
@@ -95,6 +182,8 @@ def date_figures(model, tok) -> dict:
     return {"prompt": studies.DATE_PROMPT, "n": DATE_N, "p_null": study.p_null,
             "p_quote": study.p_quote, "q_null": study.q_null, "null_share": study.null_share,
             "strict_real": study._real(study.strict), "strict_examples": study.strict[:3],
+            "strict_dates": sum(isinstance(v, str) and re.fullmatch(studies.DATE_PATTERN, v) is not None
+                                for v in study.strict),
             "pattern": studies.DATE_PATTERN}
 
 
@@ -104,7 +193,8 @@ def enum_figures(tok) -> dict:
     result = studies.enum_scaling(tok)
     return {"sizes": result.sizes, "states": result.states, "compile_ms": result.compile_ms,
             "mask_us": result.mask_us, "vocab": len(tok.vocab),
-            "compile_ratio": result.compile_ms[-1] / result.compile_ms[-2]}
+            "compile_ratio": result.compile_ms[-1] / result.compile_ms[-2],
+            "mask_ratio": result.mask_us[-1] / result.mask_us[-2]}
 
 
 def thread_figures(model, tok) -> dict:
@@ -127,11 +217,20 @@ def thread_figures(model, tok) -> dict:
 
 
 def json_mode_figures(model, tok) -> dict:
-    out = {}
+    """JSON mode (§7): the answers with ``{"type": "object"}`` and ``{}``, and the words the prose
+    takes from them (all empty objects; all numbers; every answer uses the whole budget; no
+    answer has the key the prompt asks for)."""
+    out, lengths = {}, {}
     for name, schema in (("object", {"type": "object"}), ("any", {})):
         grammar = compile_json_schema(schema)
         gens = sample_batch(model, tok, studies.BUDGET_PROMPT, grammar, n=4, seed=0,
                             max_tokens=JSON_MODE_TOKENS, budget_aware=True)
         out[name] = [g.text for g in gens]
-    out["tokens"] = JSON_MODE_TOKENS
+        lengths[name] = [len(g.token_ids) for g in gens]
+    values = [json.loads(t) for t in out["object"] + out["any"]]
+    out.update(tokens=JSON_MODE_TOKENS, object_all_empty=all(t == "{}" for t in out["object"]),
+               any_all_numbers=all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                   for v in map(json.loads, out["any"])),
+               any_fill_budget=all(n == JSON_MODE_TOKENS for n in lengths["any"]),
+               none_has_key=not any(isinstance(v, dict) and KEY in v for v in values))
     return out

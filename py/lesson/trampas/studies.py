@@ -5,9 +5,12 @@ Every function drives the mini-GPT and the masker through the lesson API (``samp
 tests compute the same numbers. The results render as HTML (``_repr_html_``) with stable test hooks:
 
 - :func:`age_study`: a schema forces an integer age; what the model puts there.
-- :func:`field_order`: the same two fields in either order, enumerated exactly;
-  ``[data-testid=field-order]`` carries ``data-tv`` (total variation distance between the two
-  answer distributions) and one ``tr[data-order][data-name][data-q]`` per order and answer.
+- :func:`field_order`: the same two fields in either order, enumerated exactly, as the
+  conditional p(answer | x, G) and as the mask's q~; ``[data-testid=field-order]`` carries
+  ``data-tv`` and ``data-tv-exact`` (total variation distance between the two orders' answer
+  distributions under the mask and under the conditional) and one
+  ``td[data-order][data-name][data-kind]`` per order, kind and answer, with ``data-q`` (mask) or
+  ``data-p`` (conditional).
 - :func:`budget_demo`: a token budget that truncates against budget-aware masks;
   ``[data-testid=budget-demo]`` carries ``data-budget``, ``data-n``, ``data-valid-plain`` and
   ``data-valid-aware`` (shares of valid answers, Python ``repr`` of the float).
@@ -62,6 +65,7 @@ class AgeStudy:
     ages: list[int]
     texts: list[str]
     rule: tuple[int, int]
+    accepted: list[bool] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -73,9 +77,19 @@ class AgeStudy:
         return sorted(Counter(self.ages).items(), key=lambda kv: (-kv[1], kv[0]))
 
     @property
+    def valid(self) -> int:
+        """How many answers are complete texts of the schema (``grammar.accepts``)."""
+        return sum(self.accepted)
+
+    @property
     def rule_ok(self) -> int:
         lo, hi = self.rule
         return sum(lo <= a <= hi for a in self.ages)
+
+    def _valid_words(self) -> str:
+        if self.accepted and self.valid == self.n:
+            return "todas JSON válido"
+        return f"{self.valid} de ellas JSON válido" if self.accepted else "JSON"
 
     def _repr_html_(self) -> str:
         top = self.counts[:12]
@@ -87,7 +101,7 @@ class AgeStudy:
         return styled(
             f'<p class="enum-summary" data-testid="age-study" data-n="{self.n}" '
             f'data-distinct="{len(self.counts)}" data-rule-ok="{self.rule_ok}">{self.n} respuestas, '
-            f'todas JSON válido con una edad entera; {len(self.counts)} edades distintas. '
+            f'{self._valid_words()} con una edad entera; {len(self.counts)} edades distintas. '
             f'Cumplen la regla de negocio {lo} ≤ edad ≤ {hi}: {self.rule_ok} de {self.n}.</p>'
             + _scroll("edades más frecuentes") + '<table class="compact-table"><caption>Las edades '
             'más frecuentes</caption><thead><tr><th scope="col">edad</th><th scope="col">respuestas'
@@ -103,7 +117,8 @@ def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] =
         raise ValueError(f"rule must be (lo, hi) with lo <= hi, found {tuple(rule)}")
     grammar = compile_json_schema(schema)
     gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
-    return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule)
+    return AgeStudy([json.loads(g.text)["edad"] for g in gens], [g.text for g in gens], rule,
+                    [grammar.accepts(g.bytes) for g in gens])
 
 
 # -- 2. Field order ------------------------------------------------------------------------------
@@ -122,12 +137,22 @@ def order_schema(hint_first: bool, hints=ORDER_HINTS, names=ORDER_NAMES, keys=OR
             "additionalProperties": False}
 
 
+def total_variation(a: dict, b: dict) -> float:
+    """Total variation distance between two distributions over the same outcomes (dicts
+    outcome -> probability; a missing outcome counts 0): half the sum of the absolute
+    differences, the largest difference of probability the two give to any one set of outcomes."""
+    return 0.5 * sum(abs(a.get(k, 0.0) - b.get(k, 0.0)) for k in set(a) | set(b))
+
+
 @dataclass
 class FieldOrder:
-    """The exact masked distributions of both orders. ``joint[order][(hint, answer)]`` and
-    ``answers[order][answer]``: q~ (sums to 1 per order); orders are "pista primero" and
-    "respuesta primero". ``tv``: total variation distance between the two answer distributions;
-    ``agree[order]``: q~ of an answer that names the person of the hint."""
+    """The exact distributions of both orders, each as the model's conditional p(· | x, G)
+    (``exact``) and as the mask's q~ (``masked``). ``joint[kind][order][(hint, answer)]`` and
+    ``answers[kind][order][answer]`` sum to 1 per kind and order; kinds are ``"exact"`` and
+    ``"masked"``, orders "pista primero" and "respuesta primero". ``tv(kind)``: total variation
+    distance between the two orders' answer distributions; ``distortion(order)``: between the
+    mask's and the conditional's answer distributions in one order; ``agree[kind][order]``: the
+    probability of an answer that names the person of the hint."""
     names: list[str]
     hints: list[str]
     joint: dict
@@ -135,70 +160,88 @@ class FieldOrder:
     positions: dict
 
     ORDERS = ("pista primero", "respuesta primero")
+    KINDS = ("exact", "masked")
 
-    @property
-    def tv(self) -> float:
-        a, b = (self.answers[o] for o in self.ORDERS)
-        return 0.5 * sum(abs(a[n] - b[n]) for n in self.names)
+    def tv(self, kind: str = "masked") -> float:
+        return total_variation(*(self.answers[kind][o] for o in self.ORDERS))
+
+    def distortion(self, order: str) -> float:
+        return total_variation(self.answers["exact"][order], self.answers["masked"][order])
 
     @property
     def agree(self) -> dict:
-        return {o: sum(self.joint[o][(h, n)] for h, n in zip(self.hints, self.names))
-                for o in self.ORDERS}
+        return {k: {o: sum(self.joint[k][o][(h, n)] for h, n in zip(self.hints, self.names))
+                    for o in self.ORDERS} for k in self.KINDS}
 
-    def follows(self, order: str) -> dict:
-        """P(answer | hint) under ``order``: {hint: {answer: q}}."""
+    def follows(self, order: str, kind: str = "masked") -> dict:
+        """P(answer | hint) under ``order``: {hint: {answer: probability}}."""
         out = {}
         for h in self.hints:
-            total = sum(self.joint[order][(h, n)] for n in self.names)
-            out[h] = {n: self.joint[order][(h, n)] / total for n in self.names}
+            total = sum(self.joint[kind][order][(h, n)] for n in self.names)
+            out[h] = {n: self.joint[kind][order][(h, n)] / total for n in self.names}
         return out
 
     def _repr_html_(self) -> str:
-        head = "".join(f'<th scope="col">{escape(o)}</th>' for o in self.ORDERS)
+        return styled(
+            f'<div data-testid="field-order" data-tv="{self.tv("masked")!r}" '
+            f'data-tv-exact="{self.tv("exact")!r}">' + _scroll("respuesta según el orden de los campos")
+            + self._table() + '</div>' + self._summary() + '</div>')
+
+    def _table(self) -> str:
+        head = "".join(f'<th scope="col">{escape(o)}: {label}</th>' for o in self.ORDERS
+                       for label in ("p", "q̃"))
         rows = []
         for name in self.names:
-            cells = "".join(f'<td data-order="{escape(o)}" data-name="{escape(name)}" '
-                            f'data-q="{self.answers[o][name]!r}">'
-                            f'{_bar(self.answers[o][name], es_decimal(self.answers[o][name], 3))}</td>'
-                            for o in self.ORDERS)
+            cells = "".join(
+                f'<td data-order="{escape(o)}" data-name="{escape(name)}" data-kind="{k}" '
+                f'data-{"p" if k == "exact" else "q"}="{self.answers[k][o][name]!r}">'
+                f'{_bar(self.answers[k][o][name], es_decimal(self.answers[k][o][name], 3))}</td>'
+                for o in self.ORDERS for k in self.KINDS)
             rows.append(f'<tr><th scope="row">{escape(name)}</th>{cells}</tr>')
-        agree = "".join(f'<td>{es_decimal(self.agree[o], 3)}</td>' for o in self.ORDERS)
-        follow = []
-        for o in self.ORDERS:
-            f = self.follows(o)
-            follow.append(" · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(f[h][n], 3)}"
-                                     for h, n in zip(self.hints, self.names)))
-        return styled(
-            f'<div data-testid="field-order" data-tv="{self.tv!r}">'
-            + _scroll("respuesta según el orden de los campos")
-            + '<table class="compact-table"><caption>Distribución exacta de la respuesta con '
-            f'máscara, q̃(respuesta | x), en cada orden</caption><thead><tr><th scope="col">respuesta'
-            f'</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody><tfoot><tr><th scope="row">'
-            f'respuesta = nombre de la pista</th>{agree}</tr></tfoot></table></div>'
-            f'<p class="enum-summary">Distancia de variación total entre las dos columnas: '
-            f'<strong>{es_decimal(self.tv, 3)}</strong>. Probabilidad de que la respuesta repita '
-            f'el nombre de la pista, fijada la pista ({escape(self.ORDERS[0])}): {follow[0]}.</p></div>')
+        agree = "".join(f'<td>{es_decimal(self.agree[k][o], 3)}</td>'
+                        for o in self.ORDERS for k in self.KINDS)
+        return ('<table class="compact-table"><caption>Distribución exacta de la respuesta en cada '
+                'orden: la condicionada p(respuesta | x, G) y la de la máscara, q̃(respuesta | x)'
+                f'</caption><thead><tr><th scope="col">respuesta</th>{head}</tr></thead><tbody>'
+                f'{"".join(rows)}</tbody><tfoot><tr><th scope="row">respuesta = nombre de la pista'
+                f'</th>{agree}</tr></tfoot></table>')
+
+    def _summary(self) -> str:
+        parts = [f"entre los dos órdenes, <strong>{es_decimal(self.tv('exact'), 3)}</strong> "
+                 f"con la condicionada y <strong>{es_decimal(self.tv('masked'), 3)}</strong> con "
+                 "la máscara"]
+        parts += [f"entre la máscara y la condicionada, {es_decimal(self.distortion(o), 3)} "
+                  f"({escape(o)})" for o in self.ORDERS]
+        follow = self.follows(self.ORDERS[0], "exact")
+        said = " · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(follow[h][n], 3)}"
+                          for h, n in zip(self.hints, self.names))
+        return (f'<p class="enum-summary">Distancia de variación total: {"; ".join(parts)}. '
+                'Probabilidad condicionada de que la respuesta repita el nombre de la pista, '
+                f'fijada la pista ({escape(self.ORDERS[0])}): {said}.</p>')
 
 
 def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hints=ORDER_HINTS,
                 keys=ORDER_KEYS) -> FieldOrder:
-    """Enumerate both orders exactly (``enumerate_paths``) and sum q~ per (hint, answer).
-    ``hints[i]`` mentions ``names[i]``. Raises ValueError unless names and hints are non-empty
-    lists of the same length, and what ``enumerate_paths`` raises (an enumeration too large)."""
+    """Enumerate both orders exactly (``enumerate_paths``) and sum, per (hint, answer), the
+    conditional p(· | x, G) and the mask's q~ of its texts. ``hints[i]`` mentions ``names[i]``.
+    Raises ValueError unless names and hints are non-empty lists of the same length, and what
+    ``enumerate_paths`` raises (an enumeration too large)."""
     if not names or len(names) != len(hints):
         raise ValueError(f"names and hints must be non-empty and of the same length (hints[i] "
                          f"names names[i]), found {len(names)} names and {len(hints)} hints")
-    joint, answers, positions = {}, {}, {}
+    joint = {k: {} for k in FieldOrder.KINDS}
+    answers = {k: {} for k in FieldOrder.KINDS}
+    positions = {}
     for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
         grammar = compile_json_schema(order_schema(hint_first, hints, names, keys))
         result = enumerate_paths(model, tok, prompt, grammar)
-        j = {(h, n): 0.0 for h in hints for n in names}
-        for row in result.rows:
-            obj = json.loads(row.text)
-            j[(obj[keys[0]], obj[keys[1]])] += row.masked
-        joint[order] = j
-        answers[order] = {n: sum(j[(h, n)] for h in hints) for n in names}
+        for kind in FieldOrder.KINDS:
+            j = {(h, n): 0.0 for h in hints for n in names}
+            for row in result.rows:
+                obj = json.loads(row.text)
+                j[(obj[keys[0]], obj[keys[1]])] += row.conditional if kind == "exact" else row.masked
+            joint[kind][order] = j
+            answers[kind][order] = {n: sum(j[(h, n)] for h in hints) for n in names}
         positions[order] = result.forward_rows
     return FieldOrder(list(names), list(hints), joint, answers, positions)
 
@@ -272,14 +315,14 @@ class BudgetDemo:
             f'<p class="enum-summary">Presupuesto: {self.budget} tokens (la respuesta válida más '
             f'corta necesita {self.shortest}). Válidas: <strong>{es_percent(self.valid_plain)}</strong>'
             f' cortando al agotar el presupuesto, <strong>{es_percent(self.valid_aware)}</strong> '
-            f'con máscara consciente del presupuesto ({self.n} respuestas cada una). Sin '
+            f'con la máscara que respeta el presupuesto ({self.n} respuestas cada una). Sin '
             f'presupuesto, las respuestas usan {_mean(self.tokens_free)} tokens de media '
             f'y el nombre ocupa {_mean(self.name_free)} caracteres; con la máscara '
-            f'consciente, {_mean(self.name_aware)}.</p>'
+            f'que lo respeta, {_mean(self.name_aware)}.</p>'
             + _scroll("respuestas con presupuesto") + '<table class="samples"><caption>Las '
             'primeras respuestas de cada lote</caption><thead><tr><th scope="col">fila</th>'
             '<th scope="col">cortada al agotar el presupuesto</th><th scope="col">máscara '
-            f'consciente del presupuesto</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
+            f'que respeta el presupuesto</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
             '</div></div>')
 
 

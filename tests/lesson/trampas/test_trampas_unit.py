@@ -18,7 +18,8 @@ from lesson.trampas.studies import (AGE_SCHEMA, BUDGET_SCHEMA, DATE_PATTERN, THR
                                     AgeStudy, BudgetDemo, EnumScaling, FieldOrder, age_study,
                                     budget_demo, date_schema, date_study, depth_bounded,
                                     enum_scaling, enum_values, field_order, flattened_thread,
-                                    is_calendar_date, nesting_depth, order_schema, scaling_svg)
+                                    is_calendar_date, nesting_depth, order_schema, scaling_svg,
+                                    total_variation)
 from masker import BudgetTooSmall, compile_json_schema
 from masker.errors import LimitExceeded
 from tests.lesson.finite import FiniteGrammar
@@ -28,8 +29,8 @@ PROMPT = "¿A quién viste en la puerta? Responde en JSON.\n"
 
 
 def test_field_order_matches_the_naive_enumeration(model, tok):
-    """A two-name instance: q~ per (hint, answer) summed over every token path, computed with
-    full forward passes and brute-force allowed sets."""
+    """A two-name instance: the conditional and q~ per (hint, answer) summed over every token
+    path, computed with full forward passes and brute-force allowed sets."""
     names, hints = ["Ana", "Luis"], ["a Ana", "a Luis"]
     result = field_order(model, tok, prompt=PROMPT, names=names, hints=hints)
     model64 = model.astype(np.float64)
@@ -42,27 +43,44 @@ def test_field_order_matches_the_naive_enumeration(model, tok):
                 obj = {"pista": h, "es": n}
                 texts[json.dumps({k: obj[k] for k in keys}, separators=(",", ":")).encode()] = (h, n)
         naive = FiniteGrammar(list(texts), tok.vocab)
-        sums: dict = {}
-        for text, _, _, lq in all_paths(model64, tok.encode(PROMPT), naive):
-            sums.setdefault(texts[text], []).append(lq)
-        for pair, lqs in sums.items():
-            assert result.joint[order][pair] == pytest.approx(math.exp(logsumexp(lqs)), rel=1e-9)
-    assert sum(result.answers[FieldOrder.ORDERS[0]].values()) == pytest.approx(1, abs=1e-12)
+        lps, lqs = {}, {}
+        for text, _, lp, lq in all_paths(model64, tok.encode(PROMPT), naive):
+            lps.setdefault(texts[text], []).append(lp)
+            lqs.setdefault(texts[text], []).append(lq)
+        log_total = logsumexp([lp for values in lps.values() for lp in values])
+        for pair in lqs:
+            assert result.joint["masked"][order][pair] == pytest.approx(
+                math.exp(logsumexp(lqs[pair])), rel=1e-9)
+            assert result.joint["exact"][order][pair] == pytest.approx(
+                math.exp(logsumexp(lps[pair]) - log_total), rel=1e-9)
+    for kind in FieldOrder.KINDS:
+        assert sum(result.answers[kind][FieldOrder.ORDERS[0]].values()) == pytest.approx(1, abs=1e-12)
 
 
-def test_field_order_defaults_two_distributions_and_their_distance(model, tok):
+def test_field_order_defaults_two_distributions_and_their_distances(model, tok):
     result = field_order(model, tok)
+    for kind in result.KINDS:
+        for order in result.ORDERS:
+            assert sum(result.answers[kind][order].values()) == pytest.approx(1, abs=1e-12)
+            assert sum(result.joint[kind][order].values()) == pytest.approx(1, abs=1e-12)
+        a, b = (result.answers[kind][o] for o in result.ORDERS)
+        assert result.tv(kind) == pytest.approx(0.5 * sum(abs(a[n] - b[n]) for n in a))
+        assert 0 < result.tv(kind) < 1
     for order in result.ORDERS:
-        assert sum(result.answers[order].values()) == pytest.approx(1, abs=1e-12)
-        assert sum(result.joint[order].values()) == pytest.approx(1, abs=1e-12)
-    a, b = (result.answers[o] for o in result.ORDERS)
-    assert result.tv == pytest.approx(0.5 * sum(abs(a[n] - b[n]) for n in a))
-    assert 0 < result.tv < 1
+        p, q = result.answers["exact"][order], result.answers["masked"][order]
+        assert result.distortion(order) == pytest.approx(0.5 * sum(abs(p[n] - q[n]) for n in p))
     html = result._repr_html_()
-    assert f'data-tv="{result.tv!r}"' in html
-    assert html.count("data-q=") == 2 * len(result.names)
-    for follows in result.follows(result.ORDERS[0]).values():
-        assert sum(follows.values()) == pytest.approx(1)
+    assert f'data-tv="{result.tv("masked")!r}"' in html and f'data-tv-exact="{result.tv("exact")!r}"' in html
+    assert html.count("data-q=") == html.count("data-p=") == 2 * len(result.names)
+    for kind in result.KINDS:
+        for follows in result.follows(result.ORDERS[0], kind).values():
+            assert sum(follows.values()) == pytest.approx(1)
+
+
+def test_total_variation_is_half_the_l1_distance_over_the_union_of_outcomes():
+    assert total_variation({"a": 1.0}, {"b": 1.0}) == 1.0
+    assert total_variation({"a": 0.5, "b": 0.5}, {"a": 0.5, "b": 0.5}) == 0.0
+    assert total_variation({"a": 0.75, "b": 0.25}, {"a": 0.25, "b": 0.75}) == pytest.approx(0.5)
 
 
 def test_budget_demo_aware_answers_are_valid_within_the_budget(model, tok):

@@ -1,0 +1,164 @@
+"""Each claim of the prose of «Trampas y decisiones» that depends on data, stated as a relation
+over the page's figures (``lesson.trampas.figures``, the build's cached copy), so a change that
+breaks a claim fails here. The template takes each word (a name, «encoge», «ninguna», «todas»)
+from the figure checked here; the quoted MaskBench figures are checked against the project's
+notes on the source (``../shared/spec/engines.md``) when that file is present."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import build
+from sitebuild.figures import lesson_figures
+
+SPEC = build.ROOT.parent / "shared" / "spec" / "engines.md"
+
+
+@pytest.fixture(scope="module")
+def fig():
+    pages = [spec for spec in build.PAGES if spec["out"] == "trampas.html"]
+    figures = lesson_figures(pages, build.ROOT, cache=build.ROOT / ".cache")
+    if figures is None:
+        pytest.skip("no model weights")
+    return figures["trampas.html"]
+
+
+def _tv(a: dict, b: dict) -> float:
+    return 0.5 * sum(abs(a.get(k, 0) - b.get(k, 0)) for k in set(a) | set(b))
+
+
+def test_field_order_words_are_the_argmax_and_the_distances_of_the_conditional(fig):
+    o = fig["order"]
+    assert o["top_first"] == max(o["p_first"], key=o["p_first"].get)
+    assert o["top_second"] == max(o["p_second"], key=o["p_second"].get)
+    assert o["tv_exact"] == pytest.approx(_tv(o["p_first"], o["p_second"]))
+    assert o["tv"] == pytest.approx(_tv(o["q_first"], o["q_second"]))
+    assert o["distortion"] == pytest.approx([_tv(o["p_first"], o["q_first"]),
+                                             _tv(o["p_second"], o["q_second"])])
+    # «la máscara encoge el efecto del orden» is the branch the figures choose
+    assert o["tv_exact_above_masked"] == (o["tv_exact"] > o["tv"])
+    # the mask's distortion differs between the orders (the reason the prose gives)
+    assert o["distortion"][0] != pytest.approx(o["distortion"][1], abs=0.01)
+
+
+def test_the_hint_pushes_its_name_by_at_most_the_printed_amount(fig):
+    o = fig["order"]
+    pushes = [f["q"] - f["marginal"] for f in o["follow"]]
+    assert o["push"] == pytest.approx(max(pushes))
+    for f in o["follow"]:
+        assert f["marginal"] == pytest.approx(o["p_first"][f["name"]])
+
+
+def test_the_free_answers_fill_the_name_and_none_fits_the_demo_budget(fig):
+    b = fig["budget"]
+    assert b["free_fill_max"] == (b["name_free"] == b["max_length"])
+    assert b["free_min_tokens"] > b["budget"]  # no unbudgeted answer fits in the demo's budget
+    assert b["shortest"] <= b["budget"]  # the demo's budget leaves room for a valid answer
+    assert b["valid_aware"] == 1.0 and b["name_aware"] < b["name_free"]
+
+
+def test_the_budget_split_claims(fig):
+    s = fig["budget"]["split"]
+    p = dict(zip(s["labels"], s["p"]))
+    target = dict(zip(s["labels"], s["target"]))
+    masked = dict(zip(s["labels"], s["masked"]))
+    assert s["top_p"] == max(p, key=p.get) == s["labels"][0]  # the prose quotes p[0] as the top
+    assert s["excluded"] == [g for g in s["labels"] if target[g] == 0]
+    assert s["top_excluded"] == (s["top_p"] in s["excluded"])
+    assert all(masked[g] == 0 for g in s["excluded"])  # the budget-aware mask never writes them
+    assert s["top_target"] == max(target, key=target.get)
+    assert s["top_masked"] == max(masked, key=masked.get)
+    assert s["tv_budget"] == pytest.approx(_tv(p, target))
+    assert s["tv_mask"] == pytest.approx(_tv(target, masked))
+    assert s["shortest"] < s["budget"]  # more than one name can fit
+    assert s["excluded"], "the quiz q-target names an excluded answer"
+
+
+def test_the_budget_sweep_claims(fig):
+    w = fig["budget"]["sweep"]
+    b = fig["budget"]
+    cut = dict(zip(w["budgets"], w["valid_cut"]))
+    assert w["aware_always_valid"] == all(v == 1.0 for v in w["valid_aware"])
+    none = w["last_cut_none"]
+    assert all(cut[k] == 0 for k in w["budgets"] if k <= none)  # «ninguna con 22 tokens o menos»
+    assert cut[min(k for k in w["budgets"] if k > none)] > 0
+    full = w["first_cut_full"]
+    assert all(cut[k] == 1 for k in w["budgets"] if k >= full)  # «todas desde 30»
+    assert all(cut[k] < 1 for k in w["budgets"] if k < full)
+    # the sweep at the demo's budget is the demo (same seed, same n)
+    assert cut[b["budget"]] == b["valid_plain"]
+    assert dict(zip(w["budgets"], w["name_aware"]))[b["budget"]] == pytest.approx(b["name_aware"])
+    assert w["name_aware"] == sorted(w["name_aware"])  # «se acorta tanto más cuanto más justo»
+    assert w["budgets"][0] == b["shortest"]  # the sweep starts at the shortest valid answer
+    assert 'role="img"' in w["svg"]
+
+
+def test_the_vocabulary_has_no_multi_digit_token(fig, tok):
+    assert fig["budget"]["multi_digit_tokens"] == sum(len(v) > 1 and v.isdigit() for v in tok.vocab)
+    assert fig["budget"]["date_shortest"] == len("2000-01-01")  # one character per token
+
+
+def test_the_other_sections_words(fig):
+    a, d, j = fig["age"], fig["date"], fig["json_mode"]
+    assert a["all_valid"] == (a["valid"] == a["n"])
+    assert d["strict_dates"] <= d["n"] and d["strict_real"] <= d["strict_dates"]
+    assert d["null_share"] <= 1 and d["q_null"] == pytest.approx(d["p_null"] / (d["p_null"] + d["p_quote"]))
+    assert j["object_all_empty"] == all(t == "{}" for t in j["object"])
+    values = [json.loads(t) for t in j["any"]]
+    assert j["any_all_numbers"] == all(type(v) in (int, float) for v in values)
+    assert j["none_has_key"] == (not any('"nombre"' in t for t in j["object"] + j["any"]))
+    assert j["none_has_key"]  # the feedback of q-json-mode says so without a branch
+    e = fig["enum"]
+    assert e["compile_ratio"] == pytest.approx(e["compile_ms"][-1] / e["compile_ms"][-2])
+    assert e["states"] == sorted(e["states"])  # «el DFA crece con la lista»
+
+
+def test_the_maskbench_words_are_the_extrema_of_the_quoted_table(fig):
+    m = fig["engines"]
+    rows = {e["name"]: e for e in m["engines"]}
+    assert sorted(m["cheapest_median_mask"]) == sorted(
+        sorted(rows, key=lambda n: rows[n]["tbm_p50_us"])[:2])
+    assert m["lowest_mean_mask"] == min(rows, key=lambda n: rows[n]["tbm_avg_us"])
+    assert m["fastest_compile"] == min(rows, key=lambda n: rows[n]["ttfm_p50_us"])
+    assert m["most_compile_errors"] == max(rows, key=lambda n: rows[n]["compile_errors"])
+    wrong = {n: r["validation_errors"] + r["invalidation_errors"] for n, r in rows.items()}
+    assert m["fewest_wrong"] == min(wrong, key=wrong.get)
+    # «los demás ... cientos o miles de veces»; «entre medio segundo y un segundo»; «en un milisegundo»
+    assert all(w >= 100 for n, w in wrong.items() if n != m["fewest_wrong"])
+    assert all(500_000 <= rows[n]["ttfm_p50_us"] <= 1_000_000 for n in ("XGrammar", "Outlines-core"))
+    assert 500 <= rows["LLGuidance"]["ttfm_p50_us"] <= 1_500
+
+
+def _spec_table() -> dict:
+    """The run of 2025-03-27 in engines.md §4.1: {metric: {engine: int}}."""
+    text = SPEC.read_text(encoding="utf-8")
+    section = text[text.index("Run of 2025-03-27"):text.index("Earlier run")]
+    lines = [ln for ln in section.splitlines() if ln.startswith("|")]
+    engines = [c.strip() for c in lines[0].strip("|").split("|")][1:]
+    table = {}
+    for ln in lines[2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        table[cells[0]] = dict(zip(engines, cells[1:]))
+    return table
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="../shared/spec/engines.md is not here")
+def test_the_quoted_maskbench_figures_are_those_of_the_source_notes(fig):
+    table = _spec_table()
+    text = SPEC.read_text(encoding="utf-8")
+    names = {"LLGuidance": "LLGuidance", "XGrammar": "XGrammar", "Outlines-core": "Outlines-core",
+             "llama.cpp": "llama.cpp"}
+    keys = {"ttfm_p50_us": "TTFM p50", "tbm_p50_us": "TBM p50", "tbm_avg_us": "TBM avg",
+            "passing": "passing schemas", "compile_errors": "compile errors",
+            "timeouts": "timeouts (900 s)",
+            "validation_errors": '"validation errors" (valid instance rejected)',
+            "invalidation_errors": '"invalidation errors" (invalid instance accepted)'}
+    for e in fig["engines"]["engines"]:
+        for key, metric in keys.items():
+            assert e[key] == int(table[metric][names[e["name"]]].replace(",", "")), (e["name"], key)
+        assert e["version"].split()[-1] in re.search(r"Run of 2025-03-27 \(([^)]*)\)", text).group(1)
+    assert f'{fig["engines"]["schemas"]:,}' in text
