@@ -17,8 +17,10 @@ vocabulary's index beside the masks.
   finite, so every state's distance is computed at the first budget query by one breadth-first
   search backwards from the accepting states over the token graph (one trie walk per DFA state
   to find its token edges). Exact.
-- Counted DFAs (``counted.py``) and Earley (recursive grammars): the states are not finite (the
-  counters, the Earley stack). ``dist`` is found by a breadth-first search *forwards* over token
+- Counted DFAs (``counted.py``) and Earley (recursive grammars): the states are too many to list
+  in advance (a counted DFA's are finite, a DFA state times each counter's values up to its bound,
+  but ``maxLength: 8192`` makes thousands of them per state; an Earley parser's stacks have no
+  bound at all). ``dist`` is found by a breadth-first search *forwards* over token
   steps, bounded by the budget: the search from ``roots`` to depth ``n`` visits every state that
   ``n`` tokens reach, then a backward pass over the visited graph gives each visited state ``v``
   (first reached at depth ``d``) its exact distance when that distance is at most ``n - d``, and
