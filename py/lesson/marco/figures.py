@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..views import token_label
+from .picture import next_tokens_svg
 
 WITH_SPACE = "La señora "   # the prompt of the cell «Modelo»
 WITHOUT_SPACE = "La señora"  # the cell after it: the same prompt without its last space
@@ -50,7 +51,9 @@ def compute_figures(model, tok) -> dict:
     ends = {key: tok.encode(prompt)[-1] for key, prompt in
             (("with_space", WITH_SPACE), ("without_space", WITHOUT_SPACE))}
     first = 256  # the first merge's token id (Tokenizer: merge k makes token 256 + k)
+    picture = next_tokens_svg(with_space, without, WITHOUT_SPACE)
     return {
+        "picture": picture,
         "last_token": {key: {"id": i, "box": token_label(tok.vocab[i])} for key, i in ends.items()},
         "first_merge": {"id": first, "box": token_label(tok.vocab[first])} if tok.merges else None,
         # the prose's explanation holds when the prompt with the space ends in the first merge and

@@ -66,3 +66,18 @@ def test_never_a_lone_a_followed_by_a_token_that_starts_with_a_space(tok, text):
     ids = tok.encode(text)
     for left, right in zip(ids, ids[1:]):
         assert not (left == ord("a") and tok.vocab[right].startswith(b" "))
+
+
+def test_the_picture_draws_each_token_with_its_p_and_kind_on_one_scale(fig):
+    import re
+    from lesson.marco.picture import bar_width
+    svg = fig["picture"]
+    bars = re.findall(r'<rect x="[^"]+" y="[^"]+" width="([^"]+)" height="[^"]+" fill="[^"]+" '
+                      r'data-kind="(\w+)" data-value="([^"]+)"/>', svg)
+    tokens = fig["with_space"] + fig["without_space"]
+    assert [(kind, float(value)) for _, kind, value in bars] == [(t["kind"], t["p"]) for t in tokens]
+    scale = max(t["p"] for t in tokens)
+    for (width, _, value) in bars:
+        assert float(width) == pytest.approx(bar_width(float(value), scale), abs=0.01)
+    assert max(float(w) for w, _, _ in bars) == pytest.approx(bar_width(scale, scale), abs=0.01)
+    assert '<title id="next-tokens-title">' in svg and 'role="img"' in svg
