@@ -31,6 +31,12 @@ def styled(html: str) -> str:
     return f'<div class="lesson-view"><style>{_CSS[0]}</style>{html}</div>'
 
 
+def by_count(n: int, singular: str, plural: str) -> str:
+    """``n`` followed by ``singular`` when ``n`` is 1 and by ``plural`` otherwise (Spanish agreement:
+    «1 forzada», «0 forzadas», «3 forzadas»)."""
+    return f"{n} {singular if n == 1 else plural}"
+
+
 def token_label(piece: bytes) -> str:
     """A token's bytes as readable text: valid UTF-8 characters as such (space as ␣, newline as ↵,
     tab as ⇥), every other control byte and every byte that is not part of a whole character as <0xC3>."""
@@ -284,13 +290,15 @@ class PositionsView:
             panels.append(f'<section class="pv-panel" data-panel="{j}" id="{uid}-p{j}">{self._panel(j, pos)}</section>')
             rules.append(f"#{uid}:has(#{uid}-{j}:checked) #{uid}-p{j}")
         forced = [pos.forced for pos in gen.positions]
-        caption = (f"«{escape(gen.text)}», posición a posición: {n} tokens; "
-                   f"{forced.count('token')} forzadas con un solo token, {forced.count('split')} con una sola "
-                   f"continuación pero varias particiones, "
-                   + (f"{forced.count('fast_forward')} adelantadas sin muestrear, " if "fast_forward" in forced else "")
-                   + f"{n - sum(f is not None for f in forced)} "
-                   "en las que se elige el texto (marcadas en azul). Elige una posición con un clic, o con Tab y las "
-                   "flechas, para ver su detalle.")
+        choices = n - sum(f is not None for f in forced)
+        caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
+                   f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
+                   f"{forced.count('split')} con una sola continuación pero varias particiones, "
+                   + (f"{by_count(forced.count('fast_forward'), 'adelantada', 'adelantadas')} sin muestrear, "
+                      if "fast_forward" in forced else "")
+                   + by_count(choices, "en la que se elige el texto (marcada en azul)",
+                              "en las que se elige el texto (marcadas en azul)")
+                   + ". Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
         labels = escape(json.dumps([token_label(piece) for piece in gen.vocab], ensure_ascii=False))
         return styled(f'<div class="pv" id="{uid}" data-testid="positions-view" data-vocab="{labels}">{style}'

@@ -72,6 +72,7 @@ def compute_figures(model, tok) -> dict:
     out["walk"].update(table_gaps(out["walk"], out["enumeration"]["rows"]))
     out["sweep"] = temperature_sweep(model, tok, grammar)
     out["sweep_colder_concentrates"] = colder_concentrates(out["sweep"])
+    out["sweep_changes"] = favourite_changes(out["sweep"])
     out["rejection"] = rejection_summary(model, tok)
     out["toy"] = toy_example()
     out["any_grammar"] = any_grammar(model, tok)
@@ -98,11 +99,25 @@ def table_gaps(walk: dict, rows: list[dict]) -> dict:
 
 
 def colder_concentrates(sweep: list[dict]) -> bool:
-    """The prose's «bajar la temperatura exagera la preferencia de cada una», as measured: at the
+    """The prose's «de 1 a 0,5, bajar la temperatura exagera la preferencia de cada una»: at the
     coldest temperature of the sweep both leaders' shares are above their shares at T = 1."""
     cold = min(sweep, key=lambda r: r["temperature"])
     one = next(r for r in sweep if r["temperature"] == 1.0)
     return cold["top_conditional_p"] > one["top_conditional_p"] and cold["top_masked_q"] > one["top_masked_q"]
+
+
+def favourite_changes(sweep: list[dict]) -> list[dict]:
+    """Where the sweep's favourites differ from those at T = 1: one entry per temperature and
+    distribution (``who``: "condicionada" or "máscara") whose most likely name is not the one at
+    T = 1, with that ``name`` and its probability ``p``, in the sweep's order."""
+    one = next(r for r in sweep if r["temperature"] == 1.0)
+    out = []
+    for r in sweep:
+        for who, key in (("condicionada", "top_conditional"), ("máscara", "top_masked")):
+            if r[key] != one[key]:
+                p = r["top_conditional_p"] if key == "top_conditional" else r["top_masked_q"]
+                out.append({"temperature": r["temperature"], "who": who, "name": r[key], "p": p})
+    return out
 
 
 def why_inflated(model, tok, gen, walk: dict) -> dict:
@@ -168,8 +183,8 @@ def after_initial(model, tok, gen, name: str, top: int = 4, word_tokens: int = 6
     """Why the mask inflates ``name``: at the sample's first real choice, after ``name``'s initial,
     the unmasked model's most probable next tokens, each followed greedily to the end of its word
     (at most ``word_tokens`` tokens, up to the first character that is not a lowercase letter), and
-    the probability of the tokens that
-    go on writing ``name``."""
+    the probability ``p_name`` of the tokens that go on writing ``name``; ``above`` and ``below``:
+    the other words of that list whose first token is more likely than ``p_name``, and the rest."""
     m = model.astype(np.float64)
     first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
     initial = tok.vocab.index(name[0].encode())
@@ -189,7 +204,9 @@ def after_initial(model, tok, gen, name: str, top: int = 4, word_tokens: int = 6
                 break
         words.append({"label": token_label(tok.vocab[v]), "p": float(p[v]),
                       "word": word.decode("utf-8", "replace")})
-    return {"name": name, "initial": name[0], "next": words, "p_name": p_name}
+    others = [w for w in words if w["word"] != name]
+    return {"name": name, "initial": name[0], "next": words, "p_name": p_name,
+            "above": [w for w in others if w["p"] > p_name], "below": [w for w in others if w["p"] <= p_name]}
 
 
 def any_grammar(model, tok) -> dict:
@@ -253,6 +270,7 @@ def walk_summary(gen, tok, model, grammar) -> dict:
         allowed.append({"label": token_label(tok.vocab[t]), "q": q, "p": p,
                         "finish": finish.p_grammar, "name": name_of(finish.rows[0].label)})
     total = sum(a["p"] * a["finish"] for a in allowed)
+    top_q = max(allowed, key=lambda a: a["q"])
     for a in allowed:
         a["conditional"] = a["p"] * a["finish"] / total
     all_splits = enumerate_paths(model, tok, PROMPT, compile_choice([prefix.decode("utf-8")]))
@@ -263,7 +281,7 @@ def walk_summary(gen, tok, model, grammar) -> dict:
             "bpe_split": [token_label(tok.vocab[t]) for t in tok.encode(prefix.decode("utf-8"))],
             "splits": all_splits.paths, "split_share": math.exp(log_p_split - all_splits.log_p_grammar),
             "kept_mass": pos.kept_mass, "kept_first": gen.positions[0].kept_mass,
-            "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]),
+            "allowed": allowed, "chosen": token_label(tok.vocab[pos.chosen]), "top_q": top_q["name"],
             "kept": [p.kept_mass for p in gen.positions]}
 
 
@@ -353,8 +371,11 @@ def rejection_evidence(rows: list[dict], counts: dict[bytes, int], n: int, tries
     deviation of the most likely text's count under each (binomial), the log likelihood ratio of
     the observed counts, conditional against mask (nats; its exponential, ``odds``), the
     Kullback–Leibler divergence KL(conditional || mask) (the mean log ratio one answer adds when
-    the answers follow the conditional), and ``needed``: how many answers make the mean log ratio
-    reach ln EVIDENCE_ODDS, with ``needed_tries`` = needed × 1 / p(G | x); ``gap_in_sd``: the
+    the answers follow the conditional; ``kl_reverse``, KL(mask || conditional)), and ``needed``: how many answers make the mean log ratio
+    reach ln EVIDENCE_ODDS, with ``needed_tries`` = needed × 1 / p(G | x); ``times_cell`` =
+    needed / n, how many times the cell's answers those are, which is also needed_tries over
+    ``cell_tries`` = n × 1 / p(G | x), the cell's expected tries (like for like: the tries a seeded
+    run happens to take are not its expectation); ``gap_in_sd``: the
     gap between the two expected counts of the most likely text, in standard deviations of its
     count under the mask."""
     out_rows = []
@@ -365,14 +386,16 @@ def rejection_evidence(rows: list[dict], counts: dict[bytes, int], n: int, tries
     top = max(out_rows, key=lambda r: r["conditional"])
     llr = sum(r["observed"] * math.log(r["conditional"] / r["masked"]) for r in out_rows)
     kl = sum(r["conditional"] * math.log(r["conditional"] / r["masked"]) for r in out_rows)
+    kl_reverse = sum(r["masked"] * math.log(r["masked"] / r["conditional"]) for r in out_rows)
     needed = math.ceil(math.log(EVIDENCE_ODDS) / kl)
     sd_masked = math.sqrt(n * top["masked"] * (1 - top["masked"]))
     return {"rows": out_rows, "top": top["text"], "odds_target": EVIDENCE_ODDS,
             "gap_in_sd": abs(n * top["conditional"] - n * top["masked"]) / sd_masked,
             "sd_conditional": math.sqrt(n * top["conditional"] * (1 - top["conditional"])),
             "sd_masked": sd_masked,
-            "log_ratio": llr, "odds": math.exp(llr), "kl": kl, "needed": needed,
-            "needed_tries": needed * tries_per_answer}
+            "log_ratio": llr, "odds": math.exp(llr), "kl": kl, "kl_reverse": kl_reverse, "needed": needed,
+            "needed_tries": needed * tries_per_answer, "cell_tries": n * tries_per_answer,
+            "times_cell": needed / n}
 
 
 def toy_example() -> dict:

@@ -76,7 +76,8 @@ def factors_svg(why: dict) -> str:
     """SVG of a ratio split into factors (``lesson.mascara.why.ratio_split``'s ``name``, ``quote``,
     ``brace`` and ``paths``, their product ``ratio``): one bar on a log axis from 1 to the next power
     of ten above ``ratio``, a segment per factor above 1.001 (``data-part``, ``data-factor``) in
-    that order, each as long as its factor's logarithm, so the segments add up to the ratio; ticks
+    that order, each as long as its factor's logarithm, so their lengths add up to the ratio's
+    logarithm and the bar ends at the ratio (written there, ``×`` and 3 digits); ticks
     at the powers of ten, a legend with each factor, and a ``<title>`` with all of them."""
     decades = max(1, math.ceil(math.log10(why["ratio"])))
     parts, x = [], float(SPAN[0])

@@ -148,7 +148,7 @@ def test_the_rejection_evidence_is_the_arithmetic_of_the_exact_table(fig):
 
 
 def test_twenty_answers_do_not_tell_the_conditional_from_the_mask(fig):
-    """«las dos explican lo que sale», «un indicio, no una prueba», «unas 5 veces los de la celda»."""
+    """«las dos explican lo que sale», «un indicio, no una prueba», «harían falta unas 76 respuestas»."""
     rej = fig["rejection"]
     assert rej["gap_in_sd"] < 2
     assert rej["odds"] < rej["odds_target"]
