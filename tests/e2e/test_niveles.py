@@ -129,3 +129,17 @@ def test_budget_question_wrong_then_right_through_the_ui(page):
                          exact=True).check()
     question.get_by_role("button", name="Comprobar").click()
     assert question.get_attribute("data-result") == "correct"
+
+
+def test_level_3_prints_each_name_s_conditional_and_masked_probability(page):
+    """The q-names quiz quotes these lines: the live cell prints them from the first cell's
+    enumeration, as the build did."""
+    from lesson import compile_json_schema, enumerate_paths
+    from lesson.niveles.levels import PROMPT, SCHEMA
+    from lesson.numbers import es_decimal
+    e = enumerate_paths(load_model(), load_tokenizer(), PROMPT, compile_json_schema(SCHEMA))
+    output = page.locator("[data-cell=nivel3] [data-testid=cell-output]").inner_text()
+    for row in e.rows:
+        name = row.label.split('"')[3]
+        assert (f"{name}: condicionada {es_decimal(row.conditional, 4)}, "
+                f"con máscara {es_decimal(row.masked, 4)}") in output

@@ -20,7 +20,7 @@ from ..enumeration import enumerate_paths
 from ..language import count_language
 from ..views import token_label
 from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
-from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
+from .levels import (FEW_SHOT_PROMPT, brace_bound, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
                      distinct_states, inside_braces, matches_parens, measure_level, measure_prompt, p_first_byte,
                      retry_arithmetic, stack_cost, with_retries)
@@ -57,15 +57,34 @@ def fit(tok) -> dict:
     (:func:`fewest_tokens`), their smallest and largest, and level 0's budget."""
     fewest = {n: fewest_tokens(answer(n), tok.vocab) for n in NAMES}
     shortest = min(NAMES, key=lambda n: fewest[n])
+    most = max(NAMES, key=lambda n: fewest[n])
     return {"fewest": fewest, "min": fewest[shortest], "min_name": shortest,
-            "max": max(fewest.values()), "budget": prompt_budget(tok)}
+            "max": fewest[most], "max_name": most, "budget": prompt_budget(tok)}
 
 
 def exact_schema(model, tok) -> dict:
-    """p(G | x) of SCHEMA's grammar by exact enumeration (as «La máscara» computes it for the same
-    five compact answers), the expected tries 1/p, and how many valid answers N_PROMPT tries expect."""
+    """p(G | x) of SCHEMA's grammar by exact enumeration: the probability that the unmasked answer
+    *starts* with one of the five compact texts (as «La máscara» computes it), the expected tries
+    1/p and N_PROMPT * p. It is not the probability of a valid level-0 answer: ``json.loads`` also
+    reads spaced texts, and the model has no end token. Per name: its conditional p(g | x, G) and
+    its masked q~(g | x); ``inflated``, the name the mask raises most (argmax of q~ / p), and
+    whether it is also the model's least likely (argmin of p); ``model_top``, the argmax of p."""
     e = enumerate_paths(model, tok, PROMPT, compile_json_schema(SCHEMA))
-    return {"p": e.p_grammar, "tries": e.expected_tries, "n": N_PROMPT, "expected_valid": N_PROMPT * e.p_grammar}
+    names = {n: {"conditional": e.row(answer(n)).conditional, "masked": e.row(answer(n)).masked} for n in NAMES}
+    inflated = max(NAMES, key=lambda n: names[n]["masked"] / names[n]["conditional"])
+    least = min(NAMES, key=lambda n: names[n]["conditional"])
+    return {"p": e.p_grammar, "tries": e.expected_tries, "n": N_PROMPT, "expected_valid": N_PROMPT * e.p_grammar,
+            "names": names, "inflated": inflated, "inflated_is_least": inflated == least,
+            "model_top": max(NAMES, key=lambda n: names[n]["conditional"])}
+
+
+def valid_bound(model, tok) -> dict:
+    """An upper bound on the probability of a valid level-0 answer, of any spacing: it must start
+    with ``{`` after any whitespace (:func:`lesson.niveles.levels.brace_bound`); with the tries
+    per valid answer it implies (at least 1/bound) and the valid answers N_PROMPT tries expect
+    (at most N_PROMPT * bound)."""
+    b = brace_bound(model, tok, PROMPT)
+    return {**b, "min_tries": 1 / b["bound"], "max_expected": N_PROMPT * b["bound"]}
 
 
 def levels(model, tok) -> dict:
@@ -180,7 +199,7 @@ def compute_figures(model, tok) -> dict:
         "schema": json.dumps(SCHEMA, ensure_ascii=False),
         "sizes": {"prompt": N_PROMPT, "json": N_JSON, "json_tokens": JSON_TOKENS, "schema": N_SCHEMA,
                   "grammar": N_GRAMMAR, "tries": RETRY_TRIES},
-        "fit": fit(tok), "exact": exact_schema(model, tok),
+        "fit": fit(tok), "exact": exact_schema(model, tok), "valid_bound": valid_bound(model, tok),
         "brace": {"p": p_brace, "p_few": p_brace_few, "ratio": p_brace_few / p_brace},
         "rows": [row(measured[k]) for k in (0, 1, 2, 3, 4)],
         "few": row(measured["few"]),

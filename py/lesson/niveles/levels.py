@@ -15,6 +15,7 @@ model produced for the answers (one model position each), whatever the batching.
 from __future__ import annotations
 
 import functools
+import heapq
 import json
 import math
 import time
@@ -296,6 +297,39 @@ def p_first_byte(model, tok, prompt: str, byte: bytes = b"{") -> float:
     return float(sum(p[t] for t, piece in enumerate(tok.vocab) if piece.startswith(byte)))
 
 
+WHITESPACE = b" \t\n\r"  # what json.loads skips around a value (RFC 8259's ws)
+
+
+def brace_bound(model, tok, prompt: str, *, rel_tol: float = 0.05, max_calls: int = 40) -> dict:
+    """An upper bound on the probability that the unmasked answer to ``prompt`` starts with ``{``
+    after any whitespace (ws* "{"): what every answer that ``json.loads`` reads as an object must
+    do, so it bounds the probability of a valid answer of any spacing.
+
+    Best-first walk over the answers that so far wrote only whitespace tokens (tokens whose bytes
+    are all in :data:`WHITESPACE`), most probable first, one model call each (float64): each call
+    adds its prefix's mass times the mass of the tokens whose bytes, leading whitespace stripped,
+    start with ``{``, and pushes the whitespace children. The prefixes left unexpanded are counted
+    whole, so ``found + unexpanded`` is an upper bound; the walk stops when ``unexpanded`` is below
+    ``rel_tol`` times ``found`` or after ``max_calls`` calls. Returns {"found", "unexpanded",
+    "bound", "calls"} (probabilities, floats). Raises ValueError for an empty prompt."""
+    ids = tok.encode(prompt)
+    if not ids:
+        raise ValueError("the prompt has no tokens")
+    model = model.astype(np.float64)
+    blank = [t for t, b in enumerate(tok.vocab) if b and all(c in WHITESPACE for c in b)]
+    brace = [t for t, b in enumerate(tok.vocab) if b.lstrip(WHITESPACE).startswith(b"{")]
+    frontier, found, calls = [(-1.0, ())], 0.0, 0
+    while frontier and calls < max_calls and -sum(m for m, _ in frontier) > rel_tol * found:
+        neg, seq = heapq.heappop(frontier)
+        p = softmax(model.step(np.array([ids + list(seq)]), model.new_cache(1))[0, -1])
+        calls += 1
+        found += -neg * float(p[brace].sum())
+        for t in blank:
+            heapq.heappush(frontier, (neg * float(p[t]), seq + (t,)))
+    unexpanded = -sum(m for m, _ in frontier)
+    return {"found": found, "unexpanded": unexpanded, "bound": found + unexpanded, "calls": calls}
+
+
 def inside_braces(texts: list[str]) -> dict:
     """What JSON mode's answers hold (each text a JSON object): ``empty`` (answers that are
     ``{}``), ``n_values`` (values of the top-level keys, all answers), ``kinds`` (values per Python
@@ -439,7 +473,10 @@ def _per_valid(x: float, unit: str = "") -> str:
 
 
 def _ms(seconds: float) -> str:
-    return _per_valid(seconds * 1000, " ms")
+    """A time per valid answer in milliseconds to three significant figures (:func:`es_sci`; a
+    noisy wall-clock time deserves no more digits): 0.001528 s -> "1,53 ms", 0.035 s -> "35,0 ms"."""
+    ms = float(f"{seconds * 1000:.3g}")  # round first: 9.9996 is 10,0, not 10,00
+    return es_sci(ms, 3) + " ms"
 
 
 def _not_measured(n: int) -> str:

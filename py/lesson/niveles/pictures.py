@@ -17,6 +17,7 @@ from ..views import _scroll, styled
 # Geometry of both plots (SVG user units; the picture scales with its box).
 WIDTH, HEIGHT = 420, 250
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 14, 40
+Y_LABEL = "probabilidad de fallar"  # the retry plot's vertical axis (the caption says it whole)
 PER_QUESTION_COLOR, NAIVE_COLOR, QUESTION_COLOR = "#1d4ed8", "#b45309", "#9aa3af"
 
 
@@ -32,8 +33,10 @@ def y_of(rate: float) -> float:
     return TOP + (1 - rate) * (HEIGHT - TOP - BOTTOM)
 
 
-def _axes(x_ticks: list[tuple[float, str]], x_label: str, y_ticks: list[tuple[float, str]]) -> list[str]:
-    """Axis lines, tick labels and the x-axis label, in the convergence plot's style."""
+def _axes(x_ticks: list[tuple[float, str]], x_label: str, y_ticks: list[tuple[float, str]],
+          y_label: str = "") -> list[str]:
+    """Axis lines, tick labels, the x-axis label and (if given) the y-axis label, written upwards
+    along the left edge, in the convergence plot's style."""
     parts = [f'<line x1="{LEFT}" y1="{y_of(0)}" x2="{WIDTH - RIGHT}" y2="{y_of(0)}" class="cv-axis"/>',
              f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{y_of(0)}" class="cv-axis"/>']
     for y, label in y_ticks:
@@ -43,6 +46,10 @@ def _axes(x_ticks: list[tuple[float, str]], x_label: str, y_ticks: list[tuple[fl
                      f'{label}</text>')
     parts.append(f'<text x="{(WIDTH + LEFT) / 2}" y="{HEIGHT - 4}" class="cv-tick" '
                  f'text-anchor="middle">{x_label}</text>')
+    if y_label:
+        middle = (TOP + y_of(0)) / 2
+        parts.append(f'<text x="10" y="{middle:.1f}" class="cv-tick" text-anchor="middle" '
+                     f'data-axis="y" transform="rotate(-90 10 {middle:.1f})">{y_label}</text>')
     return parts
 
 
@@ -64,7 +71,7 @@ def retry_svg(rows: list[dict], ps: list[float]) -> str:
         raise ValueError("rows must hold at least one k")
     ks = [r["k"] for r in rows]
     parts = _axes([(x_of(k, ks), es_int(k)) for k in ks], "k, intentos por pregunta",
-                  [(y_of(t / 4), es_decimal(t / 4, 2)) for t in range(5)])
+                  [(y_of(t / 4), es_decimal(t / 4, 2)) for t in range(5)], Y_LABEL)
     for i, p in enumerate(ps):
         parts.append(_polyline([(x_of(k, ks), y_of((1 - p) ** k)) for k in ks], QUESTION_COLOR,
                                f"question-{i}", width=1))
@@ -75,7 +82,7 @@ def retry_svg(rows: list[dict], ps: list[float]) -> str:
     description = "; ".join(f"k = {r['k']}: media por pregunta {es_decimal(r['per_question'], 3)}, "
                             f"cuenta ingenua {es_decimal(r['naive'], 3)}" for r in rows)
     return (f'<svg class="cv-svg" data-testid="retry-plot" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Tasa de fallo tras k intentos. '
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Probabilidad de fallar k intentos seguidos. '
             f'{escape(description)}">{"".join(parts)}</svg>')
 
 
@@ -87,7 +94,8 @@ def retry_figure(rows: list[dict], ps: list[float]) -> str:
               '(1 − media de p<sub>i</sub>)<sup>k</sup></li>'
               f'<li><span class="pp-swatch" style="background:{QUESTION_COLOR}"></span>cada pregunta sola</li>')
     return (f'<figure class="convergence">{_scroll("gráfica de reintentos")}{retry_svg(rows, ps)}</div>'
-            f'<figcaption><ul class="pp-legend">{legend}</ul></figcaption></figure>')
+            '<figcaption>Eje vertical: probabilidad de fallar k intentos seguidos; eje horizontal: k, '
+            f'el número de intentos.<ul class="pp-legend">{legend}</ul></figcaption></figure>')
 
 
 def nice_step(x: float) -> int:
@@ -98,6 +106,11 @@ def nice_step(x: float) -> int:
             if m * step >= x and float(m * step).is_integer():
                 return int(m * step)
         step *= 10
+
+
+def answers(count: int) -> str:
+    """«1 respuesta», «0 respuestas», «12 respuestas»: the count with the noun in agreement."""
+    return f"{es_int(count)} respuesta" + ("" if count == 1 else "s")
 
 
 def depth_svg(counts: dict[int, int]) -> str:
@@ -119,7 +132,7 @@ def depth_svg(counts: dict[int, int]) -> str:
                      f'width="{slot * 0.6:.2f}" height="{y_of(0) - y:.2f}" fill="{PER_QUESTION_COLOR}"/>')
         parts.append(f'<text x="{x + slot * 0.3:.2f}" y="{y - 4:.2f}" class="cv-tick" '
                      f'text-anchor="middle">{es_int(counts[d])}</text>')
-    description = "; ".join(f"profundidad {d}: {counts[d]} respuestas" for d in depths)
+    description = "; ".join(f"profundidad {es_int(d)}: {answers(counts[d])}" for d in depths)
     return (f'<svg class="cv-svg" data-testid="depth-plot" width="{WIDTH}" height="{HEIGHT}" '
             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Respuestas por profundidad de '
             f'paréntesis. {escape(description)}">{"".join(parts)}</svg>')
