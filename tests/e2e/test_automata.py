@@ -12,7 +12,7 @@ import pytest
 
 from lesson import compile_json_schema, compile_regex, generate, sample_batch
 from lesson.automata.figures import (DATE, DFA_DEPTHS, DIAGRAM, PHONE, PHONE_FREE_TOKENS, PHONE_N,
-                                     PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD)
+                                     PHONE_PROMPT, PROMPT, SCHEMA, WALK_PREFIX, WORD, order_figures)
 from lesson.automata.trie import trie_walk
 from lesson.automata.forced import compare_fast_forward
 from lesson import sample_until_invalid
@@ -81,6 +81,7 @@ def test_trie_walk_in_the_page_is_cpython_s(page, cpython):
     assert int(walk.get_attribute("data-pruned-root")) == cpython.walk.pruned_root
     assert int(walk.get_attribute("data-pruned-inside")) == cpython.walk.pruned_inside
     assert int(walk.get_attribute("data-unvisited")) == cpython.walk.unvisited
+    assert int(walk.get_attribute("data-dead-steps")) == cpython.walk.dead_steps
     bars = walk.locator("svg[data-testid=trie-pruning] .trie-bar").evaluate_all(
         "gs => gs.map(g => [+g.dataset.length, g.dataset.counts.split(',').map(Number)])")
     assert bars == [[n, list(c)] for n, c in cpython.walk.by_length().items()]
@@ -96,6 +97,20 @@ def test_stack_plot_shows_earley_accepting_what_the_bounded_dfa_rejects(page):
     dfa_cells = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
     assert sum(t != "no calculado" for t in dfa_cells) == DFA_DEPTHS[-1]
     assert dfa_cells[DFA_DEPTHS[-1]:] == ["no calculado"] * (8 - DFA_DEPTHS[-1])
+
+
+def test_key_order_cell_prints_the_build_s_series(page):
+    text = page.locator('[data-testid=cell][aria-label="Claves en orden fijo y en cualquier orden"] '
+                        '[data-testid=cell-output]').inner_text()
+    rows = re.findall(r"(\d+) claves: orden fijo +(\d+) estados; cualquier orden +(\d+)", text)
+    fig = order_figures()
+    assert [tuple(map(int, r)) for r in rows] == list(zip(fig["keys"], fig["fixed"], fig["any"]))
+
+
+def test_stack_plot_titles_both_axes_in_the_page(page):
+    titles = page.locator("[data-testid=stack-plot] svg text.axis-title").evaluate_all(
+        "ts => ts.map(t => t.dataset.axis)")
+    assert sorted(titles) == ["x", "y"]
 
 
 def test_fast_forward_needs_fewer_calls_and_writes_valid_texts(page, cpython):

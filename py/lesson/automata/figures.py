@@ -7,7 +7,6 @@ defaults of the cells. Figures from elsewhere (``PUBLISHED``) carry their source
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 
@@ -23,7 +22,7 @@ from ..sampling import generate
 from ..views import is_partial, token_label
 from .dfa_check import PHONE
 from .forced import compare_fast_forward, exact_splits, path_probability
-from .route import crossings, regex_route
+from .route import crossings, keys_regex, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
 from .trie import MaskIndex, trie_walk
 
@@ -40,6 +39,7 @@ WALK_PREFIX = "12 de "    # the state whose trie walk the page traces
 JSON_TOKENS = ['":"', '"}', '{"']  # tokens a JSON-trained vocabulary would have
 DEPTHS = list(range(1, 9))
 DFA_DEPTHS = list(range(1, 8))
+LIFTED_MAX_STATES = 200_000  # the subset construction's limit for the one route the masker refuses
 DEEP = 20                 # a nesting depth the recursive grammar takes in its stride
 SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string", "maxLength": 12}},
           "required": ["nombre"], "additionalProperties": False}
@@ -70,14 +70,6 @@ def months_figures() -> dict:
 
 WORD_U = r"[a-zñáéíóúü]+"  # the word class with one more two-byte letter (ü: C3 BC), for a quiz
 ORDER_KEYS = [1, 2, 3, 4, 5]  # objects of k keys ("a":0, "b":0, …), in a fixed order or in any order
-
-
-def keys_regex(k: int, any_order: bool) -> str:
-    """An object with the k keys ``"a":0``, ``"b":0``, … each exactly once, in the order of the
-    alphabet or in any order (every permutation, as a regex alternation)."""
-    keys = [f'"{chr(97 + i)}":0' for i in range(k)]
-    orders = itertools.permutations(keys) if any_order else [keys]
-    return "|".join("\\{" + ",".join(o) + "\\}" for o in orders)
 
 
 def order_figures() -> dict:
@@ -119,7 +111,7 @@ def walk_figures(vocab) -> dict:
     pieces = set(vocab)
     big_table = states * math.ceil(BIG_VOCAB / 8)
     return {"prefix": WALK_PREFIX, "steps": w.steps, "brute": w.brute_steps, "vocab_bytes": w.vocab_bytes,
-            "pruned": w.pruned_tokens, "pruned_root": w.pruned_root, "pruned_inside": w.pruned_inside,
+            "pruned": w.pruned_tokens, "dead_steps": w.dead_steps, "pruned_root": w.pruned_root, "pruned_inside": w.pruned_inside,
             "refused_visited": w.refused_visited, "unvisited": w.unvisited,
             "dead_branches": len(w.branches) - len(alive), "unvisited_from": w.unvisited_from(),
             # tokens at the nodes of the root's dead branches: with every byte a token, one per branch
@@ -130,6 +122,16 @@ def walk_figures(vocab) -> dict:
             "big_vocab": BIG_VOCAB, "big_table_bytes": big_table,
             "big_brute_bytes": round(w.vocab_bytes / len(vocab) * BIG_VOCAB),
             "vocab_size": len(vocab), "published": PUBLISHED}
+
+
+def refused_route(depth: int, limit: int) -> dict:
+    """The route of ``bounded_regex(depth)`` that the masker refuses, built anyway with the subset
+    construction's limit lifted (``LIFTED_MAX_STATES``; about 1 s in CPython at depth 8, so only at
+    build time, never in a cell): where the limit bites (the subset construction, before
+    minimizing) and how small the minimal DFA would have been."""
+    route = regex_route(bounded_regex(depth), max_states=LIFTED_MAX_STATES)
+    return {"refused_nfa": route.nfa_states, "refused_subset": route.subset_states,
+            "refused_min": route.min_states, "refused_min_under_limit": route.min_states < limit}
 
 
 def stack_figures() -> dict:
@@ -147,10 +149,11 @@ def stack_figures() -> dict:
         except LimitExceeded as e:
             refused, refused_limit = d, e.value
             break
+    lifted = refused_route(refused, refused_limit) if refused else {}
     dfa = [r.dfa_states for r in rows if r.dfa_states]
     offsets = sorted({b - 2 * a for a, b in zip(dfa, dfa[1:])})  # s(d) = 2 s(d-1) + offset?
     return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states} for r in rows],
-            "refused_limit": refused_limit, "doubling_offsets": offsets,
+            "refused_limit": refused_limit, "doubling_offsets": offsets, **lifted,
             "min_ratio": min(b / a for a, b in zip(dfa, dfa[1:])),
             "deep": DEEP, "deep_accepted": cfg.accepts(deep_text),
             "deep_bounded": compile_regex(bounded_regex(last)).accepts(deep_text),

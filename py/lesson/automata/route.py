@@ -13,12 +13,13 @@ interface (``start``, ``step``, ``is_accepting``), so what the page draws is wha
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from dataclasses import dataclass
 from html import escape
 
-from masker.dfa import determinize
+from masker.dfa import DEFAULT_MAX_DFA_STATES, determinize
 from masker.nfa import build_nfa
 from masker.regex_parse import parse_regex
 from ..views import is_partial, styled, token_html, token_label
@@ -41,15 +42,28 @@ class RegexRoute:
         return self.dfa.n_states
 
 
-def regex_route(pattern: str) -> RegexRoute:
+def regex_route(pattern: str, max_states: int = DEFAULT_MAX_DFA_STATES) -> RegexRoute:
     """Run the masker's regex pipeline step by step: ``parse_regex`` -> ``build_nfa`` (Thompson,
     CACM 1968) -> ``determinize`` (subset construction, Rabin and Scott 1959, then Hopcroft's
-    minimization). Raises what ``compile_regex`` raises (GrammarSyntaxError, LimitExceeded).
+    minimization). ``max_states`` bounds the subset construction, before minimizing (the masker's
+    default, 20 000 states; raise it only at build time: each state costs memory and time). Raises
+    what ``compile_regex`` raises (GrammarSyntaxError, LimitExceeded past ``max_states``).
     ``compile_regex`` takes a shortcut for a plain list of literal texts; the minimal DFA is the
     same either way (the tests check the state counts)."""
     nfa, start, accept = build_nfa(parse_regex(pattern))
-    dfa = determinize(nfa, start, accept)
+    dfa = determinize(nfa, start, accept, max_states=max_states)
     return RegexRoute(pattern, len(nfa.eps), dfa.build_work.get("dfa_states_built", dfa.n_states), dfa)
+
+
+def keys_regex(k: int, any_order: bool) -> str:
+    """An object with the k keys ``"a":0``, ``"b":0``, … each exactly once, in the order of the
+    alphabet or in any order (every permutation, as a regex alternation: k! branches, so keep k
+    small; k = 5 compiles in about 20 ms in CPython). ``k`` from 1 to 26; ValueError otherwise."""
+    if not 1 <= k <= 26:
+        raise ValueError(f"k must be between 1 and 26 keys, found {k}")
+    keys = [f'"{chr(97 + i)}":0' for i in range(k)]
+    orders = itertools.permutations(keys) if any_order else [keys]
+    return "|".join("\\{" + ",".join(o) + "\\}" for o in orders)
 
 
 def byte_text(b: int) -> str:
@@ -105,10 +119,12 @@ def layers(dfa) -> list[list[int]]:
 class DfaDiagram:
     """A ``masker.dfa.Dfa`` drawn as SVG: circles for states (double: accepting), arrows for live
     transitions labelled by their bytes (printable ASCII as such, other bytes in hex: ``C3``), states
-    in columns by distance from the start. ``max_states`` (default 40) guards the page: a larger
-    DFA raises ValueError (draw a smaller pattern), an automaton without a state table
-    (``CountedDfa``, ``EarleyAutomaton``) TypeError. Test hooks: ``svg[data-testid=dfa-diagram]`` with
-    ``data-states`` and ``data-accepting`` (the counts of the DFA)."""
+    in columns by distance from the start. ``title`` (the pattern, say) names the picture in its
+    ``aria-label``, ``<title>`` and caption, as given (the caption adds its colon). ``max_states``
+    (default 40) guards the page: a larger DFA raises ValueError (draw a smaller pattern), an
+    automaton without a state table (``CountedDfa``, ``EarleyAutomaton``) TypeError. Test hooks:
+    ``svg[data-testid=dfa-diagram]`` with ``data-states`` and ``data-accepting`` (the counts of the
+    DFA)."""
 
     DX, DY, R = 110, 74, 17
 
@@ -200,10 +216,10 @@ class DfaDiagram:
                 f'</tr></thead><tbody>{rows}</tbody></table></details>')
 
     def _repr_html_(self) -> str:
-        caption = escape(self.title) if self.title else ""
+        caption = f"<code>{escape(self.title)}</code>: " if self.title else ""
         return styled(f'<figure class="dfa-figure"><div class="table-scroll" tabindex="0" role="region" '
                       f'aria-label="Diagrama del autómata">{self.svg()}</div>'
-                      f'<figcaption>{caption} {self.dfa.n_states} estados, {sum(self.dfa.accepting)} de '
+                      f'<figcaption>{caption}{self.dfa.n_states} estados, {sum(self.dfa.accepting)} de '
                       'aceptación (círculo doble); la flecha sin origen entra en el estado inicial 0. '
                       'Cada arista lleva los bytes que la recorren: los de ASCII visibles tal cual, los '
                       'demás en hexadecimal.</figcaption>' + self.transitions_html() + '</figure>')

@@ -70,7 +70,9 @@ def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
     ``NESTED_GBNF``, and the minimal DFA states of ``bounded_regex(d)`` when d is in ``dfa_depths``
     (default: every depth; the DFA a bit more than doubles with each level, so keep them small:
     d = 7 takes about 0.2 s in CPython, and from d = 8 ``compile_regex`` raises
-    ``masker.errors.LimitExceeded``, its state limits; past d = 10 it takes seconds to get there).
+    ``masker.errors.LimitExceeded``: its subset construction, before minimizing, passes
+    ``max_states`` (20 000), though the minimal DFA would have 2042 states; past d = 10 it takes
+    seconds to get there).
     A depth outside ``dfa_depths`` has ``dfa_states=None``, which the plot's table shows as
     «no calculado»."""
     grammar = compile_cfg(NESTED_GBNF)
@@ -90,10 +92,12 @@ SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 class StackPlot:
-    """Both series of :func:`stack_growth` against depth, on a logarithmic y axis (SVG), with the
-    numbers in a table beside it. Test hook: ``[data-testid=stack-plot]``."""
+    """Both series of :func:`stack_growth` against depth, on a logarithmic y axis (SVG, with both
+    axes titled), with the numbers in a table beside it. Test hook: ``[data-testid=stack-plot]``;
+    the axis titles are ``text.axis-title`` with ``data-axis`` x or y."""
 
-    W, H, PAD = 360, 220, 44
+    W, H, PAD = 360, 240, 50
+    BOTTOM, TOP = 194, 20  # y of the plot's 10⁰ line and of its highest grid line
 
     def __init__(self, rows: list[StackRow]):
         if not rows:
@@ -104,8 +108,17 @@ class StackPlot:
         depths = [r.depth for r in self.rows]
         lo, hi = min(depths), max(depths)
         x = self.PAD + (d - lo) / max(1, hi - lo) * (self.W - self.PAD - 16)
-        y = self.H - 30 - math.log10(max(v, 1)) / max(top, 1e-9) * (self.H - 50)
+        y = self.BOTTOM - math.log10(max(v, 1)) / max(top, 1e-9) * (self.BOTTOM - self.TOP)
         return x, y
+
+    def _axis_titles(self) -> str:
+        """The two axis titles: depth under the x axis, items / states (log scale) along the y axis."""
+        mid_x = (self.PAD + self.W - 16) / 2
+        mid_y = (self.BOTTOM + self.TOP) / 2
+        return (f'<text class="axis-title" data-axis="x" x="{mid_x:.1f}" y="{self.H - 6}" '
+                'text-anchor="middle">profundidad (niveles)</text>'
+                f'<text class="axis-title" data-axis="y" x="0" y="0" text-anchor="middle" '
+                f'transform="translate(13 {mid_y:.1f}) rotate(-90)">ítems / estados (escala log.)</text>')
 
     def _repr_html_(self) -> str:
         values = [r.earley_items for r in self.rows] + [r.dfa_states for r in self.rows if r.dfa_states]
@@ -117,7 +130,8 @@ class StackPlot:
                          f'<text x="{self.PAD - 6}" y="{y + 4:.1f}" text-anchor="end">10{str(k).translate(SUPERSCRIPT)}</text>')
         for r in self.rows:
             x, _ = self._xy(r.depth, 1, top)
-            parts.append(f'<text x="{x:.1f}" y="{self.H - 12}" text-anchor="middle">{r.depth}</text>')
+            parts.append(f'<text x="{x:.1f}" y="{self.BOTTOM + 18}" text-anchor="middle">{r.depth}</text>')
+        parts.append(self._axis_titles())
         for name, cls, get in (("Earley", "s-earley", lambda r: r.earley_items),
                                ("DFA", "s-dfa", lambda r: r.dfa_states)):
             pts = [self._xy(r.depth, get(r), top) for r in self.rows if get(r)]
@@ -125,6 +139,7 @@ class StackPlot:
                 parts.append(f'<polyline class="{cls}" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
                 parts.extend(f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in pts)
         svg = (f'<svg class="stack-svg" role="img" viewBox="0 0 {self.W} {self.H}" '
+               f'style="width:100%;max-width:{self.W * 1.5:.0f}px;height:auto" '
                'aria-label="Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica">'
                + "".join(parts) + "</svg>")
         rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{es_int(r.earley_items)}</td>"

@@ -46,6 +46,8 @@ class TrieWalk:
     branches) + ``pruned_inside`` (below a dead byte inside a live branch), and again as
     ``refused_visited`` (tokens at the node of a dead edge: the walk spent one step on their last
     byte) + ``unvisited`` (tokens strictly below a dead edge: no step ever reaches them);
+    ``dead_steps``: the steps that end on a node where the automaton dies (the first dead byte of a
+    subtree: each prunes it); the other ``steps - dead_steps`` end on live nodes;
     ``branches``: the root's subtrees. Renders as a table (``[data-testid=trie-walk]``, with
     ``data-pruned``, ``data-pruned-root``, ``data-pruned-inside`` and ``data-unvisited``)."""
     allowed: list[int]
@@ -59,6 +61,7 @@ class TrieWalk:
     refused_visited: int = 0
     unvisited: int = 0
     refused_ids: list[int] = field(default_factory=list, repr=False)
+    dead_steps: int = 0
 
     def unvisited_from(self) -> int | None:
         """The shortest token length from which on no token is visited (every one of that length
@@ -109,8 +112,10 @@ class TrieWalk:
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
             f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
             f'data-pruned="{self.pruned_tokens}" data-pruned-root="{self.pruned_root}" '
-            f'data-pruned-inside="{self.pruned_inside}" data-unvisited="{self.unvisited}">'
-            f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata; fuerza '
+            f'data-pruned-inside="{self.pruned_inside}" data-unvisited="{self.unvisited}" '
+            f'data-dead-steps="{self.dead_steps}">'
+            f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata, '
+            f'{es_int(self.dead_steps)} de ellos a un nodo en el que el autómata muere; fuerza '
             f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
             f'{es_int(len(self.allowed))} tokens permitidos y {es_int(self.pruned_tokens)} descartados: '
             f'{es_int(self.pruned_root)} en {len(dead)} de las {len(self.branches)} ramas de la raíz, que mueren en su '
@@ -137,11 +142,12 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
     size = [len(t) for t in tokens]  # tokens in each subtree (children have higher node numbers)
     for node in range(trie.n_nodes - 1, -1, -1):
         size[node] += sum(size[c] for _, c in children[node])
-    allowed, branches, pruned, refused = [], [], 0, []
+    allowed, branches, pruned, refused, dead = [], [], 0, [], 0
     for byte, child in children[0]:
         nxt = automaton.step(state, byte)
         steps, found = 1, 0
         if nxt is None:
+            dead += 1
             pruned += size[child]
             refused.extend(tokens[child])
         else:
@@ -154,6 +160,7 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
                     steps += 1
                     s2 = automaton.step(st, b)
                     if s2 is None:
+                        dead += 1
                         pruned += size[c]
                         refused.extend(tokens[c])
                         continue
@@ -172,7 +179,7 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
                 break
     return TrieWalk(sorted(allowed), sum(b.steps for b in branches), brute, sum(map(len, vocab)),
                     pruned, branches, vocab, refused_visited=len(refused), unvisited=pruned - len(refused),
-                    refused_ids=sorted(refused))
+                    refused_ids=sorted(refused), dead_steps=dead)
 
 
 # ---------------------------------------------------------------- the walk as a picture
