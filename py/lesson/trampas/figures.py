@@ -32,10 +32,13 @@ JSON_MODE_TOKENS = 40
 # ../shared/spec/engines.md §4.1): the run of 2025-03-27, 11,306 JSON Schemas, Llama-3 tokenizer
 # of about 128k tokens, one CPU thread per sequence (Azure NC96ads_A100_v4, AMD EPYC 7V13), 15 min
 # and 40 GiB per schema. guidance-ai, who publish it, develop llguidance, one of the engines.
-# In µs: time to first mask, median ("TTFM p50", mostly the compile time), and time between masks,
-# median and mean ("TBM p50", "TBM avg"); each engine's times cover only the schemas it compiled.
-# Counts of schemas: passing, compile errors, timeouts (900 s), "validation errors" (a valid
-# instance rejected) and "invalidation errors" (an invalid instance accepted).
+# In µs: time to first mask, median ("TTFM p50", mostly the compile time; the README: "the TTFM
+# is cut off at 900s due to timeout", so a schema that timed out counts as 900 s), and time
+# between masks, median and mean ("TBM p50", "TBM avg"). Counts of schemas: passing, compile
+# errors, timeouts (900 s), segmentation faults, out of memory, "validation errors" (a valid
+# instance rejected) and "invalidation errors" (an invalid instance accepted). The notes' rows
+# do not all add up to the 11,306 schemas (XGrammar 40 short, Outlines-core 2 over); the
+# notes do not say why.
 ENGINE_FIGURES = {
     "source": "MaskBench (guidance-ai/jsonschemabench, maskbench/README.md), ejecución del "
               "27-03-2025: 11 306 esquemas, tokenizador de Llama 3 (unos 128 000 tokens), un hilo de CPU",
@@ -45,30 +48,44 @@ ENGINE_FIGURES = {
     "engines": [
         {"name": "LLGuidance", "version": "llguidance 0.7.10", "ttfm_p50_us": 1_037,
          "tbm_p50_us": 46, "tbm_avg_us": 64, "passing": 8_909, "compile_errors": 2_377,
-         "timeouts": 0, "validation_errors": 20, "invalidation_errors": 0},
+         "timeouts": 0, "segfaults": 0, "out_of_memory": 0,
+         "validation_errors": 20, "invalidation_errors": 0},
         {"name": "XGrammar", "version": "xgrammar 0.1.17", "ttfm_p50_us": 919_459,
          "tbm_p50_us": 9, "tbm_avg_us": 728, "passing": 8_122, "compile_errors": 90,
-         "timeouts": 241, "validation_errors": 1_408, "invalidation_errors": 1_368},
+         "timeouts": 241, "segfaults": 37, "out_of_memory": 0,
+         "validation_errors": 1_408, "invalidation_errors": 1_368},
         {"name": "Outlines-core", "version": "outlines-core 0.2.3", "ttfm_p50_us": 587_900,
          "tbm_p50_us": 34, "tbm_avg_us": 1_858, "passing": 7_050, "compile_errors": 1_773,
-         "timeouts": 60, "validation_errors": 1_415, "invalidation_errors": 822},
+         "timeouts": 60, "segfaults": 0, "out_of_memory": 188,
+         "validation_errors": 1_415, "invalidation_errors": 822},
         {"name": "llama.cpp", "version": "llama-cpp-python 0.3.8", "ttfm_p50_us": 312,
          "tbm_p50_us": 17_021, "tbm_avg_us": 16_565, "passing": 6_505, "compile_errors": 1_301,
-         "timeouts": 1, "validation_errors": 2_850, "invalidation_errors": 649},
+         "timeouts": 1, "segfaults": 0, "out_of_memory": 0,
+         "validation_errors": 2_850, "invalidation_errors": 649},
     ],
 }
 
 
+OUTCOMES = ("passing", "compile_errors", "timeouts", "segfaults", "out_of_memory",
+            "validation_errors", "invalidation_errors")
+
+
 def engine_figures() -> dict:
     """The quoted MaskBench figures and the words the prose takes from them (each an argmin or
-    argmax over the four engines)."""
+    argmax over the four engines); per engine, ``other_failures`` (timeouts, segfaults, out of
+    memory) and ``row_sum`` (all outcomes), and ``rows_off``: the engines whose outcomes do not
+    add up to the schemas of the run."""
     engines = ENGINE_FIGURES["engines"]
 
     def by(key):
         return [e["name"] for e in sorted(engines, key=lambda e: e[key])]
 
     wrong = {e["name"]: e["validation_errors"] + e["invalidation_errors"] for e in engines}
-    return {**ENGINE_FIGURES, "fastest_compile": by("ttfm_p50_us")[0],
+    rows = [{**e, "other_failures": e["timeouts"] + e["segfaults"] + e["out_of_memory"],
+             "row_sum": sum(e[k] for k in OUTCOMES)} for e in engines]
+    off = [e["name"] for e in rows if e["row_sum"] != ENGINE_FIGURES["schemas"]]
+    return {**ENGINE_FIGURES, "engines": rows, "rows_off": off,
+            "rows_all_add_up": not off, "fastest_compile": by("ttfm_p50_us")[0],
             "slowest_compile": by("ttfm_p50_us")[-1],
             "cheapest_median_mask": by("tbm_p50_us")[:2], "lowest_mean_mask": by("tbm_avg_us")[0],
             "most_compile_errors": by("compile_errors")[-1],
@@ -104,13 +121,22 @@ def order_figures(model, tok) -> dict:
     """Field order (§2): both orders enumerated exactly. ``p_*``/``q_*``: the conditional's and
     the mask's answer distributions per order; ``tv``/``tv_exact``: total variation between the
     orders under the mask and under the conditional; ``distortion``: between mask and conditional
-    in each order; ``follow``: the conditional P(answer = hint's name | hint), hint first;
-    ``push``: the largest rise of a name's probability when the hint names it."""
+    in each order; ``follow``: per hint (hint first), the conditional P(answer = hint's name |
+    hint) (``q``) against P(same answer | another hint) (``other``) and their ratio; ``push``:
+    the largest rise ``q - other`` (absolute), ``push_name`` its name, ``boost_name``/``boost``: the name whose ratio is
+    the largest and that ratio, ``lowered``: the names whose hint lowers them; ``mask_side``:
+    the order (index) where the mask's distortion is larger, ``toward_other``: whether the mask
+    moves that order's answers towards the other order's conditional (smaller TV to it),
+    ``shift_name``: the answer the mask moves most there."""
     result = studies.field_order(model, tok)
     first, second = result.ORDERS
     exact = result.answers["exact"]
     follows = result.follows(first, "exact")
+    other = result.follows_other(first, "exact")
     pairs = list(zip(result.hints, result.names))
+    follow = [{"hint": h, "name": n, "q": follows[h][n], "other": other[n],
+               "ratio": follows[h][n] / other[n], "marginal": exact[first][n]} for h, n in pairs]
+    boost = max(follow, key=lambda f: f["ratio"])
     return {"prompt": studies.ORDER_PROMPT, "names": result.names, "hints": result.hints,
             "fields": list(studies.ORDER_KEYS), "tv": result.tv("masked"),
             "tv_exact": result.tv("exact"),
@@ -119,14 +145,29 @@ def order_figures(model, tok) -> dict:
             "q_first": result.answers["masked"][first], "q_second": result.answers["masked"][second],
             "distortion": [result.distortion(first), result.distortion(second)],
             "agree_first": result.agree["exact"][first], "agree_second": result.agree["exact"][second],
-            "follow": [{"hint": h, "name": n, "q": follows[h][n], "marginal": exact[first][n]}
-                       for h, n in pairs],
-            "push": max(follows[h][n] - exact[first][n] for h, n in pairs),
+            "follow": follow, "push": max(f["q"] - f["other"] for f in follow),
+            "push_name": max(follow, key=lambda f: f["q"] - f["other"])["name"],
+            "boost_name": boost["name"], "boost": boost["ratio"],
+            "lowered": [f["name"] for f in follow if f["q"] < f["other"]],
+            **mask_side(result),
             "positions": sum(result.positions.values()),
             "top_first": max(result.names, key=exact[first].get),
             "top_second": max(result.names, key=exact[second].get),
             "top_first_masked": max(result.names, key=result.answers["masked"][first].get),
             "top_second_masked": max(result.names, key=result.answers["masked"][second].get)}
+
+
+def mask_side(result) -> dict:
+    """Where the mask's distortion of the field-order answers is larger, and which way it goes:
+    towards the other order's conditional (``toward_other``) or away from it."""
+    orders = result.ORDERS
+    side = max((0, 1), key=lambda i: result.distortion(orders[i]))
+    p = result.answers["exact"][orders[side]]
+    q = result.answers["masked"][orders[side]]
+    p_other = result.answers["exact"][orders[1 - side]]
+    shift = max(result.names, key=lambda n: abs(q[n] - p[n]))
+    return {"mask_side": side, "shift_name": shift,
+            "toward_other": studies.total_variation(q, p_other) < studies.total_variation(p, p_other)}
 
 
 def budget_figures(model, tok) -> dict:
@@ -136,7 +177,8 @@ def budget_figures(model, tok) -> dict:
     date = compile_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}").matcher(tok.vocab)
     max_length = studies.BUDGET_SCHEMA["properties"]["nombre"]["maxLength"]
     free_names = [len(json.loads(g.text)["nombre"]) for g in demo.free]
-    return {"budget": demo.budget, "n": demo.n, "shortest": demo.shortest,
+    return {"prompt": studies.BUDGET_PROMPT, "budget": demo.budget, "n": demo.n,
+            "shortest": demo.shortest,
             "valid_plain": demo.valid_plain, "valid_aware": demo.valid_aware,
             "name_free": demo.name_free, "name_aware": demo.name_aware,
             "tokens_free": demo.tokens_free, "max_length": max_length,
@@ -159,6 +201,7 @@ def split_figures(model, tok) -> dict:
             "excluded": split.excluded, "top_p": top, "top_excluded": top in split.excluded,
             "top_target": max(split.labels, key=dict(zip(split.labels, split.target)).get),
             "top_masked": max(split.labels, key=dict(zip(split.labels, split.masked)).get),
+            "top_masked_q": max(split.masked),
             "shortest": grammar.matcher(tok.vocab).min_tokens_to_finish(),
             "bpe_tokens": shortest}
 
@@ -188,13 +231,11 @@ def date_figures(model, tok) -> dict:
 
 
 def enum_figures(tok) -> dict:
-    """DFA states per size (deterministic), and the compile and mask times of the build machine
-    in CPython (quoted as such: the page's cell measures the reader's browser)."""
+    """DFA states per size and their last ratio (deterministic). No times: this run is not the
+    one the page's cell prints, and times vary from run to run, so the prose quotes none."""
     result = studies.enum_scaling(tok)
-    return {"sizes": result.sizes, "states": result.states, "compile_ms": result.compile_ms,
-            "mask_us": result.mask_us, "vocab": len(tok.vocab),
-            "compile_ratio": result.compile_ms[-1] / result.compile_ms[-2],
-            "mask_ratio": result.mask_us[-1] / result.mask_us[-2]}
+    return {"sizes": result.sizes, "states": result.states, "vocab": len(tok.vocab),
+            "states_ratio": result.ratios()["states"]}
 
 
 def thread_figures(model, tok) -> dict:
@@ -232,5 +273,6 @@ def json_mode_figures(model, tok) -> dict:
                any_all_numbers=all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                    for v in map(json.loads, out["any"])),
                any_fill_budget=all(n == JSON_MODE_TOKENS for n in lengths["any"]),
-               none_has_key=not any(isinstance(v, dict) and KEY in v for v in values))
+               none_has_key=not any(isinstance(v, dict) and KEY in v for v in values),
+               none_names=not any(n in t for n in NAMES for t in out["object"] + out["any"]))
     return out

@@ -181,6 +181,20 @@ class FieldOrder:
             out[h] = {n: self.joint[kind][order][(h, n)] / total for n in self.names}
         return out
 
+    def follows_other(self, order: str, kind: str = "masked") -> dict:
+        """P(answer = names[i] | a hint other than hints[i]) under ``order``: {name: probability},
+        the other hints pooled with their own probabilities. With one hint there is no other hint:
+        raises ValueError."""
+        if len(self.hints) < 2:
+            raise ValueError("with a single hint there is no other hint to compare with")
+        joint = self.joint[kind][order]
+        out = {}
+        for h, n in zip(self.hints, self.names):
+            others = [x for x in self.hints if x != h]
+            mass = sum(joint[(x, m)] for x in others for m in self.names)
+            out[n] = sum(joint[(x, n)] for x in others) / mass
+        return out
+
     def _repr_html_(self) -> str:
         return styled(
             f'<div data-testid="field-order" data-tv="{self.tv("masked")!r}" '
@@ -213,7 +227,10 @@ class FieldOrder:
         parts += [f"entre la máscara y la condicionada, {es_decimal(self.distortion(o), 3)} "
                   f"({escape(o)})" for o in self.ORDERS]
         follow = self.follows(self.ORDERS[0], "exact")
-        said = " · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(follow[h][n], 3)}"
+        other = self.follows_other(self.ORDERS[0], "exact") if len(self.hints) > 1 else {}
+        said = " · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(follow[h][n], 4)}"
+                          + (f" (tras otra pista, {es_decimal(other[n], 4)}; "
+                             f"×{es_decimal(follow[h][n] / other[n], 1)})" if other.get(n) else "")
                           for h, n in zip(self.hints, self.names))
         return (f'<p class="enum-summary">Distancia de variación total: {"; ".join(parts)}. '
                 'Probabilidad condicionada de que la respuesta repita el nombre de la pista, '
@@ -466,7 +483,29 @@ class EnumScaling:
             'calcular sus máscaras, medido en la máquina que ejecutó la celda</caption><thead><tr>'
             '<th scope="col">valores</th><th scope="col">estados del DFA</th><th scope="col">'
             'compilar (ms)</th><th scope="col">una máscara (µs)</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table></div>' + scaling_svg(self))
+            f'<tbody>{rows}</tbody></table></div>' + self._ratios() + scaling_svg(self))
+
+    def ratios(self) -> dict | None:
+        """The last row over the one before it: {"size", "states", "compile", "mask"} (unitless
+        ratios of this very run), or None with fewer than two sizes."""
+        if len(self.sizes) < 2:
+            return None
+        columns = {"size": self.sizes, "states": self.states, "compile": self.compile_ms,
+                   "mask": self.mask_us}
+        return {k: xs[-1] / xs[-2] if xs[-2] else math.inf for k, xs in columns.items()}
+
+    def _ratios(self) -> str:
+        r = self.ratios()
+        if r is None:
+            return ""
+
+        def times(x):
+            return "×" + (es_decimal(x, 1) if math.isfinite(x) else "∞")
+
+        return (f'<p class="enum-summary" data-testid="enum-ratios">De {es_int(self.sizes[-2])} a '
+                f'{es_int(self.sizes[-1])} valores ({times(r["size"])}): estados del DFA '
+                f'{times(r["states"])}; compilar {times(r["compile"])}; una máscara '
+                f'{times(r["mask"])} (tiempos de esta ejecución).</p>')
 
 
 def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:

@@ -267,3 +267,25 @@ def test_budget_demo_view_with_no_valid_answer_does_not_crash(model, tok):
     empty = BudgetDemo(22, demo.shortest, demo.plain, demo.plain, demo.plain)
     assert math.isnan(empty.name_free) or empty.name_free >= 0
     assert 'data-testid="budget-demo"' in empty._repr_html_()
+
+
+def test_enum_ratios_divide_the_last_row_of_the_same_table():
+    result = EnumScaling([10, 100, 1000], [1.0, 2.0, 8.0], [30.0, 40.0, 20.0], [5, 9, 27])
+    r = result.ratios()
+    assert r == pytest.approx({"size": 10.0, "states": 3.0, "compile": 4.0, "mask": 0.5})
+    line = result._repr_html_()
+    assert "estados del DFA ×3,0; compilar ×4,0; una máscara ×0,5" in line
+    assert EnumScaling([10], [1.0], [1.0], [3]).ratios() is None
+
+
+def test_follows_other_pools_the_other_hints_by_their_probability():
+    hints, names = ["h0", "h1", "h2"], ["a", "b", "c"]
+    table = [[0.30, 0.05, 0.05], [0.10, 0.10, 0.00], [0.20, 0.10, 0.10]]  # rows: hints
+    joint = {(h, n): table[i][k] for i, h in enumerate(hints) for k, n in enumerate(names)}
+    order = FieldOrder.ORDERS[0]
+    result = FieldOrder(names, hints, {"exact": {order: joint}}, {}, {})
+    other = result.follows_other(order, "exact")
+    # hint masses 0.40, 0.20, 0.40; P(a | h1 or h2) = (0.10 + 0.20) / (0.20 + 0.40), and so on
+    assert other == pytest.approx({"a": 0.30 / 0.60, "b": 0.15 / 0.80, "c": 0.05 / 0.60})
+    with pytest.raises(ValueError):
+        FieldOrder(["a"], ["h0"], {"exact": {order: {("h0", "a"): 1.0}}}, {}, {}).follows_other(order, "exact")
