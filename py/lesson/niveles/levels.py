@@ -401,6 +401,24 @@ def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:
             "seconds_per_position": (stack.seconds / stack.positions) / (dfa.seconds / dfa.positions)}
 
 
+class StackCost:
+    """The line of the cell «La tabla de niveles» that compares level 4 with level 3
+    (:func:`stack_cost`'s ratios). The time ratios are marked ``data-measured``: they change from
+    one run to the next, and the page's tests leave them out when they compare a live output with
+    the precomputed one."""
+
+    def __init__(self, dfa: LevelResult, stack: LevelResult):
+        self.cost = stack_cost(dfa, stack)
+
+    def _repr_html_(self) -> str:
+        c = self.cost
+        return styled(f'<p class="stack-cost" data-testid="stack-cost">nivel 4 frente a nivel 3: '
+                      f'{es_decimal(c["positions"], 2)} veces las posiciones por respuesta válida, '
+                      f'<span data-measured="">{es_decimal(c["seconds"], 1)}</span> veces el tiempo; '
+                      f'por posición, <span data-measured="">{es_decimal(c["seconds_per_position"], 1)}'
+                      f'</span> veces</p>')
+
+
 # ---------------------------------------------------------------- level 1: retries
 
 def retry_arithmetic(ps, ks=range(1, 6)) -> list[dict]:

@@ -504,8 +504,9 @@ class EnumScaling:
 
         return (f'<p class="enum-summary" data-testid="enum-ratios">De {es_int(self.sizes[-2])} a '
                 f'{es_int(self.sizes[-1])} valores ({times(r["size"])}): estados del DFA '
-                f'{times(r["states"])}; compilar {times(r["compile"])}; una máscara '
-                f'{times(r["mask"])} (tiempos de esta ejecución).</p>')
+                f'{times(r["states"])}; compilar <span data-measured="">{times(r["compile"])}</span>; '
+                f'una máscara <span data-measured="">{times(r["mask"])}</span> (tiempos de esta '
+                f'ejecución).</p>')
 
 
 def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:

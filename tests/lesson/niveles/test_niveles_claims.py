@@ -16,7 +16,7 @@ from lesson import compile_choice, enumerate_paths
 from lesson.course import NAMES, PROMPT, answer
 from lesson.niveles.levels import (LevelResult, LevelsTable, depth_counts, fewest_tokens, first_nested,
                                    inside_braces, json_text_grammar, measure_prompt, paren_depth,
-                                   stack_cost)
+                                   stack_cost, StackCost)
 from lesson.niveles.pictures import BOTTOM, HEIGHT, TOP, DepthHistogram, depth_svg, nice_step, retry_svg, y_of
 from lesson.niveles.figures import N_PROMPT, SEED, prompt_budget
 from sitebuild.figures import lesson_figures
@@ -169,6 +169,8 @@ def test_the_stack_positions_ratio_is_the_table_s(fig):
     low = LevelResult(3, "a", 2, 2, 2, 10, 1.0)
     high = LevelResult(4, "b", 2, 2, 2, 30, 6.0)
     assert stack_cost(low, high) == {"positions": 3.0, "seconds": 6.0, "seconds_per_position": 2.0}
+    line = StackCost(low, high)._repr_html_()
+    assert '3,00 veces las posiciones' in line and '<span data-measured="">6,0</span> veces el tiempo' in line
     with pytest.raises(ValueError, match="valid answers"):
         stack_cost(LevelResult(3, "a", 2, 0, 0, 10, 1.0), high)
 
