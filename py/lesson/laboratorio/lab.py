@@ -174,10 +174,10 @@ class Lab:
         return self.branch.decoder
 
     def generate(self, limit: int | None = None) -> "Lab":
-        """Run the current branch to its end, or until it has ``limit`` tokens (then it stays in
-        progress: the page runs long generations in pieces, to show progress and stop between)."""
+        """Run the current branch to its end, or for ``limit`` more tokens at most (then it stays
+        in progress: the page runs long generations in pieces, to show progress and stop between)."""
         self.branch.stopped = False
-        advance(self.branch, limit)
+        advance(self.branch, None if limit is None else len(self.decoder.generation.token_ids) + int(limit))
         self.selected = None
         return self._compare_when_done()
 

@@ -137,7 +137,7 @@ def _token_button(vocab, j: int, t: int, p: float, q: float, chosen: bool) -> st
     return (f'<li><button type="button" class="lab-token{" chosen" if chosen else ""}" data-testid="lab-allowed-token" '
             f'data-token-id="{t}" data-position="{j}" data-p="{p!r}" data-q="{q!r}" data-label="{escape(label)}"'
             f'{" aria-current=true" if chosen else ""} '
-            f'aria-label="{escape(label)}: p {es_prob(p)}, q̃ {es_prob(q)}{", el de esta rama" if chosen else ""}">'
+            f'aria-label="{escape(label)} q̃ {es_prob(q)} p {es_prob(p)}{", el de esta rama" if chosen else ""}">'
             f'{token_html(vocab, t, "chosen" if chosen else "")} <span class="pq">q̃ {es_prob(q)}</span> '
             f'<span class="pq p">p {es_prob(p)}</span></button></li>')
 
