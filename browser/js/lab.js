@@ -1,8 +1,8 @@
 /* The «Laboratorio» page: a form whose every action runs one call of the Python function
  * lesson.laboratorio.act in the page's kernel, and shows the view it returns. The form's state lives in
  * the URL fragment, so a link reopens the same experiment (nothing leaves the page). */
-import { EditorView, keymap, drawSelection } from "@codemirror/view";
-import { EditorState } from "@codemirror/state";
+import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
+import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
@@ -12,6 +12,28 @@ const COMPILERS = {
   json_schema: (text) => `compile_json_schema(json.loads(${text.includes('"""') || text.endsWith("\\") ? py(text) : `r"""${text}"""`}))`,
   gbnf: (text) => `compile_cfg(${py(text)})`,
 };
+
+/* The span of the constraint that an error points at, underlined in the editor until the next edit. */
+const setErrorSpan = StateEffect.define();
+const errorSpan = StateField.define({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    let out = tr.docChanged ? Decoration.none : marks;
+    for (const effect of tr.effects) {
+      if (!effect.is(setErrorSpan)) continue;
+      out = effect.value ? Decoration.set([Decoration.mark({
+        class: "lab-error-span", attributes: { "data-testid": "lab-error-span" },
+      }).range(effect.value.from, effect.value.to)]) : Decoration.none;
+    }
+    return out;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+/* A Python string offset (code points) as an editor offset (UTF-16 units). */
+function utf16(text, codePoints) {
+  return [...text].slice(0, codePoints).join("").length;
+}
 
 /** A JSON value written as a Python literal (JSON strings, numbers, lists are valid Python). */
 function py(value) {
@@ -83,7 +105,7 @@ export class Lab {
       state: EditorState.create({
         doc: "",
         extensions: [
-          history(), drawSelection(), EditorView.lineWrapping,
+          history(), drawSelection(), EditorView.lineWrapping, errorSpan,
           // No Tab binding: Tab moves to the next control, as everywhere else in the form.
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.contentAttributes.of({ "aria-labelledby": "lab-constraint-label" }),
@@ -264,6 +286,7 @@ export class Lab {
   }
 
   run(action, extra = {}) {
+    if (this.running) return; // one action at a time; Esc stops the one running
     const problem = this.invalid();
     if (problem) {
       this.showError(problem);
@@ -333,7 +356,21 @@ export class Lab {
   }
 
   /* After a run: a short status for screen readers, and the focus where the reader goes on. */
+  /* Underline in the editor the span a compile error names (or clear the underline). */
+  markErrorSpan() {
+    const error = this.result.querySelector("[data-testid=lab-error][data-from]");
+    const text = this.editor.state.doc.toString();
+    let value = null;
+    if (error) {
+      const from = Math.min(utf16(text, Number(error.dataset.from)), text.length);
+      const to = Math.min(utf16(text, Number(error.dataset.to)), text.length);
+      if (to > from) value = { from, to };
+    }
+    this.editor.dispatch({ effects: setErrorSpan.of(value) });
+  }
+
   done(trigger) {
+    this.markErrorSpan();
     this.readTree();
     this.progress(null);
     const output = this.result.querySelector("[data-testid=lab-output]");
@@ -354,8 +391,9 @@ export class Lab {
     this.result.dataset.state = running ? "running" : "done";
     const output = this.result.querySelector("[data-testid=lab-output]");
     if (running && output) output.dataset.state = "running";
+    // aria-disabled, not disabled: the focus stays on the button pressed while it runs
     this.form.querySelectorAll("[data-testid=lab-generate], [data-testid=lab-step], [data-testid=lab-next], [data-testid=lab-continue]")
-      .forEach((button) => { button.disabled = running; });
+      .forEach((button) => { button.setAttribute("aria-disabled", String(running)); });
   }
 
   markError() {

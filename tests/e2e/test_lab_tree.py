@@ -147,3 +147,66 @@ def test_at_390_px_no_preset_scrolls_sideways(browser, servers, name):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
+    lab.locator("[data-testid=lab-kind]").select_option("regex")
+    lab.locator("[data-testid=lab-constraint] .cm-content").click()
+    lab.keyboard.press("Control+A")
+    lab.keyboard.press("Delete")
+    lab.keyboard.insert_text("[a-zñ ]{1,400}")
+    lab.locator("[data-testid=lab-max-tokens]").fill("200")
+    lab.locator("[data-testid=lab-generate]").focus()
+    lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+    lab.keyboard.press("Enter")
+    lab.locator("[data-testid=lab-view][data-state=running]").wait_for(timeout=TIMEOUT_MS)
+    assert lab.evaluate("() => document.activeElement.dataset.testid") == "lab-generate"  # focus kept
+    lab.keyboard.press("Escape")
+    lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+    (branch,) = branches(lab)
+    assert branch["state"] == "idle" and len(branch["text"]) >= 1
+    assert "detenida" in lab.locator("[data-testid=lab-branch]").inner_text()
+    assert lab.locator("[data-testid=lab-error]").count() == 0  # stopping is not an error
+    assert len(token_ids(lab)) < 200
+    # keyboard: into the strip, an arrow opens the next position, Tab to its tokens, Enter branches
+    lab.locator('[data-testid=lab-position][data-position="1"] input').focus()
+    act(lab, lambda: lab.keyboard.press("ArrowRight"))
+    assert lab.evaluate("() => document.activeElement.closest('[data-testid=lab-position]')?.dataset.position") == "2"
+    lab.locator('[data-testid=lab-allowed-token][data-position="2"]:not([aria-current])').first.focus()
+    act(lab, lambda: lab.keyboard.press("Enter"))
+    assert len(branches(lab)) == 2 and branches(lab)[1]["from"] == "2"
+    # the focused control is never under the sticky kernel bar
+    lab.locator("[data-testid=lab-compare]").focus()
+    lab.keyboard.press("Shift+Tab")
+    top = lab.evaluate("() => document.activeElement.getBoundingClientRect().top")
+    bar = lab.evaluate("() => document.querySelector('.kernel-bar').getBoundingClientRect().bottom")
+    assert top >= bar - 1
+    lab.locator("[data-testid=lab-max-tokens]").fill("120")
+
+
+@pytest.mark.parametrize("kind, text, words, span", [
+    ("gbnf", "root ::= [a-", "falta «]»", "["),
+    ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida", '"pattern"'),
+    ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}', "«minimum» vale 10 y «maximum» vale 5",
+     '"maximum"'),
+    ("json_schema", '{"type": "object",\n "if": {"type": "object"}}', "línea 2, columna 2: la palabra clave «if»", '"if"'),
+    ("regex", "", "vacía", None),
+])
+def test_errors_are_in_spanish_and_marked_in_the_editor(lab, kind, text, words, span):
+    lab.locator("[data-testid=lab-kind]").select_option(kind)
+    lab.locator("[data-testid=lab-constraint] .cm-content").click()
+    lab.keyboard.press("Control+A")
+    lab.keyboard.press("Delete")
+    if text:
+        lab.keyboard.insert_text(text)
+    lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+    lab.locator("[data-testid=lab-generate]").click()
+    lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+    error = lab.locator("[data-testid=lab-error]").inner_text()
+    assert words in error and "Cómo arreglarlo" in error and "fix" not in error
+    marked = lab.locator("[data-testid=lab-error-span]")
+    if span is None:
+        assert marked.count() == 0
+    else:
+        assert "".join(marked.all_text_contents()) == span
+    assert "tree=" not in lab.url  # a failed experiment has no tree to share

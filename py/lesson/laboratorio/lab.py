@@ -28,12 +28,13 @@ from html import escape
 import numpy as np
 
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
-from masker.errors import caret_display
+from masker.errors import GrammarSyntaxError, caret_display
 
 from ..course import NAMES, PROMPT, answer
 from ..language import forced_kind
 from ..sampling import Decoder
 from ..views import styled
+from .errors_es import KIND_WORDS, WORDS_BY_KEY, line_column, pointer_span, translate, why_unsatisfiable
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
 
@@ -88,12 +89,48 @@ PRESETS: dict[str, dict] = {
 
 
 class ConstraintError(ValueError):
-    """The constraint cannot be compiled. ``message``: what and where (with a caret line);
-    ``hint``: how to fix it, or ""."""
+    """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
+    Spanish; ``hint``: how to fix it, or ""; ``kind``: the catalog key
+    (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other");
+    ``span``: the characters [start, end) of the constraint's text at fault, or None."""
 
-    def __init__(self, message: str, hint: str = ""):
-        self.message, self.hint = message, hint
+    def __init__(self, message: str, hint: str = "", kind: str = "", span: tuple[int, int] | None = None):
+        self.message, self.hint, self.kind, self.span = message, hint, kind, span
         super().__init__(message + (f"\n  fix: {hint}" if hint else ""))
+
+
+EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío, «0 tokens»",
+         "gbnf": "la gramática está vacía", "json_schema": "el esquema está vacío"}
+
+
+def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """A masker compile error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span
+    in the constraint's text (a schema's JSON pointer located in the schema's text)."""
+    reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
+    found = translate(reason)
+    key, message, fix = found if found else ("masker.other", reason, getattr(exc, "hint", "") or "")
+    if kind == "json_schema":
+        pointer = getattr(exc, "source", "#") if isinstance(exc, GrammarSyntaxError) else "#"
+        if key == "schema.unsatisfiable":
+            try:
+                why = why_unsatisfiable(json.loads(text))
+            except ValueError:
+                why = None
+            if why:
+                pointer, message = why[0], f"{message}: {why[1]}"
+        start, end = pointer_span(text, pointer)
+    elif isinstance(exc, GrammarSyntaxError):
+        start = max(0, min(exc.pos, len(text)))
+        end = min(start + 1, len(text)) if text else start
+    else:
+        start = end = None
+    words = WORDS_BY_KEY.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
+    if start is None:
+        return ConstraintError(f"{words}: {message}", fix, key)
+    line, column = line_column(text, start)
+    where = f"línea {line}, columna {column}" if "\n" in text else f"posición {start}"
+    caret = caret_display(text, start).replace("  line ", "  línea ")
+    return ConstraintError(f"{words} en la {where}: {message}\n{caret}", fix, key, (start, max(end, start + 1)))
 
 
 def compile_constraint(kind: str, text: str):
@@ -105,13 +142,16 @@ def compile_constraint(kind: str, text: str):
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, found {kind!r}")
+    if kind in EMPTY and not text.strip():
+        raise ConstraintError(EMPTY[kind], "escribe la restricción, o elige «ninguna» para generar sin ella",
+                              "empty")
     try:
         if kind == "none":
             return None
         if kind == "choice":
             texts = [line for line in text.split("\n") if line.strip()]
             if not texts:
-                raise ConstraintError("la lista de opciones está vacía", "escribe una opción por línea")
+                raise ConstraintError("la lista de opciones está vacía", "escribe una opción por línea", "empty")
             return compile_choice(texts)
         if kind == "regex":
             return compile_regex(text)
@@ -121,11 +161,12 @@ def compile_constraint(kind: str, text: str):
             except json.JSONDecodeError as exc:
                 raise ConstraintError(f"JSON no válido en la línea {exc.lineno}, columna {exc.colno}: "
                                       f"{exc.msg}\n{caret_display(text, exc.pos)}",
-                                      "revisa comillas, comas y llaves") from None
+                                      "revisa comillas, comas y llaves", "json",
+                                      (exc.pos, min(exc.pos + 1, len(text)))) from None
             return compile_json_schema(schema)
         return compile_cfg(text)
     except MaskerError as exc:
-        raise ConstraintError(str(exc).split("\n  fix: ")[0], getattr(exc, "hint", "") or "") from None
+        raise spanish_error(exc, kind, text) from None
 
 
 class Lab:
@@ -343,11 +384,12 @@ class Lab:
 
 
 def error_html(error: ConstraintError) -> str:
-    """A compile error in place: the message with its caret line and the fix, no traceback."""
+    """A compile error in place: the message with its caret line and the fix, no traceback;
+    ``data-kind`` and ``data-from``/``data-to`` (the span, for the editor's underline)."""
     hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
-    return styled(f'<div class="lab-error" data-testid="lab-error" role="alert">'
-                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong> El mensaje '
-                  f'del enmascarador (en inglés, como los de Python) dice dónde y por qué:</p>'
+    span = f' data-from="{error.span[0]}" data-to="{error.span[1]}"' if error.span else ""
+    return styled(f'<div class="lab-error" data-testid="lab-error" data-kind="{escape(error.kind)}"{span} role="alert">'
+                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong></p>'
                   f'<pre>{escape(error.message)}</pre>{hint}</div>')
 
 
