@@ -237,6 +237,21 @@ export class Lab {
         `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
       "g.positions_view()",
     ];
+    const ids = this.branchIds || [];
+    if (this.tree?.tree && this.tree.tree !== "r" && ids.length) {
+      const branch = Number(this.tree.branch || 0) + 1;
+      lines.push(
+        "",
+        `# La rama ${branch} que muestra la página: sus tokens, dados uno a uno (no gastan números aleatorios)`,
+        "from lesson.sampling import Decoder",
+        `rama = Decoder(model, tok, ${py(state.prompt)}, gramatica, seed=${state.seed}, ` +
+          `temperature=${state.temperature}, top_k=${py(state.top_k)}, top_p=${py(state.top_p)}, ` +
+          `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
+        `for t in ${JSON.stringify(ids)}:`,
+        "    rama.step(token_id=t)",
+        "rama.generation.positions_view()",
+      );
+    }
     return lines.join("\n");
   }
 
@@ -340,6 +355,8 @@ export class Lab {
   readTree() {
     const output = this.result.querySelector("[data-testid=lab-output]");
     if (!output) return;
+    this.branchIds = [...this.result.querySelectorAll("[data-testid=lab-position] .tok")]
+      .map((tok) => Number(tok.title.split(" ").pop()));
     this.tree = { tree: output.dataset.tree || "", branch: output.dataset.branch || "", open: output.dataset.open || "" };
     this.writeHash();
   }

@@ -5,7 +5,7 @@ and by a fragment change in the same tab; with top-k and top-p every offered tok
 the button, the panel and the summary agree; at 390 px nothing scrolls sideways."""
 from __future__ import annotations
 
-import math
+import json
 import re
 
 import pytest
@@ -74,6 +74,8 @@ def test_a_branch_at_position_3_keeps_two_tokens_and_goes_on_allowed(lab):
     assert len(tree) == 2 and tree[0]["parent"] == "" and tree[1]["parent"] == "0" and tree[1]["from"] == "3"
     assert tree[1]["state"] == "done" and grammar.accepts(tree[1]["text"])
     assert tree[1]["text"] == lab.locator("[data-testid=lab-output]").get_attribute("data-text")
+    python = lab.locator("[data-testid=lab-python]").text_content()  # «El mismo experimento en Python»
+    assert "La rama 2" in python and f"for t in {json.dumps(ids, separators=(',', ':'))}:" in python
 
 
 def grammar_vocab():
