@@ -170,6 +170,34 @@ def _removed_html(lab, j: int, tokens) -> str:
     return out
 
 
+def comparison_html(lab) -> str:
+    """The current branch beside its parent, position by position: each one's token and q̃ (and
+    p), from the position where they part to the longer one's end; "" for the first branch."""
+    branch = lab.branch
+    if branch.parent is None:
+        return ""
+    mine, theirs = branch.decoder.generation, lab.branches[branch.parent].decoder.generation
+    vocab = lab.tok.vocab
+    rows = []
+    for j in range(branch.start, max(len(mine.positions), len(theirs.positions)) + 1):
+        cells = []
+        for gen in (mine, theirs):
+            if j <= len(gen.positions):
+                pos = gen.positions[j - 1]
+                cells.append(f'<td>{token_html(vocab, pos.chosen)}</td><td>{es_prob(pos.q_chosen)}</td>'
+                             f'<td>{es_prob(pos.p_chosen)}</td>')
+            else:
+                cells.append('<td colspan="3">—</td>')
+        rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
+    me, parent = lab.current + 1, branch.parent + 1
+    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
+            f'con la rama {parent}, posición a posición (iguales hasta la {branch.start - 1})</summary>'
+            f'<div class="lab-table-wrap"><table><thead><tr><th scope="col">posición</th>'
+            f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
+            f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
 def lab_view_html(lab) -> str:
     """The whole view as HTML: the current branch (summary, text, strip), the tree, the open
     position's tokens and, with ``compare``, the unconstrained generation of the same seed."""
@@ -191,4 +219,4 @@ def lab_view_html(lab) -> str:
                    f'({plural(len(lab.unconstrained.token_ids), "token", "tokens")}):</p>'
                    f'<pre class="answer"><code data-testid="lab-unconstrained">'
                    f'{escape(lab.unconstrained.text)}</code></pre></div>')
-    return styled(head + strip + choices_html(lab) + branches_html(lab) + compare + "</div>")
+    return styled(head + strip + choices_html(lab) + branches_html(lab) + comparison_html(lab) + compare + "</div>")

@@ -91,6 +91,9 @@ def test_a_branch_at_position_3_keeps_two_tokens_and_goes_on_allowed(model, tok)
     (branch,) = [b for b in hooks(lab.view(), "lab-branch") if b["data-index"] == "1"]
     assert branch["data-parent"] == "0" and branch["data-from"] == str(position)
     assert branch["data-text"] == lab.decoder.generation.text and branch["data-state"] == "done"
+    (table,) = hooks(lab.view(), "lab-branch-compare")  # beside its parent, position by position
+    rows = re.findall(r'<tr data-position="(\d+)">', lab.view())
+    assert rows[0] == str(position) and int(rows[-1]) == max(len(ids), len(parent))
     first = hooks(lab.view(), "lab-branch")[0]
     assert first["data-parent"] == "" and first["data-from"] == ""
 
