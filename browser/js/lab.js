@@ -100,6 +100,8 @@ export class Lab {
       max_tokens: $("lab-max-tokens"), stop_at_accept: $("lab-stop"), compare: $("lab-compare"),
     };
     this.temperatureValue = $("lab-temperature-value");
+    this.undoButton = root.querySelector("[data-testid=lab-preset-undo]");
+    this.undoButton.addEventListener("click", () => this.undo());
     this.editor = new EditorView({
       parent: root.querySelector("[data-testid=lab-constraint]"),
       state: EditorState.create({
@@ -116,6 +118,7 @@ export class Lab {
     $("lab-preset").addEventListener("change", (event) => {
       const preset = this.presets[event.target.value];
       if (preset) {
+        this.keepUndo(); // the reader's edits can come back with one click
         // every setting a preset depends on, so the same preset always gives the same result
         this.apply({ kind: preset.kind, constraint: preset.constraint, prompt: preset.prompt,
                      seed: 0, max_tokens: 120, temperature: 1, top_k: null, top_p: null,
@@ -152,6 +155,21 @@ export class Lab {
       $("lab-preset").value = name;
       this.apply({ kind: first.kind, constraint: first.constraint, prompt: first.prompt });
     }
+  }
+
+  /* Before a preset replaces the form: keep the form as it was, and offer to bring it back. */
+  keepUndo() {
+    this.undoState = this.state();
+    this.undoButton.hidden = false;
+  }
+
+  undo() {
+    if (!this.undoState) return;
+    this.apply(this.undoState);
+    this.undoState = null;
+    this.undoButton.hidden = true;
+    this.form.querySelector("#lab-preset").value = "";
+    this.fields.kind.focus();
   }
 
   state() {

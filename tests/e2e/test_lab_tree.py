@@ -212,3 +212,19 @@ def test_errors_are_in_spanish_and_marked_in_the_editor(lab, kind, text, words, 
     else:
         assert "".join(marked.all_text_contents()) == span
     assert "tree=" not in lab.url  # a failed experiment has no tree to share
+
+
+def test_a_preset_keeps_one_undo_and_sets_every_setting(lab):
+    lab.locator("[data-testid=lab-kind]").select_option("regex")
+    lab.locator("[data-testid=lab-constraint] .cm-content").click()
+    lab.keyboard.press("Control+A")
+    lab.keyboard.press("Delete")
+    lab.keyboard.insert_text("mi [a-z]{3}")
+    lab.locator("[data-testid=lab-top-k]").fill("7")
+    lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    assert lab.locator("[data-testid=lab-top-k]").input_value() == ""  # the preset sets every setting
+    lab.locator("[data-testid=lab-preset-undo]").click()
+    assert lab.locator("[data-testid=lab-constraint] .cm-content").inner_text() == "mi [a-z]{3}"
+    assert lab.locator("[data-testid=lab-top-k]").input_value() == "7"
+    assert lab.locator("[data-testid=lab-preset-undo]").is_hidden()
+    lab.locator("[data-testid=lab-top-k]").fill("")
