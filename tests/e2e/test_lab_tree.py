@@ -228,3 +228,14 @@ def test_a_preset_keeps_one_undo_and_sets_every_setting(lab):
     assert lab.locator("[data-testid=lab-top-k]").input_value() == "7"
     assert lab.locator("[data-testid=lab-preset-undo]").is_hidden()
     lab.locator("[data-testid=lab-top-k]").fill("")
+
+
+def test_a_budget_above_the_field_limit_is_said_in_spanish_from_a_link(browser, servers):
+    context = browser.new_context(service_workers="block")
+    try:
+        page = open_lesson(context, servers["plain"], PAGE + "#kind=regex&constraint=%5Ba-z%5D%7B3%7D&max_tokens=2000")
+        page.locator("[data-testid=lab-error]").wait_for(timeout=TIMEOUT_MS)
+        text = page.locator("[data-testid=lab-error]").inner_text()
+        assert "«tokens como máximo» debe ser un entero entre 1 y 200; ahora vale 2000" in text
+    finally:
+        context.close()
