@@ -238,6 +238,7 @@ class Decoder:
         self._logits = None
         self._prompt_ids = prompt_ids
         self._tok, self.fast_forward = tok, fast_forward
+        self.budget_aware = budget_aware
         if self.matcher is not None and ended(self.matcher, stop_at_accept):
             self._finish(STOPPED if stop_at_accept else FINISHED)
 
@@ -283,6 +284,45 @@ class Decoder:
             self._finish(LENGTH if self.matcher is None else BUDGET)
         return position
 
+
+    def fork_at(self, position: int, token_id: int | None = None) -> "Decoder":
+        """A new Decoder that keeps this one's tokens before ``position`` and goes on from there.
+
+        position: 1-based, 1 <= position <= len(generation.token_ids), or one more while this
+        decoder is not done (its next position). token_id: the token for ``position`` (it must be
+        allowed: ValueError otherwise, as :meth:`step`); None leaves the fork at ``position``,
+        ready to step. Same model, prompt, grammar and settings; the random generator starts
+        again from the seed. So the fork is exactly the fresh ``Decoder`` with the same arguments
+        to which the first ``position − 1`` tokens (and ``token_id``) are given as picks
+        (``step(token_id=...)``, which draws no random number); the test checks this.
+
+        Nothing is recomputed for the kept tokens: their ``Position`` records are shared, the
+        matcher consumes them again (no model), and the keys and values of the prompt and the
+        kept tokens are copied from this decoder's cache; the first ``next_distribution`` of the
+        fork is one model call (the last kept token). This decoder is not changed.
+        Raises ValueError for a position outside that range.
+        """
+        gen = self.generation
+        last = len(gen.token_ids) + (0 if self.done else 1)
+        if not 1 <= position <= last:
+            raise ValueError(f"position must be in 1..{last}, found {position}")
+        fork = Decoder(self._model, self._tok, gen.prompt, gen.grammar, seed=gen.seed,
+                       temperature=self.temperature, top_k=self.top_k, top_p=self.top_p,
+                       max_tokens=gen.max_tokens, stop_at_accept=self.stop_at_accept,
+                       record_top=self.record_top, fast_forward=self.fast_forward,
+                       budget_aware=self.budget_aware)
+        kept = gen.token_ids[:position - 1]
+        if kept:
+            fork.generation.token_ids = list(kept)
+            fork.generation.positions = list(gen.positions[:position - 1])
+            if fork.matcher is not None:
+                for t in kept:
+                    fork.matcher.consume(t)
+            fork._cache = self._cache.select([0])  # a copy; the kept tokens but the last are in it
+            fork._cache.filled = len(self._prompt_ids) + len(kept) - 1 - self._cache.offset
+        if token_id is not None:
+            fork.step(token_id=token_id)
+        return fork
 
     def _fast_forward(self) -> Position | None:
         """Write the forced bytes after the prefix (:func:`forced_bytes`) as the tokenizer's BPE

@@ -111,7 +111,7 @@ def test_a_bad_regex_shows_its_error_and_the_page_goes_on(lab):
     type_constraint(lab, "regex", "(Benina")
     run(lab, "lab-generate")
     error = lab.locator("[data-testid=lab-error]")
-    assert "position 0" in error.inner_text() and "^" in error.inner_text()
+    assert "posición 0" in error.inner_text() and "^" in error.inner_text()
     assert "Traceback" not in error.inner_text()
     type_constraint(lab, "regex", "Benina")
     assert generate(lab)["text"] == "Benina"

@@ -6,32 +6,37 @@ page: a cell can build a ``Lab`` and call the same methods.
 
 - :func:`compile_constraint`: the form's kind and text to a masker grammar, with the masker's own
   errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`.
-- :class:`Lab`: a :class:`~lesson.sampling.Decoder` with ``generate`` (to the end), ``step``
-  (one token) and ``pick`` (the reader's token), and :meth:`Lab.view`.
+- :class:`Lab`: a tree of branches (:mod:`lesson.laboratorio.tree`), each a
+  :class:`~lesson.sampling.Decoder`, with ``generate`` (to the end), ``step`` (one token),
+  ``next_choice`` (through forced positions), ``choose`` (the reader's token at any position: the
+  branch goes on, or a new one leaves it there, with ``Decoder.fork_at``), ``select``, ``open``,
+  ``tree``/``restore`` (the tree as the page's address holds it), and :meth:`Lab.view`
+  (:mod:`lesson.laboratorio.lab_views`).
 - :func:`refused_at`: why a token is not allowed: the first of its bytes the grammar refuses.
 - :data:`PRESETS`: constraints and prompts to start from (and, for some, settings: a seed or a
   budget that the page applies with them).
 
-Test hooks of the view: ``[data-testid=lab-output]`` (``data-text``, ``data-accepted``,
-``data-state``), one ``[data-testid=lab-position]`` per token, ``[data-testid=lab-allowed-token]``
-buttons with ``data-token-id`` in the open position's detail, ``[data-testid=lab-error]``.
+Test hooks of the view: see :mod:`lesson.laboratorio.lab_views`; ``[data-testid=lab-error]``
+for an error.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from html import escape
 
 import numpy as np
 
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
-from masker.errors import caret_display
+from masker.errors import GrammarSyntaxError, caret_display
 
 from ..course import NAMES, PROMPT, answer
-from ..numbers import es_decimal, es_prob, es_sci_log
+from ..language import forced_kind
 from ..sampling import Decoder
-from ..views import KIND_NAMES, PositionsView, status_html, styled, token_html
+from ..views import styled
+from .errors_es import KIND_WORDS, WORDS_BY_KEY, line_column, pointer_span, translate, why_unsatisfiable
+from .lab_views import lab_view_html, refused_at
+from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
 
 KINDS = ("none", "choice", "regex", "json_schema", "gbnf")
 
@@ -84,12 +89,48 @@ PRESETS: dict[str, dict] = {
 
 
 class ConstraintError(ValueError):
-    """The constraint cannot be compiled. ``message``: what and where (with a caret line);
-    ``hint``: how to fix it, or ""."""
+    """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
+    Spanish; ``hint``: how to fix it, or ""; ``kind``: the catalog key
+    (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other");
+    ``span``: the characters [start, end) of the constraint's text at fault, or None."""
 
-    def __init__(self, message: str, hint: str = ""):
-        self.message, self.hint = message, hint
+    def __init__(self, message: str, hint: str = "", kind: str = "", span: tuple[int, int] | None = None):
+        self.message, self.hint, self.kind, self.span = message, hint, kind, span
         super().__init__(message + (f"\n  fix: {hint}" if hint else ""))
+
+
+EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío, «0 tokens»",
+         "gbnf": "la gramática está vacía", "json_schema": "el esquema está vacío"}
+
+
+def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """A masker compile error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span
+    in the constraint's text (a schema's JSON pointer located in the schema's text)."""
+    reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
+    found = translate(reason)
+    key, message, fix = found if found else ("masker.other", reason, getattr(exc, "hint", "") or "")
+    if kind == "json_schema":
+        pointer = getattr(exc, "source", "#") if isinstance(exc, GrammarSyntaxError) else "#"
+        if key == "schema.unsatisfiable":
+            try:
+                why = why_unsatisfiable(json.loads(text))
+            except ValueError:
+                why = None
+            if why:
+                pointer, message = why[0], f"{message}: {why[1]}"
+        start, end = pointer_span(text, pointer)
+    elif isinstance(exc, GrammarSyntaxError):
+        start = max(0, min(exc.pos, len(text)))
+        end = min(start + 1, len(text)) if text else start
+    else:
+        start = end = None
+    words = WORDS_BY_KEY.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
+    if start is None:
+        return ConstraintError(f"{words}: {message}", fix, key)
+    line, column = line_column(text, start)
+    where = f"línea {line}, columna {column}" if "\n" in text else f"posición {start}"
+    caret = caret_display(text, start).replace("  line ", "  línea ")
+    return ConstraintError(f"{words} en la {where}: {message}\n{caret}", fix, key, (start, max(end, start + 1)))
 
 
 def compile_constraint(kind: str, text: str):
@@ -101,13 +142,16 @@ def compile_constraint(kind: str, text: str):
     """
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, found {kind!r}")
+    if kind in EMPTY and not text.strip():
+        raise ConstraintError(EMPTY[kind], "escribe la restricción, o elige «ninguna» para generar sin ella",
+                              "empty")
     try:
         if kind == "none":
             return None
         if kind == "choice":
             texts = [line for line in text.split("\n") if line.strip()]
             if not texts:
-                raise ConstraintError("la lista de opciones está vacía", "escribe una opción por línea")
+                raise ConstraintError("la lista de opciones está vacía", "escribe una opción por línea", "empty")
             return compile_choice(texts)
         if kind == "regex":
             return compile_regex(text)
@@ -117,34 +161,28 @@ def compile_constraint(kind: str, text: str):
             except json.JSONDecodeError as exc:
                 raise ConstraintError(f"JSON no válido en la línea {exc.lineno}, columna {exc.colno}: "
                                       f"{exc.msg}\n{caret_display(text, exc.pos)}",
-                                      "revisa comillas, comas y llaves") from None
+                                      "revisa comillas, comas y llaves", "json",
+                                      (exc.pos, min(exc.pos + 1, len(text)))) from None
             return compile_json_schema(schema)
         return compile_cfg(text)
     except MaskerError as exc:
-        raise ConstraintError(str(exc).split("\n  fix: ")[0], getattr(exc, "hint", "") or "") from None
-
-
-def refused_at(matcher, token_id: int) -> int | None:
-    """Index of the first byte of token ``token_id`` that the grammar refuses after the matcher's
-    prefix, or None when the whole token is allowed. The matcher is not changed."""
-    piece = matcher.vocab[token_id]
-    probe = matcher.fork()
-    for i in range(len(piece)):
-        try:
-            probe.consume_bytes(piece[i:i + 1])
-        except MaskerError:
-            return i
-    return None
+        raise spanish_error(exc, kind, text) from None
 
 
 class Lab:
-    """One experiment: a constraint, a prompt and sampling settings, and its generation.
+    """One experiment: a constraint, a prompt and sampling settings, and its tree of branches.
 
     model, tok: the mini-GPT and its tokenizer. kind/constraint: see :func:`compile_constraint`
     (errors are raised here, before any model work). The other arguments are those of
     :func:`lesson.sampling.generate` (``stop_at_accept``: stop at the first complete text, for
     grammars whose texts can always go on). ``compare=True`` also runs the same seed without the
     constraint, side by side.
+
+    ``branches``: the tree (:class:`~lesson.laboratorio.tree.Branch`, the first one from the
+    prompt); ``current``: the index of the branch on show; ``decoder`` is its decode loop.
+    ``selected``: the 1-based position open in the detail (None: the next one, or the first real
+    choice once the branch is done). Nothing is ever discarded: choosing a token at an earlier
+    position adds a branch.
     """
 
     def __init__(self, model, tok, *, kind: str = "choice", constraint: str = "", prompt: str = PROMPT,
@@ -156,37 +194,162 @@ class Lab:
         self.kind = kind
         self.settings = {"seed": seed, "temperature": temperature, "top_k": top_k, "top_p": top_p,
                          "max_tokens": max_tokens}
-        self.prompt, self.compare = prompt, compare
-        self.decoder = Decoder(model, tok, prompt, self.grammar, stop_at_accept=stop_at_accept,
-                               **self.settings)
+        self.prompt, self.compare, self.stop_at_accept = prompt, compare, stop_at_accept
+        self.branches = [Branch(self._fresh_decoder())]
+        self.current = 0
         self.unconstrained = None
-        self.selected: int | None = None  # 1-based position open in the detail
+        self.selected: int | None = None
         self.note = ""  # said once in the summary (e.g. why a new experiment started)
 
-    def generate(self) -> "Lab":
-        """Run to the end (and the comparison, if asked)."""
-        while not self.decoder.done:
-            self.decoder.step()
+    def _fresh_decoder(self) -> Decoder:
+        return Decoder(self.model, self.tok, self.prompt, self.grammar, stop_at_accept=self.stop_at_accept,
+                       **self.settings)
+
+    @property
+    def branch(self) -> Branch:
+        return self.branches[self.current]
+
+    @property
+    def decoder(self) -> Decoder:
+        """The current branch's decode loop."""
+        return self.branch.decoder
+
+    def generate(self, limit: int | None = None) -> "Lab":
+        """Run the current branch to its end, or for ``limit`` more tokens at most (then it stays
+        in progress: the page runs long generations in pieces, to show progress and stop between)."""
+        self.branch.stopped = False
+        advance(self.branch, None if limit is None else len(self.decoder.generation.token_ids) + int(limit))
         self.selected = None
         return self._compare_when_done()
 
-    def step(self) -> "Lab":
-        """One more token, sampled; the new position opens in the detail."""
-        if self.decoder.generation.positions:
-            self.note = ""
+    def stop(self) -> "Lab":
+        """Mark the current branch «detenida» (the reader stopped it); its text is kept."""
         if not self.decoder.done:
-            self.decoder.step()
-        self.selected = len(self.decoder.generation.positions)
+            self.branch.stopped = True
+        return self
+
+    def step(self) -> "Lab":
+        """One more token, sampled, on the current branch; the next position opens in the detail.
+        On a finished branch nothing happens, and the summary says so."""
+        if self._said_done():
+            return self
+        take(self.decoder)
+        self.selected = None  # the next position opens (the strip shows the new one)
+        return self._compare_when_done()
+
+    def next_choice(self) -> "Lab":
+        """«Paso hasta la próxima elección»: one token, then on through every forced position
+        (one token offered, or one text with several token splits) until the next position offers
+        a real choice or the branch ends; that next position opens in the detail."""
+        if self._said_done():
+            return self
+        take(self.decoder)
+        while not self.decoder.done and self._next_is_forced():
+            take(self.decoder)
+        self.selected = None
+        return self._compare_when_done()
+
+    def _said_done(self) -> bool:
+        if self.decoder.done:
+            self.note = ("esta rama ya terminó: elige otro token en una de sus posiciones para abrir "
+                         "una rama nueva, o pulsa «Generar» para empezar otra vez")
+        return self.decoder.done
+
+    def _next_is_forced(self) -> bool:
+        """Whether the current branch's next position leaves the reader no real choice."""
+        decoder = self.decoder
+        tokens = offered_at(decoder, len(decoder.generation.token_ids) + 1)
+        if len(tokens) <= 1:
+            return True
+        ids = np.array(sorted(t for t, _, _ in tokens))
+        return decoder.matcher is not None and forced_kind(decoder.matcher, ids, self.stop_at_accept) is not None
+
+    def choose(self, position: int, token_id: int) -> "Lab":
+        """The reader's token at a 1-based position of the current branch.
+
+        At the branch's next position (while it can go on) the branch goes on with it. At an
+        earlier position a new branch leaves the current one there, with the same settings: it
+        keeps the tokens before ``position``, takes ``token_id`` and, when the current branch had
+        run to its end, runs to its own end too; it becomes the current branch. Choosing the same
+        token again opens the branch that already has it. ValueError (in Spanish) for a position
+        outside the branch, a token the settings do not offer there (q̃ = 0), or a full tree.
+        """
+        decoder, position, token_id = self.decoder, int(position), int(token_id)
+        n = len(decoder.generation.token_ids)
+        self.note = ""
+        if position == n + 1 and not decoder.done:
+            take(decoder, token_id)
+            self.branch.picks[position] = token_id
+            self.selected = None
+            return self._compare_when_done()
+        offered_ids = {t for t, _, _ in offered_at(decoder, position)}  # ValueError outside the branch
+        if token_id not in offered_ids:
+            raise ValueError(f"el token {token_id} no está entre los que los ajustes permiten en la "
+                             f"posición {position} (q̃ = 0)")
+        self.selected = position
+        if decoder.generation.token_ids[position - 1] == token_id:
+            self.note = f"esta rama ya tiene ese token en la posición {position}"
+            return self
+        self.current = self._fork(position, token_id)
         return self._compare_when_done()
 
     def pick(self, token_id: int) -> "Lab":
-        """The reader's token for the next position (it must be allowed: ValueError otherwise)."""
-        self.decoder.step(token_id=int(token_id))
-        self.selected = len(self.decoder.generation.positions)
+        """The reader's token for the current branch's next position (:meth:`choose` there)."""
+        return self.choose(len(self.decoder.generation.token_ids) + 1, token_id)
+
+    def _fork(self, position: int, token_id: int) -> int:
+        """The index of the branch that leaves the current one at ``position`` with ``token_id``
+        (made now, unless it exists)."""
+        for i, b in enumerate(self.branches):
+            if (b.parent, b.start, b.start_token) == (self.current, position, token_id):
+                return i
+        if len(self.branches) >= MAX_BRANCHES:
+            raise ValueError(f"el árbol ya tiene {MAX_BRANCHES} ramas, las que caben: pulsa «Generar» "
+                             "para empezar otro")
+        fork = self.decoder.fork_at(position)
+        take(fork, token_id)
+        branch = Branch(fork, self.current, position, token_id)
+        if self.decoder.done:
+            advance(branch)
+        self.branches.append(branch)
+        return len(self.branches) - 1
+
+    def select(self, index: int) -> "Lab":
+        """Show branch ``index`` (0-based, as ``data-index``); ValueError when there is none."""
+        if not 0 <= int(index) < len(self.branches):
+            raise ValueError(f"no hay rama {int(index) + 1}: el árbol tiene {len(self.branches)}")
+        self.current, self.selected, self.note = int(index), None, ""
+        return self
+
+    def open(self, position: int) -> "Lab":
+        """Open a 1-based position of the current branch in the detail (its next one included)."""
+        offered_at(self.decoder, int(position))  # ValueError outside the branch
+        self.selected, self.note = int(position), ""
+        return self
+
+    def tree(self) -> str:
+        """The tree as the page's address holds it (:func:`~lesson.laboratorio.tree.encode_tree`)."""
+        return encode_tree(self.branches)
+
+    def restore(self, tree: str, current: int | None = None, selected: int | None = None) -> "Lab":
+        """Rebuild the branches that ``tree`` (from :meth:`tree`) describes, on a new Lab with the
+        same settings; ``tree == ""`` runs the first branch to its end. ValueError (in Spanish) when
+        the text does not describe a tree these settings give."""
+        try:
+            self.branches = replay(self._fresh_decoder(), decode_tree(tree))
+        except (ValueError, MaskerError) as error:
+            raise ValueError(f"el enlace no describe un árbol de este experimento: {error}") from None
+        self.current = current if current is not None and 0 <= current < len(self.branches) else 0
+        self.selected = None
+        if selected is not None:
+            try:
+                self.open(selected)
+            except ValueError:
+                pass
         return self._compare_when_done()
 
     def _compare_when_done(self) -> "Lab":
-        """With ``compare``, a generation finished step by step gets its unconstrained twin too."""
+        """With ``compare``, a finished branch gets the unconstrained twin of the same seed."""
         if self.decoder.done and self.compare and self.grammar is not None and self.unconstrained is None:
             other = Decoder(self.model, self.tok, self.prompt, None, **self.settings)
             while not other.done:
@@ -196,85 +359,37 @@ class Lab:
 
     @property
     def state(self) -> str:
-        return "done" if self.decoder.done else "idle"
+        return self.branch.state
 
-    def _next_html(self) -> str:
-        """The next position's choices: the allowed tokens as buttons (click to pick one), and the
-        model's most probable removed tokens greyed, each with the first byte the grammar refuses."""
-        if self.decoder.done:
-            return ""
-        p = self.decoder.next_distribution()
-        vocab = self.tok.vocab
-        matcher = self.decoder.matcher
-        order = np.argsort(-p, kind="stable")
-        mask = np.ones(len(p), dtype=bool) if matcher is None else matcher.mask()
-        allowed = [t for t in order.tolist() if mask[t]][:12]
-        removed = [t for t in order[:8].tolist() if not mask[t]]
-        kept = float(p[mask].sum())
-        buttons = "".join(
-            f'<li><button type="button" class="lab-token" data-testid="lab-allowed-token" data-token-id="{t}" '
-            f'aria-label="elegir el token {escape(repr(vocab[t].decode("utf-8", "replace")))}">'
-            f'{token_html(vocab, t)} <span class="pq">{es_prob(float(p[t]) / kept)}</span></button></li>'
-            for t in allowed)
-        refusals = []
-        for t in removed:
-            i = refused_at(matcher, t)
-            byte = vocab[t][i]
-            refusals.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {es_prob(float(p[t]))}; '
-                            f'la gramática rechaza su byte {i + 1} (0x{byte:02X})</span></li>')
-        out = (f'<div class="lab-next"><p><strong>Siguiente posición</strong>: elige tú el token '
-               f'(los permitidos más probables, con q̃ tras la máscara), o pulsa «Paso».</p>'
-               f'<ol class="lab-choices">{buttons}</ol>')
-        if refusals:
-            out += f'<p>Quitados por la máscara:</p><ol class="lab-refused">{"".join(refusals)}</ol>'
-        return out + "</div>"
+    def open_position(self) -> int:
+        """The position the detail shows: ``selected``, else the next one while the branch can go
+        on, else its first real choice (as the strip opens), else 1."""
+        gen = self.decoder.generation
+        if self.selected is not None:
+            return self.selected
+        if not self.decoder.done:
+            return len(gen.token_ids) + 1
+        return next((j for j, pos in enumerate(gen.positions, start=1) if not pos.is_forced), 1)
+
+    def accepted(self, branch: Branch) -> bool:
+        return self.grammar.accepts(branch.decoder.generation.bytes) if self.grammar is not None else True
 
     def view(self) -> str:
-        """The whole view as HTML: the verdict, the per-position strip and detail, the next
-        position's choices and, with ``compare``, the unconstrained generation."""
-        gen = self.decoder.generation
-        accepted = self.grammar.accepts(gen.bytes) if self.grammar is not None else True
-        verdict = []
-        if self.decoder.done and self.grammar is not None:
-            verdict.append("la gramática lo acepta" if accepted else "la gramática no lo acepta")
-            if self.kind == "json_schema":
-                try:
-                    json.loads(gen.text)
-                    verdict.append("json.loads lo lee")
-                except ValueError:
-                    verdict.append("json.loads no lo lee")
-        logs = f"ln p(y | x) = {es_decimal(gen.log_p, 2)}" if gen.positions else ""
-        if gen.positions and self.grammar is not None:
-            logs += (f" · ln q̃(y | x) = {es_decimal(gen.log_q, 2) if math.isfinite(gen.log_q) else '−∞'}"
-                     f" · masa conservada en todo el camino {es_sci_log(gen.log_kept)}")
-        status = status_html(gen) if self.decoder.done else "en curso"
-        kind = KIND_NAMES.get(self.grammar.kind, "") if self.grammar is not None else "sin restricción"
-        head = (f'<div class="lab-output" data-testid="lab-output" data-text="{escape(gen.text)}" '
-                f'data-accepted="{str(accepted).lower()}" data-state="{self.state}">'
-                f'<p class="lab-summary">{" · ".join(x for x in [self.note, escape(kind), f"{len(gen.token_ids)} tokens", logs, status, *verdict] if x)}</p>'
-                f'<pre class="answer"><code>{escape(gen.text)}</code></pre>')
-        strip = ""
-        if gen.positions:
-            strip = PositionsView(gen, uid="lab", open_at=self.selected,
-                                  entry_testid="lab-position")._repr_html_()
-        compare = ""
-        if self.unconstrained is not None:
-            compare = (f'<div class="lab-compare"><p><strong>La misma semilla sin restricción</strong> '
-                       f'({len(self.unconstrained.token_ids)} tokens):</p>'
-                       f'<pre class="answer"><code data-testid="lab-unconstrained">'
-                       f'{escape(self.unconstrained.text)}</code></pre></div>')
-        return styled(head + strip + self._next_html() + compare + "</div>")
+        """The whole view as HTML (see :mod:`lesson.laboratorio.lab_views`)."""
+        return lab_view_html(self)
 
     def _repr_html_(self) -> str:
         return self.view()
 
 
+
 def error_html(error: ConstraintError) -> str:
-    """A compile error in place: the message with its caret line and the fix, no traceback."""
+    """A compile error in place: the message with its caret line and the fix, no traceback;
+    ``data-kind`` and ``data-from``/``data-to`` (the span, for the editor's underline)."""
     hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
-    return styled(f'<div class="lab-error" data-testid="lab-error" role="alert">'
-                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong> El mensaje '
-                  f'del enmascarador (en inglés, como los de Python) dice dónde y por qué:</p>'
+    span = f' data-from="{error.span[0]}" data-to="{error.span[1]}"' if error.span else ""
+    return styled(f'<div class="lab-error" data-testid="lab-error" data-kind="{escape(error.kind)}"{span} role="alert">'
+                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong></p>'
                   f'<pre>{escape(error.message)}</pre>{hint}</div>')
 
 
@@ -293,13 +408,23 @@ SETTINGS = ("kind", "constraint", "prompt", "seed", "temperature", "top_k", "top
             "stop_at_accept", "compare")
 
 
-def act(action: str, state, token_id: int | None = None):
+def act(action: str, state, token_id: int | None = None, position: int | None = None,
+        branch: int | None = None, limit: int | None = None):
     """What the page's form asks for, as a displayable view; the page runs ``act(...)`` as a cell.
 
-    action: "generate" (a new experiment, run to the end), "step" (one more token, starting a new
-    experiment when the settings changed or the last one is done) or "pick" (the reader's token,
-    ``token_id``, for the next position). state: the form's fields (a dict, or its JSON), keys of
-    SETTINGS. Compile and settings errors come back as the error view, never as a traceback.
+    state: the form's fields (a dict, or its JSON), keys of SETTINGS, and for "restore" ``tree``,
+    ``branch`` and ``open`` (what the view's ``data-tree``, ``data-branch`` and ``data-open`` said).
+    action:
+    - "generate": a new experiment; its first branch runs to the end (or to ``limit`` tokens);
+    - "continue": the current branch goes on to the end (or to ``limit`` tokens); "stop": it is
+      marked «detenida»;
+    - "restore": a new experiment rebuilt from ``state["tree"]`` (a shared link);
+    - "step" (one token) and "next" (to the next real choice), starting a new experiment when the
+      settings changed;
+    - "choose" (``token_id`` at ``position``, 1-based: the current branch goes on, or a new branch
+      leaves it), "pick" (``token_id`` at the next position), "open" (``position``), "branch"
+      (show branch ``branch``, 0-based).
+    Compile and settings errors come back as the error view, never as a traceback.
     The model and tokenizer are loaded once.
     """
     if isinstance(state, str):
@@ -310,24 +435,27 @@ def act(action: str, state, token_id: int | None = None):
         _SESSION["tok"], _SESSION["model"] = load_tokenizer(), load_model()
     settings = {k: state[k] for k in SETTINGS if k in state}
     key = json.dumps(settings, sort_keys=True)
-    lab = _SESSION["lab"]
     try:
-        if action == "generate" or lab is None or (action == "step" and (key != _SESSION["key"] or lab.decoder.done)):
-            if action == "pick":
-                raise ValueError("no hay ninguna generación en curso: pulsa «Paso» o «Generar»")
-            renewed = action == "step" and lab is not None and not lab.decoder.done
-            lab = Lab(_SESSION["model"], _SESSION["tok"], **settings)
-            if renewed:
-                lab.note = "nuevo experimento: cambiaron los ajustes"
-            _SESSION["lab"], _SESSION["key"] = lab, key
-            if action == "generate":
-                return lab.generate()
-            return lab.step()
+        lab = _lab_for(action, state, settings, key)
+        if action in ("generate", "continue"):
+            return lab.generate(limit)
+        if action == "restore":
+            return lab
+        if action == "stop":
+            return lab.stop()
         if action == "step":
             return lab.step()
+        if action == "next":
+            return lab.next_choice()
         if action == "pick":
-            return lab.pick(int(token_id))
-        raise ValueError(f"unknown action {action!r} (generate, step or pick)")
+            return lab.choose(len(lab.decoder.generation.token_ids) + 1, int(token_id))
+        if action == "choose":
+            return lab.choose(int(position), int(token_id))
+        if action == "open":
+            return lab.open(int(position))
+        if action == "branch":
+            return lab.select(int(branch))
+        raise ValueError(f"acción desconocida {action!r}")
     except ConstraintError as error:
         _SESSION["lab"] = None
         return _Html(error_html(error))
@@ -335,5 +463,35 @@ def act(action: str, state, token_id: int | None = None):
         return _Html(error_html(ConstraintError(str(error))))
 
 
-__all__ = ["act", "ConstraintError", "KINDS", "Lab", "PRESETS", "compile_constraint",
+def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
+    """The experiment an action works on: a new one for "generate" and "restore" (and for "step"
+    and "next" when the settings changed), the session's one otherwise."""
+    lab = _SESSION["lab"]
+    fresh = action in ("generate", "restore") or (action in ("step", "next") and (lab is None or key != _SESSION["key"]))
+    if not fresh:
+        if lab is None and state.get("tree"):
+            fresh, action = True, "restore"  # Python started again: the page's tree comes back
+        elif lab is None:
+            raise ValueError("no hay ninguna generación en curso: pulsa «Paso» o «Generar»")
+        elif key != _SESSION["key"]:
+            raise ValueError("cambiaste los ajustes desde la última generación: pulsa «Generar» para "
+                             "empezar con los nuevos")
+    if not fresh:
+        lab.note = ""  # said once
+    if fresh:
+        renewed = action in ("step", "next") and lab is not None and not lab.decoder.done
+        lab = Lab(_SESSION["model"], _SESSION["tok"], **settings)
+        _SESSION["lab"], _SESSION["key"] = lab, key
+        if action == "restore":
+            lab.restore(state.get("tree") or "", _int(state.get("branch")), _int(state.get("open")))
+        if renewed:
+            lab.note = "nuevo experimento: cambiaron los ajustes"
+    return lab
+
+
+def _int(value) -> int | None:
+    return None if value in (None, "") else int(value)
+
+
+__all__ = ["act", "ConstraintError", "KINDS", "Lab", "MAX_BRANCHES", "PRESETS", "compile_constraint",
            "error_html", "refused_at"]

@@ -53,19 +53,46 @@ def test_every_preset_gives_a_text_its_grammar_accepts(model, tok, name):
     assert lab.grammar.accepts(gen.bytes)
 
 
-@pytest.mark.parametrize("kind, text, where", [
-    ("regex", "(ab", "position 0: missing"), ("json_schema", '{"type": "object",,}', "línea 1, columna 19"),
-    ("gbnf", 'root ::= "a" | (', "position 15"), ("choice", "\n\n", "vacía"),
-    ("json_schema", '{"type": "string", "format": "color"}', "format"),
+@pytest.mark.parametrize("kind, text, where, key, span", [
+    ("regex", "(ab", "posición 0: falta «)»", "regex.unclosed_group", "("),
+    ("json_schema", '{"type": "object",,}', "línea 1, columna 19", "json", ","),
+    ("gbnf", 'root ::= "a" | (', "posición 15", "regex.unclosed_group", "("),
+    ("choice", "\n\n", "vacía", "empty", None),
+    ("json_schema", '{"type": "string", "format": "color"}', "«color» de «format» no está soportado",
+     "schema.unsupported_value", '"format"'),
+    # the issue's misleading diagnoses: an unclosed class, an invalid pattern, a contradiction, an
+    # unsupported keyword placed in the schema's text, an empty constraint
+    ("gbnf", "root ::= [a-", "falta «]»", "syntax.unclosed_class", "["),
+    ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida",
+     "schema.bad_pattern", '"pattern"'),
+    ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}',
+     "línea 3, columna 2: ningún valor JSON cumple este esquema: «minimum» vale 10 y «maximum» vale 5",
+     "schema.unsatisfiable", '"maximum"'),
+    ("json_schema", '{"type": "object",\n  "if": {"type": "object"}}', "línea 2, columna 3: la palabra clave «if»",
+     "schema.unsupported", '"if"'),
+    ("regex", "", "vacía", "empty", None), ("gbnf", "  ", "vacía", "empty", None),
 ])
-def test_compile_errors_name_the_place_and_render_without_a_traceback(kind, text, where):
+def test_compile_errors_are_in_spanish_and_name_the_place(kind, text, where, key, span):
     with pytest.raises(ConstraintError) as info:
         compile_constraint(kind, text)
-    assert where in info.value.message
-    if kind == "regex":
-        assert "^" in info.value.message and "escape" in info.value.hint
-    html = error_html(info.value)
-    assert 'data-testid="lab-error"' in html and "Traceback" not in html
+    error = info.value
+    assert where in error.message and error.kind == key, error.message
+    assert error.hint and not any(word in error.message + error.hint for word in (" the ", "missing", "fix:"))
+    if span is None:
+        assert error.span is None
+    else:
+        assert text[error.span[0]:error.span[1]] == span and "^" in error.message
+    html = error_html(error)
+    assert 'data-testid="lab-error"' in html and "Traceback" not in html and f'data-kind="{key}"' in html
+
+
+def test_the_pointer_of_a_schema_keyword_is_found_in_the_text():
+    from lesson.laboratorio.errors_es import pointer_span
+    text = '{"a": [1, {"b": {"if": 2}}],\n "if": 3}'
+    for pointer, expected in [("#/if", '"if"'), ("#/a/1/b/if", '"if"'), ("#/a/1", '{"b": {"if": 2}}'), ("#", "{")]:
+        start, end = pointer_span(text, pointer)
+        assert text[start:end] == expected, pointer
+    assert pointer_span(text, "#/missing") == (0, 1)
 
 
 def test_stepping_and_picking_continue_from_the_readers_token(model, tok):

@@ -1,0 +1,222 @@
+"""The «Laboratorio»'s view: the current branch (summary, text, per-position strip), the tree of
+branches, and the open position's tokens, every one the settings allow, as buttons.
+
+Test hooks: ``[data-testid=lab-output]`` (``data-text``, ``data-accepted``, ``data-state``, and
+for the page ``data-tree``, ``data-branch``, ``data-open``); one ``[data-testid=lab-position]``
+per token; ``[data-testid=lab-branch]`` per branch (``data-index``, ``data-text``, ``data-state``,
+``data-parent``, ``data-from``); ``[data-testid=lab-choices]`` (``data-position``) with one
+``[data-testid=lab-allowed-token]`` button per token offered there (``data-token-id``,
+``data-position``, ``data-p``, ``data-q``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+
+import numpy as np
+
+from masker import MaskerError
+
+from ..numbers import es_decimal, es_int, es_prob, es_sci_log
+from ..views import KIND_NAMES, PositionsView, status_html, styled, token_html, token_label
+from .tree import offered_at
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """«1 token», «2 tokens», with the number written the Spanish way."""
+    return f"{es_int(n)} {one if n == 1 else many}"
+
+
+def ln_text(x: float) -> str:
+    return es_decimal(x, 2) if math.isfinite(x) else "−∞"
+
+
+def refused_at(matcher, token_id: int) -> int | None:
+    """Index of the first byte of token ``token_id`` that the grammar refuses after the matcher's
+    prefix, or None when the whole token is allowed. The matcher is not changed."""
+    piece = matcher.vocab[token_id]
+    probe = matcher.fork()
+    for i in range(len(piece)):
+        try:
+            probe.consume_bytes(piece[i:i + 1])
+        except MaskerError:
+            return i
+    return None
+
+
+def matcher_at(lab, position: int):
+    """The current branch's matcher before a 1-based position (a fresh one fed the tokens before
+    it; the decoder's own one for the next position); None without a grammar."""
+    decoder = lab.decoder
+    ids = decoder.generation.token_ids
+    if lab.grammar is None:
+        return None
+    if position == len(ids) + 1:
+        return decoder.matcher
+    matcher = lab.grammar.matcher(lab.tok.vocab)
+    for t in ids[:position - 1]:
+        matcher.consume(t)
+    return matcher
+
+
+def summary_html(lab) -> str:
+    """The current branch in one line: kind, tokens, ln p, ln q̃, kept mass, status, verdict."""
+    gen, decoder = lab.decoder.generation, lab.decoder
+    parts = [lab.note, KIND_NAMES.get(lab.grammar.kind, "") if lab.grammar is not None else "sin restricción",
+             f"rama {lab.current + 1} de {len(lab.branches)}", plural(len(gen.token_ids), "token", "tokens")]
+    if gen.positions:
+        parts.append(f"ln p(y | x) = {ln_text(gen.log_p)}")
+        if lab.grammar is not None:
+            parts.append(f"ln q̃(y | x) = {ln_text(gen.log_q)}")
+            parts.append(f"masa conservada Π p(A_j) = {es_sci_log(gen.log_kept)}")
+    parts.append(status_html(gen) if decoder.done else lab.branch.state_words(False))
+    if decoder.done and lab.grammar is not None:
+        parts.append("la gramática lo acepta" if lab.accepted(lab.branch) else "la gramática no lo acepta")
+        if lab.kind == "json_schema":
+            try:
+                json.loads(gen.text)
+                parts.append("json.loads lo lee")
+            except ValueError:
+                parts.append("json.loads no lo lee")
+    return f'<p class="lab-summary">{" · ".join(escape(x) if "<" not in x else x for x in parts if x)}</p>'
+
+
+def branches_html(lab) -> str:
+    """The tree as a list: each branch's text, status, ln p and ln q̃, and where it left its
+    parent; a button shows it."""
+    items = []
+    for i, b in enumerate(lab.branches):
+        gen = b.decoder.generation
+        where = ("desde el prompt" if b.parent is None else
+                 f"sale de la rama {b.parent + 1} en la posición {b.start} con {token_html(lab.tok.vocab, b.start_token)}")
+        logs = f"ln p = {ln_text(gen.log_p)}" + (f" · ln q̃ = {ln_text(gen.log_q)}" if lab.grammar is not None else "")
+        current = i == lab.current
+        items.append(
+            f'<li class="lab-branch{" current" if current else ""}" data-testid="lab-branch" data-index="{i}" '
+            f'data-text="{escape(gen.text)}" data-state="{b.state}" '
+            f'data-parent="{"" if b.parent is None else b.parent}" data-from="{b.start or ""}">'
+            f'<button type="button" class="lab-branch-open" data-branch="{i}" aria-pressed="{str(current).lower()}">'
+            f'rama {i + 1}</button> <code class="lab-branch-text">{escape(gen.text) or "(vacío)"}</code> '
+            f'<span class="lab-branch-facts">{escape(b.state_words(lab.accepted(b)))} · '
+            f'{plural(len(gen.token_ids), "token", "tokens")} · {logs} · {where}</span></li>')
+    return (f'<div class="lab-tree"><p><strong>Ramas</strong> ({len(lab.branches)}): elige un token distinto en '
+            f'cualquier posición y sale una rama nueva; ninguna se borra.</p>'
+            f'<ol class="lab-branches">{"".join(items)}</ol></div>')
+
+
+def choices_html(lab) -> str:
+    """The open position's tokens: every one the settings allow (q̃ > 0) as a button with p and q̃,
+    with a search box; then how many the mask or top-k / top-p removed, and the model's most
+    probable removed ones with the first byte the grammar refuses."""
+    decoder, j = lab.decoder, lab.open_position()
+    gen = decoder.generation
+    n = len(gen.token_ids)
+    if j > n and decoder.done:
+        return ""
+    tokens = offered_at(decoder, j)
+    vocab = lab.tok.vocab
+    chosen = gen.token_ids[j - 1] if j <= n else None
+    buttons = "".join(_token_button(vocab, j, t, p, q, t == chosen) for t, p, q in tokens)
+    if j == n + 1:
+        what = (f"<strong>Posición {j}, la siguiente</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
+                f"por los ajustes (q̃ &gt; 0). Elige uno y la rama sigue con él, o pulsa «Paso».")
+    else:
+        what = (f"<strong>Posición {j}</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
+                f"por los ajustes (q̃ &gt; 0); el de esta rama va marcado. Elige otro y sale de aquí una rama "
+                f"nueva con los {plural(j - 1, 'token', 'tokens')} anteriores; esta se queda como está.")
+    search = (f'<label class="lab-search">buscar entre ellos <input type="search" data-testid="lab-token-search" '
+              f'class="lab-token-search" autocomplete="off"></label> <span class="lab-search-count" aria-live="polite"></span>')
+    return (f'<div class="lab-next" data-testid="lab-choices" data-position="{j}"><p>{what}</p>{search}'
+            f'<ol class="lab-choices">{buttons}</ol>{_removed_html(lab, j, tokens)}</div>')
+
+
+def _token_button(vocab, j: int, t: int, p: float, q: float, chosen: bool) -> str:
+    label = token_label(vocab[t])
+    return (f'<li><button type="button" class="lab-token{" chosen" if chosen else ""}" data-testid="lab-allowed-token" '
+            f'data-token-id="{t}" data-position="{j}" data-p="{p!r}" data-q="{q!r}" data-label="{escape(label)}"'
+            f'{" aria-current=true" if chosen else ""} '
+            f'aria-label="{escape(label)} q̃ {es_prob(q)} p {es_prob(p)}{", el de esta rama" if chosen else ""}">'
+            f'{token_html(vocab, t, "chosen" if chosen else "")} <span class="pq">q̃ {es_prob(q)}</span> '
+            f'<span class="pq p">p {es_prob(p)}</span></button></li>')
+
+
+def _removed_html(lab, j: int, tokens) -> str:
+    """What this position does not offer: the count cut by the mask and by top-k / top-p, and the
+    model's most probable tokens the mask removed, with the first byte it refuses."""
+    matcher = matcher_at(lab, j)
+    gen = lab.decoder.generation
+    p = gen.positions[j - 1].probs if j <= len(gen.token_ids) else lab.decoder.next_distribution()
+    mask = np.ones(len(p), dtype=bool) if matcher is None else matcher.mask()
+    cut = int(mask.sum()) - len(tokens)
+    parts = []
+    if matcher is not None:
+        parts.append(f"la máscara quita {plural(int((~mask).sum()), 'token', 'tokens')}")
+    if cut:
+        parts.append(f"top-k / top-p {'quita' if cut == 1 else 'quitan'} {plural(cut, 'token permitido', 'tokens permitidos')} más")
+    out = f'<p class="lab-removed-count">{"; ".join(parts).capitalize()}.</p>' if parts else ""
+    if matcher is None:
+        return out
+    vocab = lab.tok.vocab
+    removed = [t for t in np.argsort(-p, kind="stable")[:8].tolist() if not mask[t]]
+    items = []
+    for t in removed:
+        i = refused_at(matcher, t)
+        items.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {es_prob(float(p[t]))}; '
+                     f'la gramática rechaza su byte {i + 1} (0x{vocab[t][i]:02X})</span></li>')
+    if items:
+        out += f'<p>Los más probables que quitó la máscara:</p><ol class="lab-refused">{"".join(items)}</ol>'
+    return out
+
+
+def comparison_html(lab) -> str:
+    """The current branch beside its parent, position by position: each one's token and q̃ (and
+    p), from the position where they part to the longer one's end; "" for the first branch."""
+    branch = lab.branch
+    if branch.parent is None:
+        return ""
+    mine, theirs = branch.decoder.generation, lab.branches[branch.parent].decoder.generation
+    vocab = lab.tok.vocab
+    rows = []
+    for j in range(branch.start, max(len(mine.positions), len(theirs.positions)) + 1):
+        cells = []
+        for gen in (mine, theirs):
+            if j <= len(gen.positions):
+                pos = gen.positions[j - 1]
+                cells.append(f'<td>{token_html(vocab, pos.chosen)}</td><td>{es_prob(pos.q_chosen)}</td>'
+                             f'<td>{es_prob(pos.p_chosen)}</td>')
+            else:
+                cells.append('<td colspan="3">—</td>')
+        rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
+    me, parent = lab.current + 1, branch.parent + 1
+    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
+            f'con la rama {parent}, posición a posición (iguales hasta la {branch.start - 1})</summary>'
+            f'<div class="lab-table-wrap"><table><thead><tr><th scope="col">posición</th>'
+            f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
+            f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
+def lab_view_html(lab) -> str:
+    """The whole view as HTML: the current branch (summary, text, strip), the tree, the open
+    position's tokens and, with ``compare``, the unconstrained generation of the same seed."""
+    gen = lab.decoder.generation
+    accepted = lab.accepted(lab.branch)
+    head = (f'<div class="lab-output" data-testid="lab-output" data-text="{escape(gen.text)}" '
+            f'data-accepted="{str(accepted).lower()}" data-state="{lab.state}" data-tree="{escape(lab.tree())}" '
+            f'data-branch="{lab.current}" data-open="{lab.selected or ""}">'
+            f'{summary_html(lab)}<pre class="answer"><code>{escape(gen.text)}</code></pre>')
+    strip = ""
+    if gen.positions:
+        open_at = lab.selected if lab.selected is not None and lab.selected <= len(gen.positions) else None
+        if open_at is None and not lab.decoder.done:
+            open_at = len(gen.positions)  # the newest token, beside the next position's choices
+        strip = PositionsView(gen, uid="lab", open_at=open_at, entry_testid="lab-position")._repr_html_()
+    compare = ""
+    if lab.unconstrained is not None:
+        compare = (f'<div class="lab-compare"><p><strong>La misma semilla sin restricción</strong> '
+                   f'({plural(len(lab.unconstrained.token_ids), "token", "tokens")}):</p>'
+                   f'<pre class="answer"><code data-testid="lab-unconstrained">'
+                   f'{escape(lab.unconstrained.text)}</code></pre></div>')
+    return styled(head + strip + choices_html(lab) + branches_html(lab) + comparison_html(lab) + compare + "</div>")
