@@ -106,8 +106,8 @@ def main() -> None:
     parser.add_argument("--page", action="append", help="a lesson's file, e.g. niveles.html")
     parser.add_argument("--all", action="store_true", help="every lesson of build.PAGES on the model")
     args = parser.parse_args()
-    # --all: the lessons on the model (marco.html has a cell that fails on purpose)
-    pages = ([spec["out"] for spec in build.PAGES if spec.get("figures")] if args.all
+    # --all: the lessons on the model, those with a notebook (marco.html has none, and a cell that fails on purpose)
+    pages = ([spec["out"] for spec in build.PAGES if spec.get("notebook")] if args.all
              else args.page or [PAGE])
     with served_browser() as (browser, url):
         for name in pages:
