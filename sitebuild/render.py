@@ -94,6 +94,13 @@ def lab_presets() -> dict:
     return PRESETS
 
 
+def lab_limits() -> dict:
+    """The «Laboratorio»'s limits its legend quotes: the token paths and model positions it
+    enumerates at most."""
+    from lesson.laboratorio.exact import MAX_PATHS, MAX_POSITIONS
+    return {"exact_paths": MAX_PATHS, "exact_positions": MAX_POSITIONS}
+
+
 def is_lesson(spec: dict) -> bool:
     """Every entry of the page table (``build.PAGES``) but the course map (``index.html``) and the tools (``"tool": True``,
     the «Laboratorio») is a lesson of the course."""
@@ -154,6 +161,7 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
                "runtime_config": runtime_config,
                "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
+               "lab_limits": lab_limits(),
                "tools": [page for page in pages if page.get("tool")]}
     outline = env.globals["outline"]
     rendered: dict[str, Page] = {}

@@ -21,6 +21,7 @@ from masker import MaskerError
 
 from ..numbers import es_decimal, es_int, es_prob, es_sci_log
 from ..views import KIND_NAMES, PositionsView, status_html, styled, token_html, token_label
+from .exact import exact_for
 from .tree import offered_at
 
 
@@ -86,24 +87,59 @@ def summary_html(lab) -> str:
 def branches_html(lab) -> str:
     """The tree as a list: each branch's text, status, ln p and ln q̃, and where it left its
     parent; a button shows it."""
+    finished = [b for b in lab.branches if b.decoder.done and lab.accepted(b)]
+    exact = exact_for(lab) if any(b.decoder.done for b in lab.branches) else None
     items = []
     for i, b in enumerate(lab.branches):
         gen = b.decoder.generation
         where = ("desde el prompt" if b.parent is None else
                  f"sale de la rama {b.parent + 1} en la posición {b.start} con {token_html(lab.tok.vocab, b.start_token)}")
         logs = f"ln p = {ln_text(gen.log_p)}" + (f" · ln q̃ = {ln_text(gen.log_q)}" if lab.grammar is not None else "")
+        row = exact.of(gen.bytes) if exact is not None and b in finished else None
+        facts, data = _exact_facts(row, lab)
         current = i == lab.current
         items.append(
             f'<li class="lab-branch{" current" if current else ""}" data-testid="lab-branch" data-index="{i}" '
             f'data-text="{escape(gen.text)}" data-state="{b.state}" '
-            f'data-parent="{"" if b.parent is None else b.parent}" data-from="{b.start or ""}">'
+            f'data-parent="{"" if b.parent is None else b.parent}" data-from="{b.start or ""}"{data}>'
             f'<button type="button" class="lab-branch-open" data-branch="{i}" aria-pressed="{str(current).lower()}">'
             f'rama {i + 1}</button> <code class="lab-branch-text">{escape(gen.text) or "(vacío)"}</code> '
             f'<span class="lab-branch-facts">{escape(b.state_words(lab.accepted(b)))} · '
-            f'{plural(len(gen.token_ids), "token", "tokens")} · {logs} · {where}</span></li>')
+            f'{plural(len(gen.token_ids), "token", "tokens")} · {logs} · {where}</span>{facts}</li>')
     return (f'<div class="lab-tree"><p><strong>Ramas</strong> ({len(lab.branches)}): elige un token distinto en '
-            f'cualquier posición y sale una rama nueva; ninguna se borra.</p>'
+            f'cualquier posición y sale una rama nueva; ninguna se borra.</p>{_exact_head(exact, lab)}'
             f'<ol class="lab-branches">{"".join(items)}</ol></div>')
+
+
+def _exact_head(exact, lab) -> str:
+    """One line on the exact conditional: how it was computed, or why it was not."""
+    if exact is None:
+        return ""
+    if exact.enumeration is None:
+        return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="no">La probabilidad exacta '
+                f'p(y | x, G) no se calcula: {escape(exact.reason)}.</p>')
+    e = exact.enumeration
+    cut = (" Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos."
+           if lab.settings["top_k"] or lab.settings["top_p"] else "")
+    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">G tiene '
+            f'{plural(len(e.rows), "texto", "textos")} ({plural(e.paths, "ruta de tokens", "rutas de tokens")}); '
+            f'el laboratorio las recorrió todas con el modelo, así que cada rama válida muestra su '
+            f'<strong>p(y | x, G)</strong> exacta, la del modelo entre los textos de G, junto a la q̃ de '
+            f'su texto (todas sus particiones sumadas), con la temperatura {es_decimal(lab.settings["temperature"], 1)}. '
+            f'Si q̃ es mayor, la máscara infla ese texto; lo explica <a href="mascara.html">«La máscara»</a>.{cut}</p>')
+
+
+def _exact_facts(row, lab) -> tuple[str, str]:
+    """A valid branch's p(g | x, G) and q̃(g | x) in words, and its data attributes (data-exact,
+    data-masked: the float64 values, for tests); ("", "") without them."""
+    if row is None:
+        return "", ""
+    ratio = row.masked / row.conditional if row.conditional > 0 else math.inf
+    verdict = ("la máscara lo infla" if ratio > 1 else "la máscara lo desinfla" if ratio < 1 else "la máscara lo deja igual")
+    splits = plural(row.paths, "partición", "particiones")
+    facts = (f'<span class="lab-exact">p(y | x, G) = {es_prob(row.conditional)} · q̃ de su texto = '
+             f'{es_prob(row.masked)} ({splits}) · q̃ / p = {es_decimal(ratio, 2) if math.isfinite(ratio) else "∞"}: {verdict}</span>')
+    return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}"'
 
 
 def choices_html(lab) -> str:

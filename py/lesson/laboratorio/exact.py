@@ -1,0 +1,92 @@
+"""The exact p(y | x, G) of the «Laboratorio»'s branches, when the grammar G has few enough texts.
+
+For a finite G, :func:`lesson.enumeration.enumerate_paths` visits every token path that spells a
+text of G after the prompt x, and sums, per text g (all its token splits together):
+
+- p(g | x, G) = p(g | x) / p(G | x), the model's own probability of g among the texts of G (what
+  rejection sampling draws), and
+- q̃(g | x), the probability that the masked loop writes g (mask and renormalise at each position).
+
+Their ratio says which branch the mask inflates (q̃ > p(g | x, G)) and which it deflates: the
+distortion «La máscara» derives. Both are for the temperature of the experiment, without top-k or
+top-p (which change what the loop draws, not the model's conditional).
+
+The enumeration runs once per grammar, prompt, temperature and end rule (a small cache), and only
+when the language is finite and has at most :data:`MAX_PATHS` token paths and :data:`MAX_POSITIONS`
+model positions (about 2 s of model work in a browser); otherwise :attr:`Exact.reason` says why,
+in Spanish.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..enumeration import Enumeration, TextResult, enumerate_paths
+from ..language import LanguageTooLarge
+from ..numbers import es_int
+
+MAX_PATHS = 20_000
+MAX_POSITIONS = 2_000
+_CACHE: dict[str, "Exact"] = {}
+_CACHE_SIZE = 8
+
+
+@dataclass
+class Exact:
+    """One experiment's enumeration, or why there is none.
+
+    enumeration: the :class:`~lesson.enumeration.Enumeration` (None when it was not run);
+    reason: why it was not run, in Spanish ("" when it was).
+    """
+    enumeration: Enumeration | None
+    reason: str = ""
+
+    def of(self, text: bytes) -> TextResult | None:
+        """The row of ``text`` (its p(g | x, G), q̃(g | x) and token splits), or None when there is
+        no enumeration or ``text`` is not a text of G."""
+        if self.enumeration is None:
+            return None
+        try:
+            return self.enumeration.row(text)
+        except KeyError:
+            return None
+
+
+def _reason(error: LanguageTooLarge) -> str:
+    """Why a language is not enumerated, in Spanish, from count_language's refusal."""
+    if error.limit == "finite language":
+        return "G tiene infinitos textos"
+    if error.limit == "max_tokens":
+        return "G tiene textos de más tokens de los que caben en el contexto (quizá infinitos)"
+    if error.limit == "max_paths" and isinstance(error.count, int):
+        return (f"G tiene {es_int(error.count)} rutas de tokens, más de las {es_int(MAX_PATHS)} "
+                "que el laboratorio enumera")
+    return (f"enumerar G pediría más de {es_int(MAX_POSITIONS)} posiciones del modelo, "
+            "las que el laboratorio se permite")
+
+
+def exact_for(lab) -> Exact | None:
+    """The exact conditional for ``lab``'s experiment (a :class:`~lesson.laboratorio.lab.Lab`):
+    None without a grammar; else an :class:`Exact`, from the cache when the same grammar, prompt,
+    temperature and end rule were enumerated before. Raises nothing for a language too large:
+    :attr:`Exact.reason` says why."""
+    grammar = lab.grammar
+    if grammar is None:
+        return None
+    key = json.dumps([grammar.kind, grammar.source, lab.prompt, lab.settings["temperature"],
+                      lab.stop_at_accept], sort_keys=True, default=str)
+    if key not in _CACHE:
+        try:
+            found = Exact(enumerate_paths(lab.model, lab.tok, lab.prompt, grammar,
+                                          temperature=lab.settings["temperature"],
+                                          stop_at_accept=lab.stop_at_accept, max_paths=MAX_PATHS,
+                                          max_positions=MAX_POSITIONS))
+        except LanguageTooLarge as error:
+            found = Exact(None, _reason(error))
+        except ValueError:  # a path longer than the context holds after this prompt
+            found = Exact(None, "algún texto de G no cabe en el contexto después de este prompt")
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = found
+    return _CACHE[key]
