@@ -239,3 +239,30 @@ def test_a_budget_above_the_field_limit_is_said_in_spanish_from_a_link(browser, 
         assert "«tokens como máximo» debe ser un entero entre 1 y 200; ahora vale 2000" in text
     finally:
         context.close()
+
+
+def test_a_finite_grammar_shows_each_branchs_exact_conditional_as_cpython_computes_it(lab):
+    """«etiquetas»: every valid branch carries p(y | x, G) and its text's q̃ as the enumeration
+    in CPython gives them (Pyodide's NumPy against CPython's, the same library code)."""
+    from lesson.laboratorio.exact import exact_for
+    from lesson.laboratorio.lab import Lab
+    from minigpt.bpe import load_tokenizer
+    from minigpt.gpt import load_model
+
+    lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    act(lab, lambda: lab.locator("[data-testid=lab-generate]").click())
+    first = lab.locator('[data-testid=lab-position][data-position="1"]')
+    act(lab, lambda: first.click())
+    other = lab.locator('[data-testid=lab-allowed-token][data-position="1"]:not([aria-current])').first
+    act(lab, lambda: other.click())
+    assert lab.locator("[data-testid=lab-exact]").get_attribute("data-exact") == "yes"
+    rows = lab.locator("[data-testid=lab-branch][data-exact]").evaluate_all(
+        "els => els.map(e => [e.dataset.text, Number(e.dataset.exact), Number(e.dataset.masked), e.innerText])")
+    assert len(rows) == 2
+    preset = PRESETS["etiquetas"]
+    reference = exact_for(Lab(load_model(), load_tokenizer(), kind="choice", constraint=preset["constraint"],
+                              prompt=preset["prompt"]))
+    for text, exact, masked, words in rows:
+        row = reference.of(text.encode())
+        assert exact == pytest.approx(row.conditional, rel=1e-5) and masked == pytest.approx(row.masked, rel=1e-5)
+        assert ("la máscara lo infla" in words) == (row.masked > row.conditional)
