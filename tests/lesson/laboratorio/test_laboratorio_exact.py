@@ -106,3 +106,10 @@ def test_no_grammar_no_exact_line(model, tok):
     lab = Lab(model, tok, kind="none", prompt=PROMPT, max_tokens=3)
     lab.generate()
     assert exact_for(lab) is None and "lab-exact" not in lab.view()
+
+
+def test_the_readme_and_the_docs_quote_the_limit_the_code_has():
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[3]
+    assert f"at most\n{MAX_PATHS:,} token paths".replace(",", " ") in (root / "README.md").read_text()
+    assert f"`exact.MAX_PATHS` = {MAX_PATHS:,}".replace(",", " ") in (root / "docs/lesson.md").read_text()
