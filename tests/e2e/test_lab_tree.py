@@ -177,6 +177,11 @@ def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
     lab.locator('[data-testid=lab-allowed-token][data-position="2"]:not([aria-current])').first.focus()
     act(lab, lambda: lab.keyboard.press("Enter"))
     assert len(branches(lab)) == 2 and branches(lab)[1]["from"] == "2"
+    # compare the new branch with its parent: Enter on the comparison's summary opens its table
+    lab.locator("[data-testid=lab-branch-compare] summary").focus()
+    lab.keyboard.press("Enter")
+    assert lab.locator("[data-testid=lab-branch-compare]").evaluate("d => d.open")
+    assert lab.locator('[data-testid=lab-branch-compare] tbody tr[data-position="2"]').is_visible()
     # the focused control is never under the sticky kernel bar
     lab.locator("[data-testid=lab-compare]").focus()
     lab.keyboard.press("Shift+Tab")
@@ -266,3 +271,32 @@ def test_a_finite_grammar_shows_each_branchs_exact_conditional_as_cpython_comput
         row = reference.of(text.encode())
         assert exact == pytest.approx(row.conditional, rel=1e-5) and masked == pytest.approx(row.masked, rel=1e-5)
         assert ("la máscara lo infla" in words) == (row.masked > row.conditional)
+
+
+SMALL_TARGETS = """root => [...root.querySelectorAll('button, input, select, summary, textarea, [role=radio], label:has(input)')]
+  .filter((el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+  .map((el) => { const r = el.getBoundingClientRect(); return [el.outerHTML.slice(0, 90), r.width, r.height]; })
+  .filter(([, w, h]) => (w < 24 || h < 24) && !(w <= 1 && h <= 1))"""
+
+
+def test_at_390_px_a_branched_tree_has_big_enough_targets_and_no_axe_violations(browser, servers):
+    """WCAG 2.2 target size (minimum): every control of the form and of the result, the strip's
+    position chips, the token buttons and the branch buttons included, is at least 24×24 px."""
+    from tests.e2e.test_offline import describe, run_axe
+    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
+    try:
+        page = open_lesson(context, servers["plain"], PAGE)
+        page.locator("[data-testid=lab-preset]").select_option("etiquetas")
+        act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+        other = page.locator("[data-testid=lab-allowed-token]:not([aria-current])").first
+        act(page, lambda: other.click())
+        page.locator("[data-testid=lab-branch-compare] summary").click()
+        page.locator("[data-testid=lab-legend] summary").click()
+        assert len(branches(page)) == 2
+        small = page.locator("[data-lab]").evaluate(SMALL_TARGETS)
+        assert not small, "\n".join(map(str, small))
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        violations = run_axe(page)
+        assert not violations, describe(violations)
+    finally:
+        context.close()

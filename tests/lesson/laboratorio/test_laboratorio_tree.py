@@ -186,3 +186,23 @@ def test_refusals_and_bad_links_are_said_in_spanish(model, tok):
     for bad in ("x", "r_5.1.2", "r_0.99.3"):
         with pytest.raises(ValueError, match="enlace"):
             preset_lab(model, tok, "etiquetas").restore(bad)
+
+
+def test_eight_branches_of_forty_tokens_fit_in_a_few_hundred_characters(model, tok):
+    """The issue's size: 8 branches of 40 tokens, each leaving the first at another position, and
+    the tree text, as the address holds it, stays under 300 characters and rebuilds the same tree."""
+    lab = Lab(model, tok, kind="regex", constraint="[a-zñ ]{40,400}", prompt="Benina dijo: ", max_tokens=40)
+    lab.generate()
+    for position in (3, 8, 13, 18, 23, 28, 33):
+        lab.select(0)
+        offered = [t for t, _, _ in lab.branches[0].decoder.generation.positions[position - 1].allowed
+                   if t != lab.decoder.generation.token_ids[position - 1]]
+        lab.choose(position, offered[0])
+    assert len(lab.branches) == 8
+    assert all(len(b.decoder.generation.token_ids) == 40 for b in lab.branches)
+    text = lab.tree()
+    assert len(text) < 300, text
+    again = Lab(model, tok, kind="regex", constraint="[a-zñ ]{40,400}", prompt="Benina dijo: ", max_tokens=40)
+    again.restore(text)
+    assert [b.decoder.generation.token_ids for b in again.branches] == \
+           [b.decoder.generation.token_ids for b in lab.branches]
