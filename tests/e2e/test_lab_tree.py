@@ -193,7 +193,7 @@ def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
 
 @pytest.mark.parametrize("kind, text, words, span", [
     ("gbnf", "root ::= [a-", "falta «]»", "["),
-    ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida", '"pattern"'),
+    ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida", "("),
     ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}', "«minimum» vale 10 y «maximum» vale 5",
      '"maximum"'),
     ("json_schema", '{"type": "object",\n "if": {"type": "object"}}', "línea 2, columna 2: la palabra clave «if»", '"if"'),

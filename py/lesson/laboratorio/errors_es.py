@@ -1,15 +1,27 @@
-"""The masker's compile errors in Spanish, placed in the text the reader typed.
+"""The masker's errors in Spanish, placed in the text the reader typed.
 
 The masker (``masker.errors``) writes its messages in English, for programmers. The «Laboratorio»
-shows them through :data:`CATALOG`, keyed by error kind ("regex.unclosed", "schema.unsupported",
-...): for each, the English reason it recognises (a regular expression) and the Spanish message
-and fix (``str.format`` templates over the match's groups), so another edition of the page can
-reuse the keys with its own texts. A reason the catalog does not know keeps its English words
-under a Spanish heading (kind "masker.other").
+shows them through :data:`CATALOG`, keyed by error kind ("regex.unclosed_group", "schema.unsupported",
+...): for each, the English reason it recognises (a regular expression that must match the whole
+reason: ``GrammarSyntaxError.reason``, ``LimitExceeded.what``) and the Spanish message and fix
+(``str.format`` templates over the match's groups, some of them first put in Spanish by
+:data:`GROUPS`), so another edition of the page can reuse the keys with its own texts.
+:data:`HEADINGS` names the kind of problem for the keys whose masker class says it badly (a
+grammar that matches no text is not a syntax error). The catalog covers every reason the masker
+raises at compile time (regex, choice, GBNF, JSON Schema; the test
+``tests/lesson/laboratorio/test_laboratorio_errors.py`` reads the masker's source for its raise
+sites) and its run-time work limits; a reason it does not know would get a Spanish message with
+the English words only as a labelled detail («detalle del masker, en inglés: ...», kind
+"masker.other").
+
+Python's own messages are put in Spanish too: ``re``'s, quoted by the masker for a schema's
+invalid ``pattern`` (:func:`re_message`), and ``json``'s, for a schema that is not JSON
+(:func:`json_message`).
 
 A JSON Schema error names a place as a JSON pointer (``#/properties/edad/if``);
 :func:`pointer_span` finds that keyword in the schema's text, so the caret and the editor's
-underline fall on it, with its line and column.
+underline fall on it, with its line and column; :func:`string_offset` goes on inside a JSON string
+(the character of an invalid ``pattern`` that ``re`` points at).
 """
 
 from __future__ import annotations
@@ -18,65 +30,511 @@ import json
 import re
 from json.decoder import scanstring
 
+_KW = r"JSON Schema keyword "
+_REPR = r"(?:'[^']*'|\"[^\"]*\")"
+
 # kind: (English reason, Spanish message, Spanish fix); the templates see the match's groups {0}, {1}...
 CATALOG: dict[str, tuple[str, str, str]] = {
+    # --- regular expressions (masker.regex_parse), and the same words in GBNF (masker.gbnf_parse)
     "regex.unclosed_group": (r"missing '\)': the group opened here is not closed",
                              "falta «)»: el grupo que se abre aquí no se cierra",
                              "añade «)», o escribe «\\(» si querías un paréntesis literal"),
-    "syntax.unclosed_class": (r"missing '\]': the class opened here is not closed",
-                              "falta «]»: la clase de caracteres que se abre aquí («[») no se cierra",
-                              "añade «]» al final de la clase"),
+    "regex.unbalanced_paren": (r"unbalanced '\)': no group is open here",
+                               "sobra este «)»: no hay ningún grupo abierto que cerrar",
+                               "quítalo, o escribe «\\)» si querías un paréntesis literal"),
+    "syntax.nothing_to_repeat": (r"nothing to repeat before '(.)'",
+                                 "no hay nada que repetir antes de «{0}»: un cuantificador va detrás de algo",
+                                 "pon «{0}» detrás de un carácter, una clase o un grupo (en una expresión "
+                                 "regular, «\\{0}» es el carácter «{0}» literal)"),
+    "regex.anchor_inside": (r"anchor '(.)' in the middle of the pattern",
+                            "el ancla «{0}» en medio de la expresión no está soportada: la expresión "
+                            "siempre tiene que coincidir con el texto entero",
+                            "quítala: «^» solo vale al principio y «$» al final, y no hacen falta"),
+    "regex.bad_group_name": (r"bad group name: expected \(\?P<name>\.\.\.\)",
+                             "nombre de grupo mal escrito: se espera «(?P<nombre>...)»",
+                             "cierra el nombre con «>»"),
+    "regex.unclosed_comment": (r"missing '\)' after comment group \(\?#",
+                               "falta «)»: el comentario «(?#...» que se abre aquí no se cierra",
+                               "cierra el comentario con «)»"),
     "syntax.bad_repeat": (r"bad repeat interval \{(\d+),(\d+)\}: min is greater than max",
                           "la repetición {{{0},{1}}} es imposible: el mínimo es mayor que el máximo",
                           "escribe {{{1},{0}}}"),
+    "regex.multiple_repeat": (r"multiple repeat: a quantifier follows another quantifier",
+                              "dos cuantificadores seguidos: aquí un cuantificador sigue a otro",
+                              "agrupa el primero: «(?:x*)+»"),
+    "regex.possessive": (r"possessive quantifier",
+                         "el cuantificador posesivo («*+», «++», «?+», «{{m,n}}+») no está soportado",
+                         "quita el «+» que sigue al cuantificador"),
+    "syntax.unclosed_class": (r"missing '\]': the class opened here is not closed",
+                              "falta «]»: la clase de caracteres que se abre aquí («[») no se cierra",
+                              "añade «]» al final de la clase"),
+    "regex.range_ends_in_class": (r"bad character range: a class like \\d cannot end a range",
+                                  "rango de caracteres mal formado: una clase como «\\d» no puede cerrar "
+                                  "un rango",
+                                  "pon «-» al principio o al final de la clase si querías un guion literal"),
+    "syntax.bad_range": (r"bad (?:character )?range (.)-(.): start is after end",
+                         "el rango «{0}-{1}» está al revés: «{0}» va después de «{1}»",
+                         "escribe «{1}-{0}»"),
+    "regex.trailing_backslash": (r"trailing backslash at the end of the pattern",
+                                 "la expresión acaba en una barra invertida «\\» sola",
+                                 "escribe «\\\\» para una barra invertida literal"),
+    "regex.boundary": (r"\\(.) \(word boundary or anchor\) is not a character",
+                       "«\\{0}» (un límite de palabra o un ancla) no está soportado: no es un carácter",
+                       "quítalo: la expresión siempre coincide con el texto entero"),
+    "regex.backreference": (r"backreference \\(\d+)",
+                            "la referencia atrás «\\{0}» no está soportada: no describe un lenguaje regular",
+                            "escribe otra vez, explícitamente, el texto del grupo"),
+    "regex.unicode_property": (r"Unicode property \\([pP])\{\.\.\.\}",
+                               "la propiedad Unicode «\\{0}{{...}}» no está soportada",
+                               "escribe la clase con rangos, por ejemplo «[a-zñáéíóú]»"),
+    "syntax.bad_hex_escape": (r"bad escape \\([xuU]): expected (\d+) hex digits, found ('.*'|\".*\")",
+                              "escape «\\{0}» mal formado: se esperaban {1} cifras hexadecimales y hay {2}",
+                              "escribe «\\{0}» seguido de exactamente {1} cifras hexadecimales (0-9, a-f)"),
+    "syntax.beyond_unicode": (r"bad escape \\([xuU])([0-9a-fA-F]+): beyond U\+10FFFF",
+                              "el escape «\\{0}{1}» pasa del último carácter de Unicode, U+10FFFF",
+                              "usa el código de un carácter que exista"),
+    "regex.bad_named_escape": (r"bad escape \\N: expected \\N\{NAME\}",
+                               "escape «\\N» mal formado: se espera «\\N{{NOMBRE}}»",
+                               "escribe, por ejemplo, «\\N{{LATIN SMALL LETTER N WITH TILDE}}»"),
+    "regex.unknown_name": (r"unknown Unicode character name ('.*'|\".*\")",
+                           "ningún carácter de Unicode se llama {0}",
+                           "revisa el nombre (en inglés, como «LATIN SMALL LETTER N WITH TILDE»)"),
+    "regex.bad_escape": (r"bad escape \\(.)",
+                         "el escape «\\{0}» no existe",
+                         "escribe «{0}» sin la barra invertida"),
+    # --- GBNF (masker.gbnf_parse, masker.cfg, masker.cfg_lowering)
+    "gbnf.expected_name": (r"expected a rule name, found ('.*'|\".*\")",
+                           "aquí se espera el nombre de una regla y hay {0}",
+                           "empieza cada regla con «nombre ::= ...»"),
+    "gbnf.expected_define": (r"expected '::=' after rule name ('.*'|\".*\")",
+                             "falta «::=» después del nombre de regla {0}",
+                             "escribe «nombre ::= ...»"),
+    "gbnf.defined_twice": (r"rule ('.*'|\".*\") is defined twice",
+                           "la regla {0} está definida dos veces",
+                           "junta las dos definiciones en una, con «|» entre las alternativas"),
+    "gbnf.token_reference": (r"token references and negation \((.)\.\.\.\) are not supported",
+                             "las referencias a tokens y la negación («{0}...») no están soportadas",
+                             "escribe el texto como una cadena entre comillas"),
+    "gbnf.unexpected_char": (r"unexpected character ('.*'|\".*\")",
+                             "aquí no puede ir el carácter {0}",
+                             "aquí se espera una cadena \"...\", una clase [...], un nombre de regla, "
+                             "«.» o «(»"),
+    "gbnf.multiple_repeat": (r"a quantifier follows another quantifier",
+                             "dos cuantificadores seguidos: aquí un cuantificador sigue a otro",
+                             "pon el elemento entre paréntesis: «(x*)+»"),
+    "gbnf.bad_repetition": (r"bad repetition: expected \{m\}, \{m,\} or \{m,n\}",
+                            "repetición mal escrita: se espera {{m}}, {{m,}} o {{m,n}}",
+                            "escribe, por ejemplo, {{2,5}}"),
+    "gbnf.bad_repeat": (r"bad repetition \{(\d+),(\d+)\}: min is greater than max",
+                        "la repetición {{{0},{1}}} es imposible: el mínimo es mayor que el máximo",
+                        "escribe {{{1},{0}}}"),
+    "gbnf.repeat_too_large": (r"repetition bound above (\d+)",
+                              "un límite de repetición por encima de {0} no está soportado",
+                              "usa «*» o «+» en su lugar"),
+    "gbnf.unclosed_string": (r"missing '\"': the string opened here is not closed",
+                             "falta «\"»: la cadena que se abre aquí no se cierra",
+                             "añade «\"» al final de la cadena"),
+    "gbnf.unknown_escape": (r"unknown escape \\(.?)",
+                            "el escape «\\{0}» no existe en GBNF",
+                            "usa \\n, \\t, \\r, \\\", \\\\, \\xHH o \\uHHHH"),
     "gbnf.no_root": (r"no rule named 'root' \(the start rule\)",
                      "no hay ninguna regla «root», la regla por la que empieza la gramática",
                      "añade una línea «root ::= ...»"),
-    "schema.bad_pattern": (r"JSON Schema keyword 'pattern' is not a valid regex \((.*)\)",
-                           "el valor de «pattern» no es una expresión regular válida: {0}",
-                           "corrige la expresión regular dentro de la cadena de «pattern»"),
-    "schema.unsupported_value": (r"JSON Schema keyword '([^']+)' value '([^']*)' is not supported \(supported: (.*)\)",
-                                 "el valor «{1}» de «{0}» no está soportado (se admiten: {2})",
-                                 "usa uno de esos valores, o quita «{0}» del esquema"),
-    "schema.unsupported": (r"JSON Schema keyword '([^']+)' is not supported",
+    "gbnf.undefined_rule": (r"rule ('.*'|\".*\") is used but never defined",
+                            "la regla {0} se usa aquí pero no está definida en ninguna parte",
+                            "añade una línea que la defina, «nombre ::= ...», o corrige el nombre"),
+    "gbnf.recursive_no_dfa": (r"rule ('.*'|\".*\") is recursive, so the grammar has no DFA",
+                              "la regla {0} es recursiva: la gramática no tiene autómata finito",
+                              "compílala con engine='auto' o engine='earley'"),
+    "gbnf.never_finishes": (r"the grammar matches no text at all \(root never finishes\)",
+                            "ningún texto la cumple: «root» nunca termina, porque cada una de sus "
+                            "alternativas vuelve a pedir una regla que no acaba",
+                            "da a cada regla recursiva un caso base, por ejemplo root ::= \"a\" root | \"a\""),
+    "syntax.matches_nothing": (r"the (regular expression|grammar) matches no text at all \(expected at least "
+                               r"one complete text, found none\)",
+                               "{0} no acepta ningún texto",
+                               "revisa las clases de caracteres vacías y las reglas que nunca terminan"),
+    # --- a list of options (masker.regex_fsm)
+    "choice.empty": (r"compile_choice got no texts \(expected at least one\)",
+                     "la lista de opciones está vacía", "escribe una opción por línea"),
+    # --- size and work limits (LimitExceeded.what)
+    "limit.choice_states": (r"the choice needs (\d+) DFA states",
+                            "la lista de opciones necesita {0} estados de autómata, más de los permitidos",
+                            "acorta la lista de opciones"),
+    "limit.nfa_states": (r"the regular expression expands to too many NFA states",
+                         "la expresión regular se expande en demasiados estados de autómata",
+                         "baja los límites de las repeticiones {{m,n}}, o divide la expresión"),
+    "limit.dfa_states": (r"the automaton needs too many DFA states",
+                         "el autómata necesita demasiados estados",
+                         "simplifica la restricción: las repeticiones acotadas de alternativas "
+                         "multiplican los estados"),
+    "limit.nesting": (r"the (regular expression|grammar|schema's regular expression) nests too deeply",
+                      "{0} anida demasiados niveles de grupos",
+                      "aplana los grupos anidados: usa repeticiones en vez de anidar"),
+    "limit.productions": (r"the grammar lowers to too many productions",
+                          "la gramática se traduce en demasiadas producciones",
+                          "baja los límites de las repeticiones {{m,n}}, o simplifica las reglas"),
+    "limit.schema_nesting": (r"the schema nests too deeply for the translator",
+                             "el esquema anida demasiados niveles",
+                             "aplánalo: menos allOf, anyOf o $ref unos dentro de otros"),
+    "limit.schema_regex": (r"the regex for this schema grows too long",
+                           "la expresión regular de este esquema crece demasiado",
+                           "simplifica el esquema"),
+    "limit.earley_items": (r"one Earley step needed more than (\d+) items",
+                           "un paso del analizador (Earley) necesitó más de {0} elementos",
+                           "haz la gramática menos ambigua: evita, por ejemplo, x* x* o repeticiones "
+                           "opcionales anidadas"),
+    "limit.mask_steps": (r"computing one mask needed too many automaton steps",
+                         "calcular una máscara necesitó demasiados pasos del autómata",
+                         "usa una gramática más pequeña"),
+    "limit.budget_steps": (r"finding the token steps of one state needed too many automaton steps",
+                           "recorrer los tokens de un estado necesitó demasiados pasos del autómata",
+                           "usa una gramática más pequeña"),
+    "limit.budget_states": (r"a budget-aware mask had to visit too many states",
+                            "la máscara que cuenta el presupuesto tuvo que visitar demasiados estados",
+                            "usa un presupuesto menor o una gramática más estrecha"),
+    # --- JSON Schema (masker.json_schema): UnsupportedKeyword ("JSON Schema keyword 'k' ...")
+    "schema.unique_items": (_KW + r"'uniqueItems' is not supported",
+                            "«uniqueItems»: true solo está soportado con «maxItems» de 0 o 1",
+                            "quita «uniqueItems», o pon \"maxItems\": 1"),
+    "schema.unsupported": (_KW + r"'([^']+)' is not supported",
                            "la palabra clave «{0}» de JSON Schema no está soportada",
                            "quita «{0}» del esquema, o exprésalo sin ella (por ejemplo con anyOf o enum)"),
+    "schema.unsupported_value": (_KW + r"'([^']+)' value '([^']*)' is not supported \(supported: (.*)\)",
+                                 "el valor «{1}» de «{0}» no está soportado (se admiten: {2})",
+                                 "usa uno de esos valores, o quita «{0}» del esquema"),
+    "schema.unsupported_format": (_KW + r"'format' value ('.*'|\".*\") is not supported",
+                                  "el formato {0} no está soportado",
+                                  "quita «format», o usa uno de los formatos que se admiten"),
+    "schema.pattern_properties_allof": (_KW + r"'patternProperties' in an allOf \(or next to a \$ref\) with "
+                                        r"other object keywords is not supported",
+                                        "«patternProperties» dentro de un allOf (o junto a un $ref) con "
+                                        "otras palabras clave de objeto no está soportado",
+                                        "junta las propiedades en un solo esquema"),
+    "schema.allof_too_large": (_KW + r"'(anyOf|oneOf)' in both parts of an allOf is too large",
+                               "«{0}» en las dos partes de un allOf da demasiadas combinaciones (más de 64)",
+                               "reduce las alternativas, o saca una de las dos listas del allOf"),
+    "schema.allof_conflict": (_KW + r"'([^']+)' with two different values in an allOf is not supported",
+                              "«{0}» con dos valores distintos en un allOf no está soportado",
+                              "deja un solo valor de «{0}»"),
+    "schema.pattern_flags": (_KW + r"'pattern' with inline flags is not supported(?: \(pattern .*\))?",
+                             "«pattern» usa opciones en línea como «(?i)», que no están soportadas",
+                             "quita la opción y escribe las variantes, por ejemplo «[Aa]» en vez de «(?i)a»"),
+    "schema.pattern_anchor": (_KW + r"'pattern' with an anchor or \\b inside the pattern is not supported "
+                              r"\(pattern .*\)",
+                              "«pattern» tiene un ancla («^», «$») o un «\\b» en medio, y eso no está soportado",
+                              "deja «^» solo al principio y «$» solo al final, y quita «\\b»"),
+    "schema.pattern_construct": (_KW + r"'pattern' with (?:class item|category|the construct) (\S+) is not "
+                                 r"supported \(pattern .*\)",
+                                 "«pattern» usa {0}: esa construcción no está soportada",
+                                 "reescribe el patrón sin esa construcción"),
+    "schema.enum_sibling": (_KW + r"'([^']+)' next to enum/const is not supported",
+                            "«{0}» junto a «enum» o «const» no está soportado",
+                            "quita «{0}»: deja en «enum» solo los valores que lo cumplen"),
+    "schema.multiple_of": (_KW + r"'multipleOf' is supported only with value 1",
+                           "«multipleOf» solo está soportado con el valor 1 (pedir un entero)",
+                           "quita «multipleOf», o usa \"type\": \"integer\""),
+    "schema.fractional_bounds": (_KW + r"'minimum' and maximum with fractional values inside one unit "
+                                 r"interval \((.*), (.*)\) are not supported",
+                                 "«minimum» y «maximum» con decimales entre dos enteros seguidos ({0} y {1}) "
+                                 "no están soportados",
+                                 "ensancha el intervalo hasta que contenga un entero, o quita uno de los límites"),
+    "schema.format_with_length": (_KW + r"'format' together with minLength, maxLength or pattern is not "
+                                  r"supported",
+                                  "«format» junto a «minLength», «maxLength» o «pattern» no está soportado",
+                                  "quita «format», o las otras condiciones de la cadena"),
+    "schema.pattern_with_length": (_KW + r"'pattern' together with minLength/maxLength is supported only "
+                                   r"for patterns like \^\[a-z\]\{m,n\}\$",
+                                   "«pattern» junto a «minLength» o «maxLength» solo está soportado para "
+                                   "patrones como ^[a-z]{{m,n}}$",
+                                   "pon la longitud dentro del patrón, con {{m,n}}, y quita «minLength» y "
+                                   "«maxLength»"),
+    "schema.pattern_properties_required": (_KW + r"'patternProperties' whose pattern matches the required name "
+                                           r"('.*'|\".*\") is not supported",
+                                           "el patrón de «patternProperties» coincide con la propiedad "
+                                           "obligatoria {0}, y eso no está soportado",
+                                           "declara {0} en «properties», o cambia el patrón"),
+    "schema.pattern_properties_many": (_KW + r"'patternProperties' with more than one pattern is not supported",
+                                       "«patternProperties» con más de un patrón no está soportado",
+                                       "junta los patrones en uno solo, con «|»"),
+    "schema.pattern_properties_listed": (_KW + r"'patternProperties' whose pattern matches the listed property "
+                                         r"('.*'|\".*\") is not supported",
+                                         "el patrón de «patternProperties» coincide con la propiedad {0} de "
+                                         "«properties», y eso no está soportado",
+                                         "cambia el patrón para que no la incluya"),
+    "schema.min_properties": (_KW + r"'minProperties' above the number of required properties is not supported",
+                              "«minProperties» por encima del número de propiedades obligatorias no está "
+                              "soportado",
+                              "haz obligatorias, en «required», las propiedades que cuentas"),
+    "schema.max_properties": (_KW + r"'maxProperties' below the number of allowed properties is not supported",
+                              "«maxProperties» por debajo del número de propiedades permitidas no está "
+                              "soportado",
+                              "quita propiedades opcionales, o pon \"additionalProperties\": false"),
+    "schema.one_of_overlap": (_KW + r"'oneOf' with branches (\d+) and (\d+) that may both match is not "
+                              r"supported \(.*\)",
+                              "las alternativas {0} y {1} de «oneOf» (contando desde 0) pueden cumplirse a la "
+                              "vez, y eso no está soportado: oneOf solo se compila cuando sus alternativas "
+                              "no se solapan",
+                              "usa «anyOf», o haz las alternativas excluyentes (por ejemplo, un \"const\" "
+                              "distinto en cada una)"),
+    "schema.ref_external": (_KW + r"'\$ref' to ('.*'|\".*\") is not supported \(only local JSON pointers such "
+                            r"as '#/\$defs/name'\)",
+                            "«$ref» a {0} no está soportado: solo se admiten punteros dentro del mismo "
+                            "esquema, como «#/$defs/nombre»",
+                            "copia la definición en «$defs» y apunta a ella"),
+    "schema.ref_variants": (_KW + r"'\$ref' to ('.*'|\".*\") is met inside itself with (\d+) different sets of "
+                            r"sibling keywords .*",
+                            "«$ref» a {0} aparece dentro de sí mismo con {1} conjuntos distintos de "
+                            "palabras clave a su lado (cambian en cada nivel de la recursión), y eso no "
+                            "está soportado",
+                            "quita las palabras clave que acompañan al $ref recursivo"),
+    "schema.ref_recursion": (_KW + r"'\$ref' recursion through allOf or sibling keywords is not supported",
+                             "la recursión de «$ref» a través de allOf o de palabras clave a su lado no está "
+                             "soportada",
+                             "deja el $ref recursivo solo, sin otras palabras clave"),
+    "schema.dependent_many": (_KW + r"'dependentRequired' with more than 4 trigger properties is not supported",
+                              "«dependentRequired» con más de 4 propiedades que piden otras no está soportado",
+                              "deja 4 dependencias como mucho"),
+    "schema.not_integer": (_KW + r"'not' of type integer is not supported",
+                           "«not» con \"type\": \"integer\" no está soportado (los números no enteros no "
+                           "tienen gramática aquí)",
+                           "exprésalo de otro modo, por ejemplo con \"type\": \"number\" y límites"),
+    "schema.not_form": (_KW + r"'not' is supported only for \{\}, type, required, anyOf/allOf of those, or a "
+                        r"\$ref to one of them",
+                        "«not» solo está soportado para {{}}, «type», «required», anyOf o allOf de ellos, "
+                        "o un $ref a uno de ellos",
+                        "reescribe la condición sin «not», por ejemplo con enum o anyOf"),
+    # --- JSON Schema: InvalidSchema (a malformed or impossible schema)
+    "schema.bad_pattern": (r"(pattern|patternProperties) " + _REPR + r" is not a valid regex \((.*)\)",
+                           "{0} no es una expresión regular válida: {1}",
+                           "corrige la expresión regular dentro de la cadena"),
+    "schema.bad_value": (r"(\S+) must be (.+?)(, found .*)?",
+                         "«{0}» tiene que ser {1}{2}",
+                         "corrige el valor de «{0}»"),
+    "schema.unknown_type": (r"unknown type ('.*'|\".*\") \(expected one of .*\)",
+                            "el tipo {0} no existe en JSON Schema",
+                            "usa uno de estos: object, array, string, integer, number, boolean, null"),
+    "schema.not_json": (r"not valid JSON: (.*)", "el esquema no es JSON válido: {0}",
+                        "revisa comillas, comas y llaves"),
+    "schema.ref_cycle": (r"no JSON value satisfies this schema: \$ref (\S+) is a cycle with no base case .*",
+                         "ningún valor JSON cumple este esquema: el «$ref» a «{0}» es un ciclo sin caso base "
+                         "(cada alternativa vuelve a pedirse a sí misma, y ningún valor finito lo termina)",
+                         "dale una salida: una alternativa sin $ref, o haz opcional la propiedad recursiva"),
     "schema.unsatisfiable": (r"no JSON value satisfies this schema",
                              "ningún valor JSON cumple este esquema",
                              "corrige las condiciones que se contradicen"),
+    "schema.ref_unresolved": (r"\$ref ('.*'|\".*\") does not resolve",
+                              "el «$ref» {0} no lleva a ninguna parte de este esquema",
+                              "revisa el puntero: tiene que nombrar algo que exista, como «#/$defs/nombre»"),
+    "schema.not_a_schema": (r"a schema must be an object or a boolean, not (.*)",
+                            "un esquema tiene que ser un objeto o un booleano (true, false), no «{0}»",
+                            "escribe aquí un objeto {{...}}, true o false"),
 }
-WORDS_BY_KEY = {"schema.bad_pattern": "error en el esquema"}  # the masker calls it unsupported; it is invalid
+
+_FEATURES = {  # regex_parse._group_feature's names: (Spanish, its gender)
+    "lookahead (?=...)": ("la búsqueda hacia delante «(?=...)»", "a"),
+    "negative lookahead (?!...)": ("la búsqueda negativa hacia delante «(?!...)»", "a"),
+    "lookbehind (?<=...)": ("la búsqueda hacia atrás «(?<=...)»", "a"),
+    "negative lookbehind (?<!...)": ("la búsqueda negativa hacia atrás «(?<!...)»", "a"),
+    "named backreference (?P=name)": ("la referencia atrás a un grupo con nombre «(?P=nombre)»", "a"),
+    "atomic group (?>...)": ("el grupo atómico «(?>...)»", "o"),
+    "conditional group (?(...)...)": ("el grupo condicional «(?(...)...)»", "o"),
+    "inline flags (?...)": ("las opciones en línea «(?...)»", "as"),
+}
+for _i, (_english, (_spanish, _g)) in enumerate(_FEATURES.items()):
+    _verb = "no están soportadas" if _g == "as" else f"no está soportad{_g}"
+    CATALOG[f"regex.group_feature.{_i}"] = (re.escape(_english), f"{_spanish} {_verb}",
+                                            "reescribe la expresión sin esa construcción (se admiten "
+                                            "(...), (?:...), (?P<nombre>...) y (?#...))")
+
+_VALUE_PHRASES = {  # keywords.VALUE_RULES's phrases
+    "a non-negative integer": "un entero de 0 o más", "a number": "un número",
+    "a number greater than 0": "un número mayor que 0", "an object": "un objeto",
+    "an object whose values are lists of strings": "un objeto cuyos valores son listas de cadenas",
+    "a list of property names (draft 3's boolean required is not supported: list the name in the "
+    "parent object's required)": "una lista de nombres de propiedades (el \"required\": true del "
+                                 "draft 3 no está soportado: pon el nombre en el «required» del objeto de fuera)",
+    "a non-empty list of schemas": "una lista no vacía de esquemas", "true or false": "true o false",
+    "a string": "una cadena", "a list": "una lista", "a non-empty list": "una lista no vacía",
+}
+_SRE_OPS = {"ASSERT": "una búsqueda alrededor «(?=...)» o «(?<=...)»",
+            "ASSERT_NOT": "una búsqueda negativa «(?!...)» o «(?<!...)»",
+            "GROUPREF": "una referencia atrás «\\1»", "GROUPREF_EXISTS": "un grupo condicional «(?(1)...)»",
+            "ATOMIC_GROUP": "un grupo atómico «(?>...)»", "POSSESSIVE_REPEAT": "un cuantificador posesivo",
+            "GROUPREF_IGNORE": "una referencia atrás", "CATEGORY_LINEBREAK": "una clase de saltos de línea"}
+def _as_json(shown: str) -> str:
+    """A value as the masker quotes it (Python's repr) written as in the schema's JSON, in «»."""
+    if len(shown) >= 2 and shown[0] == shown[-1] and shown[0] in "'\"":
+        return f"«\"{shown[1:-1]}\"»"
+    return "«" + re.sub(r"\b(True|False|None)\b", lambda m: {"True": "true", "False": "false",
+                                                            "None": "null"}[m[1]], shown) + "»"
+
+
+_WHAT = {"regular expression": "la expresión regular", "grammar": "la gramática",
+         "schema's regular expression": "la expresión regular del esquema"}
+
+# key: {group index: function putting that group in Spanish before it reaches the templates}
+GROUPS = {
+    "schema.bad_pattern": {0: lambda k: "el valor de «pattern»" if k == "pattern" else
+                           "la clave de «patternProperties»", 1: lambda m: re_message(m)},
+    "schema.bad_value": {1: lambda p: _VALUE_PHRASES.get(p, f"«{p}»"),
+                         2: lambda found: f", y vale {_as_json(found[len(', found '):])}" if found else ""},
+    "schema.fractional_bounds": {0: lambda v: v.replace(".", ","), 1: lambda v: v.replace(".", ",")},
+    "schema.pattern_construct": {0: lambda op: _SRE_OPS.get(op, f"la construcción {op}")},
+    "syntax.matches_nothing": {0: lambda w: _WHAT.get(w, w)},
+    "limit.nesting": {0: lambda w: _WHAT.get(w, w)},
+    "schema.not_json": {0: lambda m: json_message(re.sub(r": line \d+ column \d+ \(char \d+\)$", "", m))},
+    "syntax.bad_hex_escape": {2: lambda d: "«" + d[1:-1] + "»" if d[1:-1] else "nada"},
+}
+for _key, _quoted in (("regex.unknown_name", 0), ("gbnf.expected_name", 0), ("gbnf.expected_define", 0),
+                      ("gbnf.defined_twice", 0), ("gbnf.unexpected_char", 0), ("gbnf.undefined_rule", 0),
+                      ("gbnf.recursive_no_dfa", 0), ("schema.unsupported_format", 0),
+                      ("schema.pattern_properties_required", 0), ("schema.pattern_properties_listed", 0),
+                      ("schema.ref_external", 0), ("schema.ref_variants", 0), ("schema.ref_unresolved", 0),
+                      ("schema.unknown_type", 0)):
+    GROUPS.setdefault(_key, {})[_quoted] = lambda q: "«" + q[1:-1] + "»" if q[1:-1] else "nada"
+
+# the kind of problem, where the masker's class says it badly; else KIND_WORDS by the class's kind
+HEADINGS = {"gbnf.never_finishes": "gramática imposible", "syntax.matches_nothing": "restricción imposible",
+            "gbnf.undefined_rule": "error en la gramática", "gbnf.defined_twice": "error en la gramática",
+            "gbnf.no_root": "error en la gramática", "gbnf.recursive_no_dfa": "no soportado",
+            "schema.unsatisfiable": "esquema imposible", "schema.ref_cycle": "esquema imposible",
+            "choice.empty": "lista vacía"}
 KIND_WORDS = {"syntax error": "error de sintaxis", "unsupported feature": "no soportado",
-              "invalid schema": "esquema imposible"}
+              "invalid schema": "esquema no válido", "limit": "demasiado grande"}
+DETAIL = "detalle del masker, en inglés"
 
 
-# Python's ``re`` messages, quoted by the masker for a schema's invalid ``pattern``
-RE_MESSAGES = [(r"missing \), unterminated subpattern at position (\d+)",
-                "falta «)»: el grupo que empieza en su carácter {0} no se cierra"),
-               (r"unterminated character set at position (\d+)",
-                "falta «]»: la clase que empieza en su carácter {0} no se cierra"),
-               (r"nothing to repeat at position (\d+)", "en su carácter {0} no hay nada que repetir"),
-               (r"unbalanced parenthesis at position (\d+)", "sobra un «)» en su carácter {0}")]
+# Python's ``re`` messages (re._parser), quoted by the masker for a schema's invalid ``pattern``,
+# each without its " at position N" (the caret shows the place)
+RE_MESSAGES = [
+    (r"missing \), unterminated subpattern", "falta «)»: el grupo que se abre aquí no se cierra"),
+    (r"missing \), unterminated comment", "falta «)»: el comentario «(?#...» no se cierra"),
+    (r"unterminated character set", "falta «]»: la clase que se abre aquí («[») no se cierra"),
+    (r"nothing to repeat", "aquí no hay nada que repetir"),
+    (r"multiple repeat", "dos cuantificadores seguidos"),
+    (r"unbalanced parenthesis", "sobra este «)»: no hay ningún grupo abierto"),
+    (r"bad character range (.+)-(.+)", "el rango «{0}-{1}» está al revés"),
+    (r"bad escape \(end of pattern\)", "el patrón acaba en una barra invertida «\\» sola"),
+    (r"bad escape (.+)", "el escape «{0}» no existe"),
+    (r"incomplete escape (.+)", "el escape «{0}» está incompleto"),
+    (r"octal escape value (.+) outside of range 0-0o377", "el escape octal «{0}» pasa de \\377"),
+    (r"min repeat greater than max repeat", "en la repetición, el mínimo es mayor que el máximo"),
+    (r"the repetition number is too large", "un número de repeticiones es demasiado grande"),
+    (r"missing group name", "falta el nombre del grupo"),
+    (r"missing -, : or \)", "después de las opciones en línea «(?...» falta «-», «:» o «)»"),
+    (r"missing flag", "falta la opción en línea después de «(?»"),
+    (r"missing (.), unterminated name", "falta «{0}»: el nombre del grupo no se cierra"),
+    (r"missing (.+)", "falta «{0}»"),
+    (r"bad character in group name (.+)", "el nombre de grupo {0} tiene un carácter que no vale"),
+    (r"unknown group name (.+)", "no hay ningún grupo llamado {0}"),
+    (r"redefinition of group name (.+) as group \d+; was group \d+", "el nombre de grupo {0} se repite"),
+    (r"invalid group reference (\d+)", "no hay grupo {0} al que referirse"),
+    (r"cannot refer to an open group", "no se puede referir a un grupo que aún no se ha cerrado"),
+    (r"cannot refer to group defined in the same lookbehind subpattern",
+     "no se puede referir a un grupo de la misma búsqueda hacia atrás"),
+    (r"bad group number", "número de grupo no válido"),
+    (r"conditional backref with more than two branches", "el grupo condicional tiene más de dos ramas"),
+    (r"unknown extension (.+)", "la extensión «({0}» no existe"),
+    (r"unknown flag", "opción en línea desconocida"),
+    (r"bad inline flags: .*", "opciones en línea incompatibles"),
+    (r"global flags not at the start of the expression", "las opciones globales no están al principio"),
+    (r"undefined character name (.+)", "ningún carácter de Unicode se llama {0}"),
+    (r"unexpected end of pattern", "el patrón se acaba antes de tiempo"),
+    (r"too many groups", "demasiados grupos"),
+    (r"look-behind requires fixed-width pattern", "la búsqueda hacia atrás necesita un ancho fijo"),
+]
 
 
-def _re_message(text: str) -> str:
+def re_message(text: str) -> str:
+    """One of Python ``re``'s error messages in Spanish, without its position; an unknown one
+    keeps its English words as a labelled detail."""
+    core = re.sub(r" at position \d+( \(line \d+, column \d+\))?$", "", text)
     for pattern, spanish in RE_MESSAGES:
-        match = re.search(pattern, text)
+        match = re.fullmatch(pattern, core, re.DOTALL)
         if match:
             return spanish.format(*match.groups())
-    return f"el analizador de Python dice «{text}»"
+    return f"el analizador de expresiones de Python no la acepta ({DETAIL}: {core})"
+
+
+# Python's ``json`` decoder messages (json.decoder and its C scanner), for a schema that is not JSON
+JSON_MESSAGES = {
+    "Expecting value": "aquí se espera un valor (un objeto, una lista, una cadena, un número, true, false o null)",
+    "Expecting ',' delimiter": "aquí falta una coma «,» entre dos elementos (o sobra lo que sigue)",
+    "Expecting ':' delimiter": "aquí faltan los dos puntos «:» entre la clave y su valor",
+    "Expecting property name enclosed in double quotes": "aquí se espera el nombre de una propiedad entre "
+                                                         "comillas dobles, \"así\" (o sobra una coma)",
+    "Unterminated string starting at": "la cadena que empieza aquí no se cierra: falta su «\"»",
+    "Invalid control character at": "un carácter de control (un salto de línea o un tabulador) no puede ir "
+                                    "dentro de una cadena: escríbelo como \\n o \\t",
+    "Invalid \\escape": "este escape no existe en JSON (valen \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)",
+    "Invalid \\uXXXX escape": "escape «\\u» mal formado: van exactamente 4 cifras hexadecimales",
+    "Extra data": "sobra texto después del esquema: el JSON ya terminó antes",
+    "Illegal trailing comma before end of object": "sobra la coma antes de «}»",
+    "Illegal trailing comma before end of array": "sobra la coma antes de «]»",
+}
+
+
+def json_message(msg: str) -> str:
+    """A ``json.JSONDecodeError.msg`` in Spanish (its variants with the character found, such as
+    "Invalid control character '\\n' at", included); an unknown one keeps its English words as a
+    labelled detail."""
+    if msg in JSON_MESSAGES:
+        return JSON_MESSAGES[msg]
+    for english, spanish in JSON_MESSAGES.items():
+        head = english.removesuffix(" at")
+        if msg.startswith(head):
+            return spanish
+    return f"el analizador de JSON no lo acepta (detalle de Python, en inglés: {msg})"
 
 
 def translate(reason: str) -> tuple[str, str, str] | None:
-    """(kind, Spanish message, Spanish fix) for an English reason the catalog knows, else None."""
+    """(kind, Spanish message, Spanish fix) for an English reason the catalog knows (the whole
+    reason matches one of its patterns), else None."""
     for kind, (pattern, message, fix) in CATALOG.items():
-        match = re.search(pattern, reason)
+        match = re.fullmatch(pattern, reason, re.DOTALL)
         if match:
-            groups = match.groups()
-            if kind == "schema.bad_pattern":
-                groups = (_re_message(groups[0]),)
+            put = GROUPS.get(kind, {})
+            groups = tuple(put[i](g) if i in put else ("" if g is None else g)
+                           for i, g in enumerate(match.groups()))
             return kind, message.format(*groups), fix.format(*groups)
     return None
+
+
+def unknown(reason: str, keyword: str | None = None) -> tuple[str, str, str]:
+    """(kind "masker.other", Spanish message, "") for a reason the catalog does not know: the
+    English words only as a labelled detail."""
+    what = (f"la palabra clave «{keyword}» no se puede usar así" if keyword
+            else "el masker no puede compilar esta restricción")
+    return "masker.other", f"{what} ({DETAIL}: {reason})", ""
+
+
+def string_offset(text: str, start: int, index: int) -> int:
+    """The offset in ``text`` of character ``index`` (0-based) of the JSON string whose opening
+    quote is at ``start``: escapes (``\\n``, ``\\\\``, ``\\u00f1``...) count as one character of
+    the string but several of the text; a surrogate pair ``\\ud83d\\ude00`` as the one character
+    it encodes. An index past the string's end gives its closing quote."""
+    i, n = start + 1, 0
+    while i < len(text) and text[i] != '"':
+        if n == index:
+            return i
+        if text[i] == "\\":
+            if text[i + 1:i + 2] == "u":
+                code = int(text[i + 2:i + 6] or "0", 16) if re.fullmatch(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]) else 0
+                i += 6
+                if 0xD800 <= code < 0xDC00 and text[i:i + 2] == "\\u":
+                    i += 6
+            else:
+                i += 2
+        else:
+            i += 1
+        n += 1
+    return min(i, len(text))
+
+
+def value_start(text: str, key_end: int) -> int:
+    """Where the value of the object member whose key ends at ``key_end`` starts (after the colon)."""
+    return _ws(text, _ws(text, key_end) + 1)
 
 
 def line_column(text: str, pos: int) -> tuple[int, int]:

@@ -5,7 +5,10 @@ view, rendered by the same ``_repr_html_`` views as the lessons. Nothing here is
 page: a cell can build a ``Lab`` and call the same methods.
 
 - :func:`compile_constraint`: the form's kind and text to a masker grammar, with the masker's own
-  errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`.
+  errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`, in
+  Spanish (:func:`spanish_error`, :mod:`lesson.laboratorio.errors_es`).
+- :func:`check_settings`, :func:`check_prompt`: the sampling settings and the prompt, checked
+  (a link can hold any value), with Spanish messages (:class:`ConstraintError`).
 - :class:`Lab`: a tree of branches (:mod:`lesson.laboratorio.tree`), each a
   :class:`~lesson.sampling.Decoder`, with ``generate`` (to the end), ``step`` (one token),
   ``next_choice`` (through forced positions), ``choose`` (the reader's token at any position: the
@@ -23,18 +26,20 @@ for an error.
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 
 import numpy as np
 
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
-from masker.errors import GrammarSyntaxError, caret_display
+from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, TokenNotAllowed, caret_display
 
 from ..course import NAMES, PROMPT, answer
 from ..language import forced_kind
 from ..sampling import Decoder
 from ..views import styled
-from .errors_es import KIND_WORDS, WORDS_BY_KEY, line_column, pointer_span, translate, why_unsatisfiable
+from .errors_es import (HEADINGS, KIND_WORDS, json_message, line_column, pointer_span, string_offset, translate,
+                        unknown, value_start, why_unsatisfiable)
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
 
@@ -91,7 +96,9 @@ PRESETS: dict[str, dict] = {
 class ConstraintError(ValueError):
     """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
     Spanish; ``hint``: how to fix it, or ""; ``kind``: the catalog key
-    (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other");
+    (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other",
+    "budget.too_small", "token.not_allowed"), "settings.<name>" for a setting
+    (:func:`check_settings`, :func:`check_prompt`, "settings.kind"), "run" for an action's error;
     ``span``: the characters [start, end) of the constraint's text at fault, or None."""
 
     def __init__(self, message: str, hint: str = "", kind: str = "", span: tuple[int, int] | None = None):
@@ -102,15 +109,51 @@ class ConstraintError(ValueError):
 EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío, «0 tokens»",
          "gbnf": "la gramática está vacía", "json_schema": "el esquema está vacío"}
 
+_AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # LimitExceeded.at_prefix's tail
+
+
+def _spanish_reason(exc: MaskerError) -> tuple[str, str, str]:
+    """(catalog key, Spanish message, Spanish fix) of any masker error."""
+    if isinstance(exc, BudgetTooSmall):
+        need = (f"el texto más corto que completa la restricción necesita {exc.needed} tokens"
+                if exc.needed is not None else "ningún texto que complete la restricción cabe en él")
+        return ("budget.too_small", f"el presupuesto de {exc.budget} tokens no basta: {need}",
+                "sube «tokens como máximo», o acorta lo que la restricción exige")
+    if isinstance(exc, TokenNotAllowed):
+        return ("token.not_allowed", f"el token {exc.token_id} no está permitido después de lo escrito",
+                "elige uno de los tokens que la máscara permite")
+    if isinstance(exc, LimitExceeded):
+        reason = _AT_PREFIX.sub("", exc.what)
+    else:
+        reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
+    found = translate(reason) or unknown(reason, getattr(exc, "keyword", None))
+    if isinstance(exc, LimitExceeded) and found[0] != "masker.other":
+        found = (found[0], f"{found[1]} (límite {exc.limit} = {exc.value})", found[2])
+    return found
+
+
+def _pattern_span(exc: MaskerError, text: str, start: int, end: int) -> tuple[int, int] | None:
+    """For a schema's invalid ``pattern`` (or ``patternProperties`` key), the character inside its
+    JSON string that ``re`` points at: ``start``/``end`` is the span of the keyword's key."""
+    cause = exc.__cause__
+    if not isinstance(cause, re.error) or cause.pos is None:
+        return None
+    quote = start if exc.reason.startswith("patternProperties") else value_start(text, end)
+    if text[quote:quote + 1] != '"':
+        return None
+    at = string_offset(text, quote, cause.pos)
+    return at, at + 1
+
 
 def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
-    """A masker compile error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span
-    in the constraint's text (a schema's JSON pointer located in the schema's text)."""
-    reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
-    found = translate(reason)
-    key, message, fix = found if found else ("masker.other", reason, getattr(exc, "hint", "") or "")
-    if kind == "json_schema":
-        pointer = getattr(exc, "source", "#") if isinstance(exc, GrammarSyntaxError) else "#"
+    """A masker error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span in the
+    constraint's text (a schema's JSON pointer located in the schema's text; for an invalid
+    ``pattern``, the character ``re`` points at inside its string). Run-time errors (a work limit,
+    a budget), or ``text == ""``, get no span."""
+    key, message, fix = _spanish_reason(exc)
+    start = end = None
+    if kind == "json_schema" and isinstance(exc, GrammarSyntaxError) and text:
+        pointer = exc.source
         if key == "schema.unsatisfiable":
             try:
                 why = why_unsatisfiable(json.loads(text))
@@ -119,29 +162,46 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
             if why:
                 pointer, message = why[0], f"{message}: {why[1]}"
         start, end = pointer_span(text, pointer)
-    elif isinstance(exc, GrammarSyntaxError):
+        if key == "schema.bad_pattern":
+            start, end = _pattern_span(exc, text, start, end) or (start, end)
+    elif isinstance(exc, GrammarSyntaxError) and text:
         start = max(0, min(exc.pos, len(text)))
-        end = min(start + 1, len(text)) if text else start
+        end = min(start + 1, len(text))
+    if isinstance(exc, LimitExceeded):
+        words = KIND_WORDS["limit"]
     else:
-        start = end = None
-    words = WORDS_BY_KEY.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
+        words = HEADINGS.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
     if start is None:
         return ConstraintError(f"{words}: {message}", fix, key)
-    line, column = line_column(text, start)
-    where = f"línea {line}, columna {column}" if "\n" in text else f"posición {start}"
-    caret = caret_display(text, start).replace("  line ", "  línea ")
-    return ConstraintError(f"{words} en la {where}: {message}\n{caret}", fix, key, (start, max(end, start + 1)))
+    return ConstraintError(f"{words} en la {_where(text, start)}: {message}\n{_caret(text, start)}", fix, key,
+                           (start, max(end, start + 1)))
+
+
+def _where(text: str, pos: int) -> str:
+    line, column = line_column(text, pos)
+    return f"línea {line}, columna {column}" if "\n" in text else f"posición {pos}"
+
+
+def _caret(text: str, pos: int) -> str:
+    """The masker's caret display, in Spanish: «línea» is one letter longer than "line", so the
+    caret line moves one column too."""
+    shown, caret = caret_display(text, pos).split("\n")
+    if shown.startswith("  line "):
+        shown, caret = "  línea " + shown[len("  line "):], " " + caret
+    return f"{shown}\n{caret}"
 
 
 def compile_constraint(kind: str, text: str):
     """The form's constraint as a masker Grammar (None for kind "none").
 
     kind: one of KINDS; text: the constraint as typed (choice: one text per line, blank lines
-    ignored; json_schema: the schema as JSON). Raises ConstraintError with the masker's message
-    (position, caret and fix) or the JSON parser's (line, column), ValueError for an unknown kind.
+    ignored; json_schema: the schema as JSON). Raises ConstraintError, in Spanish, for an unknown
+    kind, an empty constraint, the masker's errors (position, caret and fix) and the JSON
+    parser's (line, column).
     """
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}, found {kind!r}")
+        raise ConstraintError(f"el tipo de restricción {_shown(kind)} no existe: tiene que ser uno de "
+                              f"{', '.join(KINDS)}", "elige el tipo en la lista «Restricción»", "settings.kind")
     if kind in EMPTY and not text.strip():
         raise ConstraintError(EMPTY[kind], "escribe la restricción, o elige «ninguna» para generar sin ella",
                               "empty")
@@ -160,7 +220,8 @@ def compile_constraint(kind: str, text: str):
                 schema = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ConstraintError(f"JSON no válido en la línea {exc.lineno}, columna {exc.colno}: "
-                                      f"{exc.msg}\n{caret_display(text, exc.pos)}",
+                                      f"{json_message(exc.msg)}"
+                                      f"\n{_caret(text, exc.pos)}",
                                       "revisa comillas, comas y llaves", "json",
                                       (exc.pos, min(exc.pos + 1, len(text)))) from None
             return compile_json_schema(schema)
@@ -169,11 +230,115 @@ def compile_constraint(kind: str, text: str):
         raise spanish_error(exc, kind, text) from None
 
 
+SEED_MAX = 2**32 - 1  # the largest seed: numpy takes any integer from 0, the page keeps 32 bits
+MAX_TOKENS = 200  # the form's limit for «tokens como máximo» (act; a Lab in a cell has the model's context)
+
+
+def _shown(value) -> str:
+    """A setting's value as a reader reads it: decimal comma, «vacío» for none, in «»."""
+    if value is None or value == "":
+        return "«vacío»"
+    if isinstance(value, bool):
+        return "«sí»" if value else "«no»"
+    if isinstance(value, float):
+        text = repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
+        return "«" + text.replace(".", ",") + "»"
+    if isinstance(value, int):
+        return f"«{value}»"
+    return f"«{value}»" if isinstance(value, str) else f"«{value!r}»"
+
+
+def _grouped(n: int) -> str:
+    """An integer with its thousands apart, as Spanish writes them (4 294 967 295)."""
+    return f"{n:,}".replace(",", "\u00a0")
+
+
+def _integer(value, name: str, low: int, high: int | None, none_ok: bool, key: str):
+    """``value`` as an int in [low, high] (an integral float counts: a link's JSON may give 5.0),
+    or None when ``none_ok``; ConstraintError in Spanish otherwise."""
+    if value is None and none_ok:
+        return None
+    ok = (isinstance(value, int) or (isinstance(value, float) and value == value and value not in
+                                     (float("inf"), float("-inf")) and value.is_integer())) \
+        and not isinstance(value, bool) and low <= value and (high is None or value <= high)
+    if not ok:
+        bound = f"de {_grouped(low)} a {_grouped(high)}" if high is not None else f"de {_grouped(low)} o más"
+        empty = " (o vacío)" if none_ok else ""
+        raise ConstraintError(f"{name} tiene que ser un entero {bound}{empty}; ahora vale {_shown(value)}",
+                              f"escribe en {name} un entero {bound}", key)
+    return int(value)
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+        and value not in (float("inf"), float("-inf"))
+
+
+def check_settings(seed=0, temperature=1.0, top_k=None, top_p=None, max_tokens=None, *,
+                   max_tokens_limit: int | None = None) -> dict:
+    """The sampling settings, checked, as a dict (seed, temperature, top_k, top_p, max_tokens; the
+    integers as int). seed: an integer 0..SEED_MAX; temperature: a number > 0; top_k: an integer
+    >= 1 or None; top_p: a number in (0, 1] or None; max_tokens: an integer >= 1 (at most
+    ``max_tokens_limit`` when given) or None. Raises ConstraintError (kind "settings.<name>") with
+    a Spanish message that names the setting and its value: a link can hold any of them."""
+    seed = _integer(seed, "la semilla", 0, SEED_MAX, False, "settings.seed")
+    if not _number(temperature) or temperature <= 0:
+        raise ConstraintError(f"la temperatura tiene que ser un número mayor que 0; ahora vale {_shown(temperature)}",
+                              "mueve el control de la temperatura", "settings.temperature")
+    top_k = _integer(top_k, "top-k", 1, None, True, "settings.top_k")
+    if top_p is not None and (not _number(top_p) or not 0 < top_p <= 1):
+        raise ConstraintError(f"top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); ahora vale "
+                              f"{_shown(top_p)}", "escribe en top-p un número como 0,9, o déjalo vacío",
+                              "settings.top_p")
+    max_tokens = _integer(max_tokens, "«tokens como máximo»", 1, max_tokens_limit, True, "settings.max_tokens")
+    return {"seed": seed, "temperature": float(temperature), "top_k": top_k,
+            "top_p": None if top_p is None else float(top_p), "max_tokens": max_tokens}
+
+
+def check_prompt(model, tok, prompt: str, max_tokens: int | None) -> None:
+    """ConstraintError (Spanish) for an empty prompt, or one that leaves no room in the model's
+    context for ``max_tokens`` new tokens (:func:`lesson.sampling.check_settings`'s checks)."""
+    if not isinstance(prompt, str) or not tok.encode(prompt):
+        raise ConstraintError("el prompt está vacío: el modelo necesita al menos un token del que partir",
+                              "escribe un prompt", "settings.prompt")
+    n, n_ctx = len(tok.encode(prompt)), model.config.n_ctx
+    if n + (max_tokens or 1) > n_ctx:
+        room = n_ctx - n
+        fix = (f"baja «tokens como máximo» a {room} como mucho, o acorta el prompt" if room >= 1
+               else "acorta el prompt")
+        raise ConstraintError(f"el prompt ({n} tokens) y {max_tokens or 1} tokens nuevos no caben en el "
+                              f"contexto del modelo, de {n_ctx} tokens", fix, "settings.context")
+
+
+# sampling's own English ValueErrors (lesson.sampling), for a case the checks above let through
+_SAMPLING_ERRORS = [
+    (r"the model gives probability 0 to every allowed token after .*",
+     "el modelo da probabilidad 0 a todos los tokens que la restricción permite aquí (a esta temperatura "
+     "se redondean a 0)", "sube la temperatura, o cambia la restricción"),
+    (r"position must be in 1\.\.(\d+), found (-?\d+)", "la posición {1} no existe en esta rama (va de 1 a {0})",
+     "elige una posición de la rama"),
+    (r"token (\d+) is not allowed after .*", "el token {0} no está permitido en esta posición",
+     "elige uno de los tokens que la máscara permite"),
+]
+
+
+def _spanish_value_error(error: ValueError) -> ConstraintError:
+    """An action's ValueError as the error view shows it: ours are in Spanish already; sampling's
+    English ones are put in Spanish."""
+    text = str(error)
+    for pattern, message, fix in _SAMPLING_ERRORS:
+        match = re.fullmatch(pattern, text, re.DOTALL)
+        if match:
+            return ConstraintError(message.format(*match.groups()), fix, "run")
+    return ConstraintError(text, kind="run")
+
+
 class Lab:
     """One experiment: a constraint, a prompt and sampling settings, and its tree of branches.
 
     model, tok: the mini-GPT and its tokenizer. kind/constraint: see :func:`compile_constraint`
-    (errors are raised here, before any model work). The other arguments are those of
+    (errors are raised here, before any model work, as ConstraintError; so are the settings'
+    and the prompt's, :func:`check_settings` and :func:`check_prompt`). The other arguments are those of
     :func:`lesson.sampling.generate` (``stop_at_accept``: stop at the first complete text, for
     grammars whose texts can always go on). ``compare=True`` also runs the same seed without the
     constraint, side by side.
@@ -190,10 +355,10 @@ class Lab:
                  top_p: float | None = None, max_tokens: int | None = 120, stop_at_accept: bool = False,
                  compare: bool = False):
         self.model, self.tok = model, tok
+        self.settings = check_settings(seed, temperature, top_k, top_p, max_tokens)
+        check_prompt(model, tok, prompt, self.settings["max_tokens"])
         self.grammar = compile_constraint(kind, constraint)
         self.kind = kind
-        self.settings = {"seed": seed, "temperature": temperature, "top_k": top_k, "top_p": top_p,
-                         "max_tokens": max_tokens}
         self.prompt, self.compare, self.stop_at_accept = prompt, compare, stop_at_accept
         self.branches = [Branch(self._fresh_decoder())]
         self.current = 0
@@ -338,7 +503,9 @@ class Lab:
         try:
             self.branches = replay(self._fresh_decoder(), decode_tree(tree))
         except (ValueError, MaskerError) as error:
-            raise ValueError(f"el enlace no describe un árbol de este experimento: {error}") from None
+            why = (_spanish_reason(error)[1] if isinstance(error, MaskerError)
+                   else _spanish_value_error(error).message)
+            raise ValueError(f"el enlace no describe un árbol de este experimento: {why}") from None
         self.current = current if current is not None and 0 <= current < len(self.branches) else 0
         self.selected = None
         if selected is not None:
@@ -384,13 +551,19 @@ class Lab:
 
 
 def error_html(error: ConstraintError) -> str:
-    """A compile error in place: the message with its caret line and the fix, no traceback;
-    ``data-kind`` and ``data-from``/``data-to`` (the span, for the editor's underline)."""
+    """A compile or settings error in place: the message (``p.lab-error-text``, it wraps), its
+    caret lines (the reader's line and a caret under the place: a ``pre`` that never wraps, so
+    the caret stays under its character; it scrolls sideways inside the box, and takes the focus
+    for the keyboard) and the fix, no traceback; ``data-kind`` and ``data-from``/``data-to`` (the
+    span, for the editor's underline)."""
     hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
     span = f' data-from="{error.span[0]}" data-to="{error.span[1]}"' if error.span else ""
+    text, _, caret = error.message.partition("\n  ")
+    caret = (f'<pre class="lab-caret" tabindex="0" aria-label="el lugar del error">  {escape(caret)}</pre>'
+             if caret else "")
     return styled(f'<div class="lab-error" data-testid="lab-error" data-kind="{escape(error.kind)}"{span} role="alert">'
                   f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong></p>'
-                  f'<pre>{escape(error.message)}</pre>{hint}</div>')
+                  f'<p class="lab-error-text">{escape(text)}</p>{caret}{hint}</div>')
 
 
 class _Html:
@@ -424,7 +597,9 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     - "choose" (``token_id`` at ``position``, 1-based: the current branch goes on, or a new branch
       leaves it), "pick" (``token_id`` at the next position), "open" (``position``), "branch"
       (show branch ``branch``, 0-based).
-    Compile and settings errors come back as the error view, never as a traceback.
+    Compile and settings errors come back as the error view, in Spanish, never as a traceback:
+    the settings are checked (:func:`check_settings`, with the form's limit of MAX_TOKENS tokens)
+    before anything runs, so a link with ``seed=1e30`` or ``max_tokens=2000`` gets a message too.
     The model and tokenizer are loaded once.
     """
     if isinstance(state, str):
@@ -436,6 +611,8 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     settings = {k: state[k] for k in SETTINGS if k in state}
     key = json.dumps(settings, sort_keys=True)
     try:
+        check_settings(**{k: settings[k] for k in ("seed", "temperature", "top_k", "top_p", "max_tokens")
+                          if k in settings}, max_tokens_limit=MAX_TOKENS)  # the form's limits, from a link too
         lab = _lab_for(action, state, settings, key)
         if action in ("generate", "continue"):
             return lab.generate(limit)
@@ -459,8 +636,10 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     except ConstraintError as error:
         _SESSION["lab"] = None
         return _Html(error_html(error))
-    except (ValueError, MaskerError) as error:
-        return _Html(error_html(ConstraintError(str(error))))
+    except MaskerError as error:  # at run time: a work limit (compile errors are ConstraintErrors)
+        return _Html(error_html(spanish_error(error, settings.get("kind", ""), "")))
+    except ValueError as error:
+        return _Html(error_html(_spanish_value_error(error)))
 
 
 def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
@@ -490,8 +669,12 @@ def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
 
 
 def _int(value) -> int | None:
-    return None if value in (None, "") else int(value)
+    """A link's ``branch`` or ``open``: an int, or None (absent, or not an integer: then ignored)."""
+    try:
+        return None if value in (None, "") else int(value)
+    except (TypeError, ValueError):
+        return None
 
 
-__all__ = ["act", "ConstraintError", "KINDS", "Lab", "MAX_BRANCHES", "PRESETS", "compile_constraint",
-           "error_html", "refused_at"]
+__all__ = ["act", "ConstraintError", "KINDS", "Lab", "MAX_BRANCHES", "MAX_TOKENS", "PRESETS", "SEED_MAX",
+           "check_prompt", "check_settings", "compile_constraint", "error_html", "refused_at", "spanish_error"]

@@ -150,15 +150,21 @@ def advance(branch: Branch, length: int | None = None) -> Branch:
 
 def replay(first: Decoder, specs: list[dict]) -> list[Branch]:
     """The branches of :func:`decode_tree`'s specifications, rebuilt: the first from ``first``
-    (a fresh decoder), each other as a fork of its parent. ValueError when a spec does not fit
-    (a position its parent lacks, a token the mask refuses there)."""
+    (a fresh decoder), each other as a fork of its parent. ValueError (in Spanish) when a spec does
+    not fit (a position its parent lacks, a token the settings do not offer there)."""
     branches: list[Branch] = []
-    for spec in specs or [{"parent": None, "start": None, "start_token": None, "picks": {},
-                           "length": None, "stopped": False}]:
+    for i, spec in enumerate(specs or [{"parent": None, "start": None, "start_token": None, "picks": {},
+                                        "length": None, "stopped": False}]):
         if spec["parent"] is None:
             decoder = first
         else:
-            decoder = branches[spec["parent"]].decoder.fork_at(spec["start"])
+            parent = branches[spec["parent"]].decoder
+            n = len(parent.generation.token_ids)
+            if not 1 <= spec["start"] <= n + (0 if parent.done else 1):
+                raise ValueError(f"la rama {i + 1} sale de la rama {spec['parent'] + 1} en la posición "
+                                 f"{spec['start']}, pero esa rama tiene {n} "
+                                 f"{'token' if n == 1 else 'tokens'}")
+            decoder = parent.fork_at(spec["start"])
             take(decoder, spec["start_token"])
         branch = Branch(decoder, spec["parent"], spec["start"], spec["start_token"], dict(spec["picks"]),
                         spec["stopped"])

@@ -6,7 +6,9 @@ with the schema location (a JSON pointer) shown as the source line:
   compiler does not implement faithfully. ``.keyword`` names it and ``.path`` is the JSON
   pointer of the schema that uses it.
 - ``InvalidSchema``: the schema is malformed or unsatisfiable (wrong value type for a keyword,
-  unresolvable ``$ref``, empty enum after filtering).
+  unresolvable ``$ref``, empty enum after filtering, a ``pattern`` that is not a valid regex:
+  then raised from the ``re.error``, ``__cause__``, whose ``pos`` is the pattern's offending
+  character).
 ``LimitExceeded`` is re-exported from ``masker.errors``.
 """
 

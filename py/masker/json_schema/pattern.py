@@ -15,6 +15,8 @@ Soundness choices (never accept a value the ``re`` search would reject):
   values are not produced);
 - flags (``(?i)`` ...), lookarounds, backreferences, ``\\b``, possessive and anchors in other
   positions raise UnsupportedKeyword("pattern").
+A pattern that is not a valid regex at all (``"(abc"``) is a malformed schema, not an unsupported
+feature: InvalidSchema (``check_pattern``).
 Escaped forms ``\\uXXXX`` are not produced for pattern characters.
 """
 
@@ -31,7 +33,7 @@ except ImportError:  # pragma: no cover - Python < 3.11
     import sre_constants as C
     import sre_parse
 
-from .errors import UnsupportedKeyword
+from .errors import InvalidSchema, UnsupportedKeyword
 from .ir import MAX_CP, SURROGATES, Node, Ranges, alt, char_set, repeat, seq, set_complement
 from .strings import UNIT, encoded_chars
 
@@ -118,19 +120,32 @@ class _PatternReader:
         return self.refuse(f"the construct {op}")
 
 
+def check_pattern(pattern: str, pointer: str, keyword: str = "pattern"):
+    """``pattern`` parsed by ``re``'s parser (its item tree); ``pointer``: the JSON pointer of
+    the schema text that holds it (the ``pattern`` keyword, or a ``patternProperties`` key),
+    ``keyword``: the keyword the message names.
+
+    Raises InvalidSchema (at ``pointer``) when ``pattern`` is not a string or not a valid regex;
+    for an invalid regex it is raised from the ``re.error`` (its ``__cause__``), whose ``pos`` is
+    the 0-based offending character of the pattern (or from the OverflowError of a repeat count
+    too large for ``re``, without a position).
+    """
+    if not isinstance(pattern, str):
+        raise InvalidSchema(f"{keyword} must be a string, found {pattern!r:.60}", pointer)
+    try:
+        return sre_parse.parse(pattern)
+    except (re.error, OverflowError) as exc:  # OverflowError: a repeat count above re's limit
+        raise InvalidSchema(f"{keyword} {pattern!r:.60} is not a valid regex ({exc})", pointer) from exc
+
+
 def pattern_units(pattern: str, path: str) -> Node:
     """IR for the string content (between the quotes) of values in which
     ``re.search(pattern, value)`` succeeds.
 
-    Raises UnsupportedKeyword("pattern") when ``pattern`` is not a string, not a valid regex,
-    or uses a construct listed above.
+    Raises InvalidSchema when ``pattern`` is not a string or not a valid regex
+    (``check_pattern``), UnsupportedKeyword("pattern") when it uses a construct listed above.
     """
-    if not isinstance(pattern, str):
-        raise UnsupportedKeyword("pattern", path, "must be a string")
-    try:
-        tree = sre_parse.parse(pattern)
-    except re.error as exc:
-        raise UnsupportedKeyword("pattern", path, f"is not a valid regex ({exc})")
+    tree = check_pattern(pattern, f"{path or '#'}/pattern")
     if tree.state.flags & ~C.SRE_FLAG_UNICODE:
         raise UnsupportedKeyword("pattern", path, "with inline flags is not supported")
     return _anchored(list(tree), _PatternReader(pattern, path))
@@ -166,11 +181,9 @@ def _anchored(parsed: list, reader: _PatternReader, start: bool = False,
 
 def single_char_repeat(pattern: str, path: str) -> tuple[Ranges, int, int | None] | None:
     """For ``^X{m,n}$``-like patterns (X one character matcher): (set, m, n); else None.
-    Lets ``pattern`` combine with minLength/maxLength exactly."""
-    try:
-        tree = sre_parse.parse(pattern)
-    except re.error:
-        return None
+    Lets ``pattern`` combine with minLength/maxLength exactly. Raises InvalidSchema when
+    ``pattern`` is not a valid regex (``check_pattern``)."""
+    tree = check_pattern(pattern, f"{path or '#'}/pattern")
     parsed, start, end = _strip_anchors(list(tree), False, False)
     if not (start and end and len(parsed) == 1) or tree.state.flags & ~C.SRE_FLAG_UNICODE:
         return None

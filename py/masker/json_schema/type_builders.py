@@ -27,7 +27,7 @@ from .formats import format_units
 from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
 from .keywords import Schema
 from .numeric import INTEGER, NUMBER, integer_bounds, number_bounds
-from .pattern import pattern_units, single_char_repeat
+from .pattern import check_pattern, pattern_units, single_char_repeat
 from .strings import QUOTE, encoded_chars, json_string, key_not_in, literal_string
 
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
@@ -93,7 +93,8 @@ class TypeBuilder:
         Raises UnsupportedKeyword("format") for ``format`` together with a length or a
         ``pattern``, or for an unknown format; UnsupportedKeyword("pattern") for a pattern
         with lengths unless it is one repeated character class (``^[a-z]{m,n}$``), and for
-        the regex constructs ``pattern.py`` refuses.
+        the regex constructs ``pattern.py`` refuses; InvalidSchema for a ``pattern`` that is not
+        a valid regex.
         """
         lo, hi = s.get("minLength", 0), s.get("maxLength")
         lengths = lo > 0 or hi is not None
@@ -206,7 +207,7 @@ class TypeBuilder:
         produced, which is narrower than the spec, never wider), so ``additionalProperties``
         does not add keys. Raises UnsupportedKeyword("patternProperties") for several
         patterns, or when a listed property name matches the pattern (its key could then be
-        produced twice)."""
+        produced twice), and InvalidSchema when the pattern is not a valid regex."""
         pp = s.get("patternProperties")
         if not pp:
             return None, None
@@ -214,6 +215,8 @@ class TypeBuilder:
             raise UnsupportedKeyword("patternProperties", path, "with more than one pattern "
                                      "is not supported")
         (pattern, schema), = pp.items()
+        check_pattern(pattern, f"{path or '#'}/patternProperties/"
+                      + pattern.replace("~", "~0").replace("/", "~1"), "patternProperties")
         clash = [n for n in props if re.search(pattern, n)]
         if clash:
             raise UnsupportedKeyword("patternProperties", path, "whose pattern matches the "
