@@ -585,9 +585,9 @@ def pointer_span(text: str, pointer: str) -> tuple[int, int]:
     return span
 
 
-_BOUNDS = [("minimum", "maximum", "número"), ("exclusiveMinimum", "maximum", "número"),
-           ("minimum", "exclusiveMaximum", "número"), ("minLength", "maxLength", "cadena"),
-           ("minItems", "maxItems", "lista"), ("minProperties", "maxProperties", "objeto")]
+_BOUNDS = [("minimum", "maximum", "ningún número"), ("exclusiveMinimum", "maximum", "ningún número"),
+           ("minimum", "exclusiveMaximum", "ningún número"), ("minLength", "maxLength", "ninguna cadena"),
+           ("minItems", "maxItems", "ninguna lista"), ("minProperties", "maxProperties", "ningún objeto")]
 
 
 def why_unsatisfiable(schema, pointer: str = "#") -> tuple[str, str] | None:
@@ -599,7 +599,7 @@ def why_unsatisfiable(schema, pointer: str = "#") -> tuple[str, str] | None:
     for low, high, what in _BOUNDS:
         a, b = schema.get(low), schema.get(high)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and (a > b or (a == b and "exclusive" in low + high)):
-            return (f"{pointer}/{high}", f"«{low}» vale {a} y «{high}» vale {b}: ningún {what} cumple las dos")
+            return (f"{pointer}/{high}", f"«{low}» vale {a} y «{high}» vale {b}: {what} cumple las dos")
     if schema.get("enum") == []:
         return f"{pointer}/enum", "«enum» es una lista vacía: no deja ningún valor"
     for key in ("properties", "$defs", "definitions", "patternProperties"):

@@ -161,6 +161,9 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
                 why = None
             if why:
                 pointer, message = why[0], f"{message}: {why[1]}"
+        keyword = _keyword_of(key, getattr(exc, "reason", ""))
+        if keyword and not pointer.endswith("/" + keyword):
+            pointer = f"{pointer}/{keyword}"
         start, end = pointer_span(text, pointer)
         if key == "schema.bad_pattern":
             start, end = _pattern_span(exc, text, start, end) or (start, end)
@@ -175,6 +178,19 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
         return ConstraintError(f"{words}: {message}", fix, key)
     return ConstraintError(f"{words} en la {_where(text, start)}: {message}\n{_caret(text, start)}", fix, key,
                            (start, max(end, start + 1)))
+
+
+# errors whose JSON pointer names the schema, not its keyword at fault
+_KEYWORD_OF = {"schema.unknown_type": "type", "schema.ref_unresolved": "$ref"}
+
+
+def _keyword_of(key: str, reason: str) -> str | None:
+    """The keyword a schema error is about, when its pointer stops at the schema: from the kind,
+    or from a reason like "allOf must be a non-empty list"."""
+    if key in _KEYWORD_OF:
+        return _KEYWORD_OF[key]
+    match = re.match(r"(\$?[A-Za-z]+) must be ", reason)
+    return match.group(1) if match else None
 
 
 def _where(text: str, pos: int) -> str:
