@@ -319,6 +319,12 @@ def test_the_regex_features_the_masker_refuses_are_named_in_spanish(pattern):
     ("json_schema", '{"type": "string",\n "pattern": "\\\\d\\u00f1(abc"}', "falta «)»", "(", "esquema no válido"),
     ("json_schema", '{"type": "object", "patternProperties": {"a[b": {}}}', "«patternProperties» no es una",
      "[", "esquema no válido"),
+    # errors whose pointer names the schema: the caret goes to the keyword at fault
+    ("json_schema", '{"type": "strin"}', "el tipo «strin» no existe", '"type"', "esquema no válido"),
+    ("json_schema", '{"a": 1,\n "$ref": "#/nope"}', "«#/nope» no lleva a ninguna parte", '"$ref"', "esquema no válido"),
+    ("json_schema", '{"allOf": []}', "«allOf» tiene que ser una lista no vacía", '"allOf"', "esquema no válido"),
+    ("json_schema", '{"type": "array", "minItems": 5, "maxItems": 2}', "ninguna lista cumple las dos", '"maxItems"',
+     "esquema imposible"),
 ])
 def test_the_newcomers_errors_get_the_right_diagnosis_and_place(kind, text, words, span, heading):
     with pytest.raises(ConstraintError) as info:
