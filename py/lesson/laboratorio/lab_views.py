@@ -121,7 +121,7 @@ def _exact_head(exact, lab) -> str:
     e = exact.enumeration
     cut = (" Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos."
            if lab.settings["top_k"] or lab.settings["top_p"] else "")
-    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">G tiene '
+    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">La restricción G tiene '
             f'{plural(len(e.rows), "texto", "textos")} ({plural(e.paths, "ruta de tokens", "rutas de tokens")}); '
             f'el laboratorio las recorrió todas con el modelo, así que cada rama válida muestra su '
             f'<strong>p(y | x, G)</strong> exacta, la del modelo entre los textos de G, junto a la q̃ de '
@@ -138,7 +138,7 @@ def _exact_facts(row, lab) -> tuple[str, str]:
     verdict = ("la máscara lo infla" if ratio > 1 else "la máscara lo desinfla" if ratio < 1 else "la máscara lo deja igual")
     splits = plural(row.paths, "partición", "particiones")
     facts = (f'<span class="lab-exact">p(y | x, G) = {es_prob(row.conditional)} · q̃ de su texto = '
-             f'{es_prob(row.masked)} ({splits}) · q̃ / p = {es_decimal(ratio, 2) if math.isfinite(ratio) else "∞"}: {verdict}</span>')
+             f'{es_prob(row.masked)} ({splits}) · q̃ / p(y | x, G) = {es_decimal(ratio, 2) if math.isfinite(ratio) else "∞"}: {verdict}</span>')
     return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}"'
 
 
