@@ -117,7 +117,8 @@ def _exact_head(exact, lab) -> str:
         return ""
     if exact.enumeration is None:
         return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="no">La probabilidad exacta '
-                f'p(y | x, G) no se calcula: {escape(exact.reason)}.</p>')
+                f'p(y | x, G), la del modelo entre los textos de la restricción G, no se calcula: '
+                f'{escape(exact.reason)}.</p>')
     e = exact.enumeration
     cut = (" Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos."
            if lab.settings["top_k"] or lab.settings["top_p"] else "")
