@@ -125,11 +125,19 @@ def choices_html(lab) -> str:
     else:
         what = (f"<strong>Posición {j}</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
                 f"por los ajustes (q̃ &gt; 0); el de esta rama va marcado. Elige otro y sale de aquí una rama "
-                f"nueva con los {plural(j - 1, 'token', 'tokens')} anteriores; esta se queda como está.")
+                f"nueva {_before_words(j)}; esta se queda como está.")
     search = (f'<label class="lab-search">buscar entre ellos <input type="search" data-testid="lab-token-search" '
               f'class="lab-token-search" autocomplete="off"></label> <span class="lab-search-count" aria-live="polite"></span>')
     return (f'<div class="lab-next" data-testid="lab-choices" data-position="{j}"><p>{what}</p>{search}'
             f'<ol class="lab-choices">{buttons}</ol>{_removed_html(lab, j, tokens)}</div>')
+
+
+def _before_words(j: int) -> str:
+    """What a branch leaving at 1-based position ``j`` keeps: «desde el prompt», «con el token
+    anterior», «con los 3 tokens anteriores»."""
+    if j == 1:
+        return "desde el prompt"
+    return "con el token anterior" if j == 2 else f"con los {plural(j - 1, 'token', 'tokens')} anteriores"
 
 
 def _token_button(vocab, j: int, t: int, p: float, q: float, chosen: bool) -> str:
@@ -191,11 +199,19 @@ def comparison_html(lab) -> str:
         rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
     me, parent = lab.current + 1, branch.parent + 1
     return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
-            f'con la rama {parent}, posición a posición (iguales hasta la {branch.start - 1})</summary>'
+            f'con la rama {parent}, posición a posición ({_same_until(branch.start)})</summary>'
             f'<div class="lab-table-wrap"><table><thead><tr><th scope="col">posición</th>'
             f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
             f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
+def _same_until(start: int) -> str:
+    """Where two branches agree, for a branch that left its parent at ``start``: «distintas desde
+    la posición 1», «iguales en la posición 1», «iguales hasta la posición 4»."""
+    if start == 1:
+        return "distintas desde la posición 1"
+    return "iguales en la posición 1" if start == 2 else f"iguales hasta la posición {start - 1}"
 
 
 def lab_view_html(lab) -> str:
