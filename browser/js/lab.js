@@ -4,6 +4,7 @@
 import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
 import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
+import { containing, plural } from "./views.js";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
 const COMPILERS = {
@@ -35,12 +36,26 @@ function utf16(text, codePoints) {
   return [...text].slice(0, codePoints).join("").length;
 }
 
+/* The form's state as one comparable string (state() lists its keys in a fixed order). */
+function key(state) {
+  return JSON.stringify(state);
+}
+
+const NO_TREE = { tree: "", branch: "", open: "" };
+
 /** A JSON value written as a Python literal (JSON strings, numbers, lists are valid Python). */
 function py(value) {
   if (value === null || value === undefined) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
   return JSON.stringify(value);
+}
+
+/* What a number field takes, in words: «un entero de 1 o más», «un número entre 0,01 y 1». */
+function rule(input) {
+  const what = input.step === "1" ? "un entero" : "un número";
+  const es = (x) => String(x).replace(".", ",");
+  return input.max === "" ? `${what} de ${es(input.min)} o más` : `${what} entre ${es(input.min)} y ${es(input.max)}`;
 }
 
 function numberOrNull(input) {
@@ -70,7 +85,7 @@ class LabRun {
     if (!ok) this.lab.markError();
     if (ok && !message && this.lab.goOn(this)) return; // a long run: its next piece is queued
     this.lab.setRunning(false);
-    this.lab.done(this.trigger);
+    this.lab.done(this, Boolean(message));
   }
 
   output(message) {
@@ -84,6 +99,11 @@ LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
 const STOPPED = "Detenida: Python se reinició para pararla y el experimento se perdió. " +
   "Pulsa «Generar» o «Paso» para empezar otro.";
+const STALE = "Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.";
+const STALE_ACTION = "Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
+  "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».";
+// actions on the result on show: they need the settings it was made with
+const ON_RESULT = ["choose", "pick", "open", "branch", "continue", "stop"];
 
 export class Lab {
   constructor(root, kernel) {
@@ -100,6 +120,10 @@ export class Lab {
       max_tokens: $("lab-max-tokens"), stop_at_accept: $("lab-stop"), compare: $("lab-compare"),
     };
     this.temperatureValue = $("lab-temperature-value");
+    this.preset = $("lab-preset");
+    this.shown = null; // the experiment on show: { state, tree, preset }, or null
+    this.haltButton = root.querySelector("[data-testid=lab-halt]");
+    this.haltButton.addEventListener("click", () => { if (this.running && this.pieces) this.stopSoon(); });
     this.undoButton = root.querySelector("[data-testid=lab-preset-undo]");
     this.undoButton.addEventListener("click", () => this.undo());
     this.editor = new EditorView({
@@ -115,7 +139,7 @@ export class Lab {
         ],
       }),
     });
-    $("lab-preset").addEventListener("change", (event) => {
+    this.preset.addEventListener("change", (event) => {
       const preset = this.presets[event.target.value];
       if (preset) {
         this.keepUndo(); // the reader's edits can come back with one click
@@ -123,6 +147,7 @@ export class Lab {
         this.apply({ kind: preset.kind, constraint: preset.constraint, prompt: preset.prompt,
                      seed: 0, max_tokens: 120, temperature: 1, top_k: null, top_p: null,
                      stop_at_accept: false, compare: false, ...(preset.settings || {}) });
+        this.presetKey = key(this.state()); // the form as this preset left it, not edited yet
       }
     });
     this.form.addEventListener("input", () => this.changed());
@@ -137,28 +162,41 @@ export class Lab {
     this.result.addEventListener("click", (event) => this.clicked(event));
     this.result.addEventListener("change", (event) => {
       const entry = event.target.closest("[data-testid=lab-position]");
-      if (entry && event.target.checked) this.run("open", { position: Number(entry.dataset.position) });
+      // in a stale result the strip still shows each position's panel (no script needed), but
+      // nothing runs with settings that are not this tree's
+      if (entry && event.target.checked) this.run("open", { position: Number(entry.dataset.position) }, { quiet: true });
     });
     this.result.addEventListener("input", (event) => {
       if (event.target.matches("[data-testid=lab-token-search]")) this.search(event.target);
     });
     document.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && this.running) this.stopSoon();
+      if (event.key === "Escape" && this.running && this.pieces) this.stopSoon(); // a long run only
     });
-    this.tree = { tree: "", branch: "", open: "" };
-    window.addEventListener("hashchange", () => { if (this.restore()) this.runRestore(); });
+    window.addEventListener("hashchange", () => {
+      if (!this.restore()) return;
+      if (!this.running) {
+        this.runRestore();
+        return;
+      }
+      this.restoreQueued = true; // the link's tree, once the action running ends (a long one stops)
+      if (this.pieces) this.stopSoon();
+    });
     if (this.restore()) {
       this.runRestore(); // a shared link shows its result (it waits for Python to start)
     } else {
       const name = this.presets.nombres ? "nombres" : Object.keys(this.presets)[0];
       const first = this.presets[name];
-      $("lab-preset").value = name;
+      this.preset.value = name;
       this.apply({ kind: first.kind, constraint: first.constraint, prompt: first.prompt });
     }
   }
 
-  /* Before a preset replaces the form: keep the form as it was, and offer to bring it back. */
+  /* Before a preset replaces the form: keep the form as it was, and offer to bring it back. While
+   * the form is still exactly what the last preset wrote (the reader is only passing over presets,
+   * with the arrow keys, say), the kept form stays the one from before the first of them: the
+   * reader's own edits, however many presets were passed over. */
   keepUndo() {
+    if (this.undoState && this.presetKey === key(this.state())) return;
     this.undoState = this.state();
     this.undoButton.hidden = false;
   }
@@ -167,8 +205,9 @@ export class Lab {
     if (!this.undoState) return;
     this.apply(this.undoState);
     this.undoState = null;
+    this.presetKey = null;
     this.undoButton.hidden = true;
-    this.form.querySelector("#lab-preset").value = "";
+    this.preset.value = "";
     this.fields.kind.focus();
   }
 
@@ -199,29 +238,108 @@ export class Lab {
     this.changed();
   }
 
-  /* The fragment holds the state and the tree of branches; returns whether it held one. */
+  /* The fragment holds the state and the tree of branches; returns whether it held one. The
+   * link's experiment becomes the one the page stands for (its tree stays in the address) until
+   * its result comes. */
   restore() {
     const hash = window.location.hash.slice(1);
     if (!hash || hash === this.written) return false;
     const params = new URLSearchParams(hash);
     const state = {};
-    this.tree = { tree: params.get("tree") || "", branch: params.get("branch") || "", open: params.get("open") || "" };
-    for (const [key, value] of params) {
-      if (key in this.tree) continue;
-      if (["seed", "temperature", "top_k", "top_p", "max_tokens"].includes(key)) {
-        state[key] = value === "" ? null : Number(value);
-      } else if (["stop_at_accept", "compare"].includes(key)) state[key] = value === "1";
-      else state[key] = value;
+    const tree = { tree: params.get("tree") || "", branch: params.get("branch") || "", open: params.get("open") || "" };
+    for (const [name, value] of params) {
+      if (name in tree) continue;
+      if (["seed", "temperature", "top_k", "top_p", "max_tokens"].includes(name)) {
+        state[name] = value === "" ? null : Number(value);
+      } else if (["stop_at_accept", "compare"].includes(name)) state[name] = value === "1";
+      else state[name] = value;
     }
     this.restoring = true;
     this.apply(state);
     this.restoring = false;
+    this.pending = tree;
+    this.shown = { state: this.state(), tree, preset: this.preset.value };
+    this.refreshStale();
     return true;
   }
 
+  /* After any edit of the form: the stale mark on the result, and the address. */
   changed() {
-    if (!this.restoring && this.tree) this.tree = { tree: "", branch: "", open: "" }; // a new experiment
+    if (this.restoring) {
+      this.writeHash();
+      return;
+    }
+    this.clearFormError();
+    this.refreshStale();
     this.writeHash();
+  }
+
+  /* Whether the form no longer holds the settings of the experiment on show. */
+  stale() {
+    return Boolean(this.shown) && key(this.state()) !== key(this.shown.state);
+  }
+
+  /* The tree the address and the Python code stand for: the one on show, unless the form's
+   * settings are no longer its own. */
+  currentTree() {
+    return this.shown && !this.stale() ? this.shown.tree : NO_TREE;
+  }
+
+  /* A result whose settings the form no longer holds says so at its top, with a button that puts
+   * them back (and its tree in the address); its tokens and branches do nothing meanwhile. The
+   * mark goes when the form equals the result's settings again, by that button or by hand. */
+  refreshStale() {
+    const output = this.result.querySelector("[data-testid=lab-output]");
+    const stale = Boolean(output) && this.stale();
+    this.result.dataset.stale = String(stale);
+    this.result.querySelectorAll("[data-testid=lab-allowed-token], .lab-branch-open").forEach((button) => {
+      if (stale) button.setAttribute("aria-disabled", "true");
+      else button.removeAttribute("aria-disabled");
+    });
+    let note = this.result.querySelector("[data-testid=lab-stale]");
+    if (!stale) {
+      if (note) {
+        const focused = note.contains(document.activeElement);
+        note.remove();
+        if (focused) this.focusResult();
+      }
+      return;
+    }
+    if (note) return;
+    note = document.createElement("div");
+    note.className = "lab-stale";
+    note.dataset.testid = "lab-stale";
+    note.setAttribute("role", "status");
+    const text = document.createElement("p");
+    text.textContent = STALE;
+    const back = document.createElement("button");
+    back.type = "button";
+    back.dataset.testid = "lab-stale-restore";
+    back.textContent = "Volver a los ajustes de este árbol";
+    back.addEventListener("click", () => this.backToShown());
+    const or = document.createElement("span");
+    or.textContent = " o pulsa «Generar» para empezar uno con los ajustes nuevos.";
+    const why = document.createElement("p");
+    why.className = "lab-stale-why";
+    why.dataset.testid = "lab-stale-why";
+    const actions = document.createElement("p");
+    actions.append(back, or);
+    note.append(text, actions, why);
+    this.result.prepend(note);
+  }
+
+  /* The stale mark's button: the form back to the settings of the result on show. */
+  backToShown() {
+    if (!this.shown) return;
+    this.apply(this.shown.state);
+    this.preset.value = this.shown.preset ?? "";
+    this.status.textContent = "Ajustes de este árbol de vuelta en el formulario; el enlace lo guarda otra vez.";
+  }
+
+  /* The focus, after the stale mark went: the strip's open position, else «Generar». */
+  focusResult() {
+    const entry = this.result.querySelector("[data-testid=lab-position] input:checked");
+    (entry || this.form.querySelector("[data-testid=lab-generate]")).focus();
   }
 
   /* The form's state, and the tree of the result on show, into the fragment (no history entry). */
@@ -229,10 +347,10 @@ export class Lab {
     const state = this.state();
     this.temperatureValue.textContent = state.temperature.toFixed(1).replace(".", ",");
     const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(state)) {
-      params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : (value ?? ""));
+    for (const [name, value] of Object.entries(state)) {
+      params.set(name, typeof value === "boolean" ? (value ? "1" : "0") : (value ?? ""));
     }
-    for (const [key, value] of Object.entries(this.tree || {})) if (value !== "") params.set(key, value);
+    for (const [name, value] of Object.entries(this.currentTree())) if (value !== "") params.set(name, value);
     this.written = String(params);
     if (!this.restoring) window.history.replaceState(null, "", `#${params}`);
     this.pythonCode.textContent = this.python(state);
@@ -255,9 +373,10 @@ export class Lab {
         `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
       "g.positions_view()",
     ];
-    const ids = this.branchIds || [];
-    if (this.tree?.tree && this.tree.tree !== "r" && ids.length) {
-      const branch = Number(this.tree.branch || 0) + 1;
+    const ids = this.shown?.ids || [];
+    const tree = this.currentTree();
+    if (tree.tree && tree.tree !== "r" && ids.length) {
+      const branch = Number(tree.branch || 0) + 1;
       lines.push(
         "",
         `# La rama ${branch} que muestra la página: sus tokens, dados uno a uno (no gastan números aleatorios)`,
@@ -295,99 +414,131 @@ export class Lab {
       if (!item.hidden) shown += 1;
     }
     const count = input.closest("[data-testid=lab-choices]").querySelector(".lab-search-count");
-    count.textContent = query ? `${shown} de ${items.length} tokens permitidos contienen «${input.value}»` : "";
+    count.textContent = query ? containing(shown, items.length, ["token permitido", "tokens permitidos"], input.value) : "";
   }
 
   runRestore() {
-    this.run("restore", { ...this.tree });
+    this.run("restore", { ...(this.pending || NO_TREE) });
   }
 
   /* The form's fields checked here, so the message is in Spanish, from the field and a link alike. */
   invalid() {
     const f = this.fields;
-    for (const [key, name] of [["seed", "la semilla"], ["top_k", "top-k"], ["top_p", "top-p"], ["max_tokens", "tokens como máximo"]]) {
-      const input = f[key];
+    for (const [field, name] of [["seed", "semilla"], ["top_k", "top-k"], ["top_p", "top-p"], ["max_tokens", "tokens como máximo"]]) {
+      const input = f[field];
+      if (input.validity?.badInput) {
+        return { message: `«${name}» debe ser ${rule(input)}; lo escrito no es un número.`, input };
+      }
       if (input.value.trim() === "") continue;
       const value = Number(input.value);
       const min = Number(input.min), max = input.max === "" ? Infinity : Number(input.max);
       if (!Number.isFinite(value) || value < min || value > max || (input.step === "1" && !Number.isInteger(value))) {
-        return `«${name}» debe ser ${input.step === "1" ? "un entero" : "un número"} entre ${String(min).replace(".", ",")}` +
-          `${max === Infinity ? " o más" : ` y ${String(max).replace(".", ",")}`}; ahora vale ${input.value}.`;
+        return { message: `«${name}» debe ser ${rule(input)}; ahora vale ${input.value.replace(".", ",")}.`, input };
       }
     }
     return "";
   }
 
-  run(action, extra = {}) {
-    if (this.running) return; // one action at a time; Esc stops the one running
-    const problem = this.invalid();
-    if (problem) {
-      this.showError(problem);
+  /* An action, from the form or the result. ``quiet``: an action the reader did not ask for by
+   * itself (opening a position of a stale result only shows its panel). */
+  run(action, extra = {}, { quiet = false } = {}) {
+    if (this.running) return; // one action at a time; «Detener» or Esc stops the one running
+    if (ON_RESULT.includes(action) && this.stale()) {
+      // the result's settings are not the form's: say so instead of mixing them (or of letting
+      // Python refuse and the result vanish)
+      const why = this.result.querySelector("[data-testid=lab-stale-why]");
+      if (why) why.textContent = STALE_ACTION;
+      if (!quiet) this.status.textContent = STALE_ACTION;
       return;
     }
-    const state = { ...this.state(), ...(action === "restore" ? extra : this.tree) };
+    const problem = this.invalid();
+    if (problem) {
+      this.showFormError(problem);
+      return;
+    }
+    this.clearFormError();
+    const state = { ...this.state(), ...(action === "restore" ? extra : this.currentTree()) };
     const args = { token_id: null, position: null, branch: null, limit: null, ...extra };
     if (["generate", "continue", "restore"].includes(action) && !(action === "restore" && state.tree)) args.limit = PIECE;
     this.stopping = false;
+    this.runPreset = this.preset.value;
+    this.pieces = args.limit !== null; // a long run, in pieces: «Detener» and Esc can stop it
     this.enqueue(action === "restore" && !state.tree ? "generate" : action, state, args);
   }
 
   enqueue(action, state, args) {
     const code = `from lesson.laboratorio import act\nact(${py(action)}, ${py(JSON.stringify(state))}, ` +
       `${py(args.token_id)}, ${py(args.position)}, ${py(args.branch)}, ${py(args.limit)})`;
-    const trigger = ["generate", "continue"].includes(action) ? "generate" : action === "open" ? "open" : "step";
+    const trigger = ["generate", "continue", "stop"].includes(action) ? "generate" : action === "open" ? "open" : "step";
     const labRun = new LabRun(this, code, trigger, action);
     labRun.args = args;
+    // the settings it ran with, without the tree: every piece of a long run keeps them, whatever
+    // the reader edits meanwhile, and the result on show is theirs
+    labRun.state = Object.fromEntries(Object.entries(state).filter(([name]) => !(name in NO_TREE)));
     this.kernel.enqueue(labRun);
   }
 
   /* After a piece of a long run: queue the next one (true), or stop there, keeping the text. */
   goOn(labRun) {
     const output = this.result.querySelector("[data-testid=lab-output]");
-    this.readTree();
     if (!output || labRun.args?.limit == null || output.dataset.state !== "idle") return false;
+    const tree = this.readTree();
     if (this.stopping) {
       this.stopping = false;
-      this.enqueue("stop", { ...this.state(), ...this.tree }, {});
+      this.enqueue("stop", { ...labRun.state, ...tree }, {});
       return true;
     }
     const tokens = this.result.querySelectorAll("[data-testid=lab-position]").length;
-    this.status.textContent = `Generando: ${tokens} tokens hasta ahora (Esc para detener).`;
+    this.status.textContent = `Generando: ${plural(tokens, "token", "tokens")} hasta ahora («Detener» o Esc para parar).`;
     this.progress(tokens);
-    this.enqueue("continue", { ...this.state(), ...this.tree }, { limit: PIECE });
+    this.enqueue("continue", { ...labRun.state, ...tree }, { limit: PIECE });
     return true;
   }
 
   progress(tokens) {
     const note = this.form.parentElement.querySelector("[data-testid=lab-progress]");
-    if (note) note.textContent = tokens === null ? "" : `Generando… ${tokens} tokens hasta ahora. Esc o «Detener aquí» la para y guarda el texto.`;
+    if (note) {
+      note.textContent = tokens === null ? "" :
+        `Generando… ${plural(tokens, "token", "tokens")} hasta ahora. «Detener» (o Esc) la para y guarda el texto.`;
+    }
   }
 
-  /* Esc: the run stops after its current piece; the branch keeps its text, «detenida». */
+  /* «Detener» or Esc: the run stops after its current piece; the branch keeps its text, «detenida». */
   stopSoon() {
     this.stopping = true;
     this.progress(null);
     this.status.textContent = "Deteniendo…";
+    this.haltButton.textContent = "Deteniendo…";
+    this.haltButton.setAttribute("aria-disabled", "true");
   }
 
+  /* The tree the view on show describes (its data-tree, data-branch, data-open). */
   readTree() {
     const output = this.result.querySelector("[data-testid=lab-output]");
-    if (!output) return;
-    this.branchIds = [...this.result.querySelectorAll("[data-testid=lab-position] .tok")]
-      .map((tok) => Number(tok.title.split(" ").pop()));
-    this.tree = { tree: output.dataset.tree || "", branch: output.dataset.branch || "", open: output.dataset.open || "" };
-    this.writeHash();
+    if (!output) return NO_TREE;
+    return { tree: output.dataset.tree || "", branch: output.dataset.branch || "", open: output.dataset.open || "" };
   }
 
-  showError(text) {
+  /* An error of the page's own (a field's value): with a result on show, above it, which stays;
+   * else in its place. The field says it is invalid until the next edit. */
+  showFormError(problem) {
+    const { message, input } = typeof problem === "string" ? { message: problem, input: null } : problem;
+    this.clearFormError();
     const box = document.createElement("div");
-    box.className = "lab-error";
+    box.className = "lab-error lab-form-error";
     box.dataset.testid = "lab-error";
     box.setAttribute("role", "alert");
-    box.textContent = text;
-    this.result.replaceChildren(box);
+    box.textContent = message;
+    if (this.result.querySelector("[data-testid=lab-output]")) this.result.prepend(box);
+    else this.result.replaceChildren(box);
+    if (input) input.setAttribute("aria-invalid", "true");
     this.result.dataset.state = "done";
-    this.status.textContent = text;
+    this.status.textContent = message;
+  }
+
+  clearFormError() {
+    this.result.querySelectorAll(".lab-form-error").forEach((box) => box.remove());
+    this.form.querySelectorAll("[aria-invalid]").forEach((input) => input.removeAttribute("aria-invalid"));
   }
 
   /* After a run: a short status for screen readers, and the focus where the reader goes on. */
@@ -404,10 +555,31 @@ export class Lab {
     this.editor.dispatch({ effects: setErrorSpan.of(value) });
   }
 
-  done(trigger) {
+  done(labRun, lost = false) {
+    const trigger = labRun.trigger;
     this.markErrorSpan();
-    this.readTree();
     this.progress(null);
+    this.showHalt(false);
+    if (this.restoreQueued) { // a link came while it ran: its tree now
+      this.restoreQueued = false;
+      this.runRestore();
+      return;
+    }
+    const shown = this.result.querySelector("[data-testid=lab-output]");
+    if (shown) {
+      // the experiment on show: the settings it ran with (the reader may have edited since)
+      this.shown = {
+        state: labRun.state, tree: this.readTree(), preset: this.runPreset ?? "",
+        ids: [...this.result.querySelectorAll("[data-testid=lab-position] .tok")]
+          .map((tok) => Number(tok.title.split(" ").pop())),
+      };
+    } else if (!lost) {
+      this.shown = null; // an error in its place: no tree to share (the kernel's «Detener», which
+      // restarts Python, keeps the last tree in the address: Python rebuilds it on the next action)
+    }
+    this.pending = null;
+    this.refreshStale();
+    this.writeHash();
     const output = this.result.querySelector("[data-testid=lab-output]");
     const summary = output?.querySelector(".lab-summary")?.textContent;
     const error = this.result.querySelector("[data-testid=lab-error], .out-error");
@@ -420,8 +592,16 @@ export class Lab {
     else this.form.querySelector(trigger === "step" ? "[data-testid=lab-step]" : "[data-testid=lab-generate]").focus();
   }
 
+  /* «Detener», beside the actions while a long run (in pieces) runs. */
+  showHalt(visible) {
+    this.haltButton.hidden = !visible;
+    this.haltButton.textContent = "Detener";
+    this.haltButton.removeAttribute("aria-disabled");
+  }
+
   setRunning(running) {
     this.running = running;
+    if (running && this.pieces) this.showHalt(true);
     // data-state of the view: running while an action runs, then done (its output is in)
     this.result.dataset.state = running ? "running" : "done";
     const output = this.result.querySelector("[data-testid=lab-output]");

@@ -1,8 +1,9 @@
-/* The lesson views' one piece of behaviour that needs a script: the whole-vocabulary list of a
- * position in the per-position view (py/lesson/views.py, PositionsView._all_tokens). When the
- * reader opens it, the few rows written as HTML are replaced by every token of the vocabulary,
- * most probable first, the ones the mask removes greyed, with a search box. Works for views in
- * cell outputs (added later) through one delegated listener. */
+/* The lesson views' behaviour that needs a script. The whole-vocabulary list of a position in the
+ * per-position view (py/lesson/views.py, PositionsView._all_tokens): when the reader opens it, the
+ * few rows written as HTML are replaced by every token of the vocabulary, most probable first, the
+ * ones the mask removes greyed, with a search box. Home and End in the per-position strip (the
+ * arrows need no script). Works for views in cell outputs (added later) through delegated
+ * listeners. */
 
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
@@ -16,6 +17,44 @@ export function esProb(p) {
   if (mantissa >= 10) { mantissa /= 10; exponent += 1; }
   const power = String(exponent).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
   return `${mantissa.toFixed(2).replace(".", ",")}·10${power}`;
+}
+
+/** An integer as the views print it (lesson/numbers.py es_int): a narrow no-break space between groups of
+ * three digits from five digits on. */
+export function esInt(n) {
+  const text = String(Math.abs(n));
+  const grouped = text.length >= 5 ? text.replace(/\B(?=(\d{3})+$)/g, "\u202f") : text;
+  return n < 0 ? `−${grouped}` : grouped;
+}
+
+/** «1 token», «3 tokens»: the number and the noun that agrees with it. */
+export function plural(n, one, many) {
+  return `${esInt(n)} ${n === 1 ? one : many}`;
+}
+
+/** How many of ``total`` items contain the searched text, in words that agree:
+ * «ninguno de los 9 tokens permitidos contiene «de»», «1 de los 9 … contiene», «3 de los 9 …
+ * contienen», «los 9 … contienen», «el único token permitido (no) contiene «de»». ``nouns`` is
+ * [singular, plural] of a masculine noun. */
+export function containing(shown, total, [one, many], query) {
+  const what = `«${query}»`;
+  if (total === 0) return `no hay ${many}`;
+  if (total === 1) return `el único ${one} ${shown ? "contiene" : "no contiene"} ${what}`;
+  if (shown === 0) return `ninguno de los ${esInt(total)} ${many} contiene ${what}`;
+  if (shown === total) return `los ${esInt(total)} ${many} contienen ${what}`;
+  return `${esInt(shown)} de los ${esInt(total)} ${many} ${shown === 1 ? "contiene" : "contienen"} ${what}`;
+}
+
+/** The whole-vocabulary list's count line: all tokens and the allowed ones, or, while searching,
+ * how many contain the text and how many of those the mask allows. */
+export function vocabularyCount(shown, shownAllowed, total, allowed, query) {
+  if (!query) return `${plural(total, "token", "tokens")}; ${plural(allowed, "permitido", "permitidos")} por la máscara`;
+  const head = containing(shown, total, ["token", "tokens"], query);
+  if (shown === 0) return head;
+  if (shown === 1) return `${head}; ${shownAllowed ? "está permitido" : "no está permitido"}`;
+  if (shownAllowed === 0) return `${head}; ninguno está permitido`;
+  if (shownAllowed === shown) return `${head}; todos están permitidos`;
+  return `${head}; ${esInt(shownAllowed)} de ellos ${shownAllowed === 1 ? "está permitido" : "están permitidos"}`;
 }
 
 /** Allowed token ids from the hexadecimal bitmask (token 0 in the lowest bit of the first digit). */
@@ -51,6 +90,7 @@ function fill(details) {
     tok.textContent = labels[id];
     row.dataset.label = labels[id].toLowerCase();
     if (!allowed.has(id)) row.className = "out";
+    else row.dataset.allowed = "true";
     row.append(tok, ` ${esProb(probs[id])}`);
     list.append(row);
   }
@@ -59,12 +99,13 @@ function fill(details) {
   count.setAttribute("role", "status");
   const show = () => {
     const needle = search.value.trim().toLowerCase();
-    let shown = 0;
+    let shown = 0, shownAllowed = 0;
     for (const row of list.children) {
       row.hidden = needle !== "" && !row.dataset.label.includes(needle);
       if (!row.hidden) shown += 1;
+      if (!row.hidden && row.dataset.allowed) shownAllowed += 1;
     }
-    count.textContent = `${shown} de ${order.length} tokens; ${allowed.size} permitidos`;
+    count.textContent = vocabularyCount(shown, shownAllowed, order.length, allowed.size, search.value.trim());
   };
   search.addEventListener("input", show);
   body.replaceChildren(search, count, list);
@@ -72,7 +113,26 @@ function fill(details) {
   show();
 }
 
+/* Home and End in a per-position strip go to its first and last position, as the arrows go to
+ * the next one (the strip's entries are radio buttons: the browser moves, checks and fires
+ * input and change for the arrows; here the same for Home and End). */
+function homeEnd(event) {
+  if ((event.key !== "Home" && event.key !== "End") || event.altKey || event.ctrlKey || event.metaKey) return;
+  const radio = event.target;
+  if (!(radio instanceof HTMLInputElement) || radio.type !== "radio" || !radio.closest(".pv-strip")) return;
+  const radios = [...radio.closest(".pv-strip").querySelectorAll("input[type=radio]")];
+  const target = event.key === "Home" ? radios[0] : radios[radios.length - 1];
+  event.preventDefault(); // not the page's scroll
+  if (!target || target === radio) return;
+  target.focus();
+  if (target.checked) return;
+  target.checked = true;
+  target.dispatchEvent(new Event("input", { bubbles: true }));
+  target.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
 export function setupViews(root = document) {
+  root.addEventListener("keydown", homeEnd);
   // "toggle" does not bubble: listen in the capture phase, for views added at any time
   root.addEventListener("toggle", (event) => {
     const target = event.target;

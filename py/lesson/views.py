@@ -37,6 +37,12 @@ def by_count(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
 
 
+def es_count(n: int, singular: str, plural: str) -> str:
+    """As :func:`by_count`, with the number written by :func:`~lesson.numbers.es_int` (a thin space
+    between groups of three from five digits on): «1 camino», «12 345 caminos»."""
+    return f"{es_int(n)} {singular if n == 1 else plural}"
+
+
 def token_label(piece: bytes) -> str:
     """A token's bytes as readable text: valid UTF-8 characters as such (space as ␣, newline as ↵,
     tab as ⇥), every other control byte and every byte that is not part of a whole character as <0xC3>."""
@@ -92,7 +98,7 @@ def status_html(gen) -> str:
         else:
             what = "texto incompleto"
         return (f'<span class="status-budget" data-testid="budget-reached">presupuesto agotado '
-                f'({gen.max_tokens} tokens): {what}</span>')
+                f'({by_count(gen.max_tokens, "token", "tokens")}): {what}</span>')
     if gen.status == "stopped":
         return '<span class="status-note">parada en cuanto el texto fue válido</span>'
     return ""
@@ -114,7 +120,7 @@ def generation_html(gen) -> str:
     extra = " · ".join(x for x in (status_html(gen), verdict) if x)
     return styled(f'<figure class="generation">'
             f'<figcaption>{kind} · semilla {gen.seed} · temperatura {es_decimal(gen.temperature, 1)} · '
-            f'{len(gen.token_ids)} tokens · {probs}{" · " + extra if extra else ""}</figcaption>'
+            f'{by_count(len(gen.token_ids), "token", "tokens")} · {probs}{" · " + extra if extra else ""}</figcaption>'
             f'<pre class="answer"><code data-testid="{hook}">{escape(gen.text)}</code></pre>'
             f'{strip_html(gen.vocab, gen.token_ids)}</figure>')
 
@@ -178,9 +184,38 @@ def log_width(p: float, decades: int = 12) -> float:
 ALL_STATIC = 12  # rows of the whole-vocabulary list written as HTML (all of them with views.js)
 
 FORCED_LABELS = {"token": "forzada: un solo token",
-                 "split": "forzada: una sola continuación, varias particiones",
+                 "split": "forzada: una sola continuación, que {starts} (solo cambia la partición en tokens)",
                  "fast_forward": "adelantada: escrita sin muestrear (partición BPE)",
                  None: "se elige el texto"}
+
+
+def forced_label(pos) -> str:
+    """The words for how a position was forced (FORCED_LABELS); a "split" one says how many
+    allowed tokens start its one continuation: «…, que 3 tokens distintos pueden empezar …»."""
+    label = FORCED_LABELS[pos.forced]
+    if pos.forced == "split":
+        label = label.format(starts=starts_words(len(pos.allowed or ())))
+    return label
+
+
+def starts_words(n: int) -> str:
+    """How many allowed tokens can start a forced continuation: «3 tokens distintos pueden empezar»
+    («1 token puede empezar», never the case at a "split" position, which has two or more)."""
+    return by_count(n, "token puede empezar", "tokens distintos pueden empezar")
+
+
+def split_clause(counts: list[int]) -> str:
+    """The strip caption's clause for its "split" positions, ``counts`` their numbers of allowed
+    tokens: «1 con una sola continuación (que 2 tokens distintos pueden empezar)»; for several,
+    «3 con una sola continuación cada una (que de 2 a 4 tokens distintos pueden empezar)» (a range
+    when they differ); "" for none."""
+    if not counts:
+        return ""
+    lo, hi = min(counts), max(counts)
+    many = "tokens distintos pueden empezar" if hi > 1 else "token puede empezar"
+    starts = f"{lo} {many}" if lo == hi else f"de {lo} a {hi} {many}"
+    each = "" if len(counts) == 1 else " cada una"
+    return f"{len(counts)} con una sola continuación{each} (que {starts})"
 
 
 class PositionsView:
@@ -228,13 +263,13 @@ class PositionsView:
             return (f'{head} (sin máscara)</p><div class="pv-cols"><div><h4>antes: p(v | x, y<sub>&lt;j</sub>)</h4>'
                     f'<ol class="ranked">{"".join(before)}</ol></div></div>')
         head += (f' · q̃ = {es_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
-                 f'{FORCED_LABELS[pos.forced]}</span></p>')
+                 f'{forced_label(pos)}</span></p>')
         kept = (f'<p class="pv-kept">masa conservada p(A<sub>{j}</sub>) = <strong>{es_prob(pos.kept_mass)}</strong> '
                 f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '
                 f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
                 f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'
-                f'<span>1</span></span></span> · {es_int(len(pos.allowed))} '
-                f'{"token permitido" if len(pos.allowed) == 1 else "tokens permitidos"}</p>')
+                f'<span>1</span></span></span> · '
+                f'{es_count(len(pos.allowed), "token permitido", "tokens permitidos")}</p>')
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
                  f'<span class="pq">p {es_sci(p, 3)}</span> {_bar(q, es_prob(q), t == pos.chosen)}</li>'
                  for t, p, q in pos.allowed[:self.top_k]]
@@ -293,7 +328,8 @@ class PositionsView:
         choices = n - sum(f is not None for f in forced)
         caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
                    f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
-                   f"{forced.count('split')} con una sola continuación pero varias particiones, "
+                   + (split_clause([len(pos.allowed) for pos in gen.positions if pos.forced == "split"]) + ", "
+                      if "split" in forced else "")
                    + (f"{by_count(forced.count('fast_forward'), 'adelantada', 'adelantadas')} sin muestrear, "
                       if "fast_forward" in forced else "")
                    + by_count(choices, "en la que se elige el texto (marcada en azul)",
@@ -322,8 +358,9 @@ def enumeration_html(result) -> str:
     mask_sum = sum(r.masked for r in result.rows)
     summary = (f'<p class="enum-summary">p(G | x) = <strong data-testid="p-grammar" '
                f'data-value="{result.p_grammar!r}">{es_sci_log(result.log_p_grammar, 6)}</strong> '
-               f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_int(result.paths)} caminos de tokens · '
-               f'{es_int(result.forward_rows)} posiciones del modelo en {result.forward_calls} pasadas · '
+               f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_count(result.paths, "camino", "caminos")} de tokens · '
+               f'{es_count(result.forward_rows, "posición", "posiciones")} del modelo en '
+               f'{es_count(result.forward_calls, "pasada", "pasadas")} · '
                f'temperatura {es_decimal(result.temperature, 2)} · {es_decimal(result.seconds, 2)} s</p>'
                f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
                f'{es_sci_log(-result.log_p_grammar)} intentos de media; a un nanosegundo por intento, '
@@ -344,7 +381,8 @@ def rejection_html(result) -> str:
                    f"<td class='num'>{n}</td></tr>" for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     accepted = len(result.accepted)
     return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
-            f'data-accepted="{accepted}">{es_int(len(result.tries))} intentos para {accepted} respuestas '
+            f'data-accepted="{accepted}">{es_count(len(result.tries), "intento", "intentos")} para '
+            f'{es_count(accepted, "respuesta", "respuestas")} '
             f'de la gramática: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
             f'{es_int(result.passes)} abortando en cuanto el prefijo sale de la gramática, '
             f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'

@@ -235,11 +235,19 @@ def comparison_html(lab) -> str:
         rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
     me, parent = lab.current + 1, branch.parent + 1
     return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
-            f'con la rama {parent}, posición a posición (iguales hasta la {branch.start - 1})</summary>'
+            f'con la rama {parent}, posición a posición ({_same_until(branch.start)})</summary>'
             f'<div class="lab-table-wrap"><table><thead><tr><th scope="col">posición</th>'
             f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
             f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
+
+
+def _same_until(start: int) -> str:
+    """Where two branches agree, for a branch that left its parent at ``start``: «distintas desde
+    la posición 1», «iguales en la posición 1», «iguales hasta la posición 4»."""
+    if start == 1:
+        return "distintas desde la posición 1"
+    return "iguales en la posición 1" if start == 2 else f"iguales hasta la posición {start - 1}"
 
 
 def lab_view_html(lab) -> str:
