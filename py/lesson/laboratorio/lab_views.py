@@ -162,18 +162,19 @@ def choices_html(lab) -> str:
     else:
         what = (f"<strong>Posición {j}</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
                 f"por los ajustes (q̃ &gt; 0); el de esta rama va marcado. Elige otro y sale de aquí una rama "
-                f"nueva {_kept_words(j - 1)}; esta se queda como está.")
+                f"nueva {_before_words(j)}; esta se queda como está.")
     search = (f'<label class="lab-search">buscar entre ellos <input type="search" data-testid="lab-token-search" '
               f'class="lab-token-search" autocomplete="off"></label> <span class="lab-search-count" aria-live="polite"></span>')
     return (f'<div class="lab-next" data-testid="lab-choices" data-position="{j}"><p>{what}</p>{search}'
             f'<ol class="lab-choices">{buttons}</ol>{_removed_html(lab, j, tokens)}</div>')
 
 
-def _kept_words(kept: int) -> str:
-    """What a branch leaving at position kept + 1 keeps of its parent, in words."""
-    if kept == 0:
+def _before_words(j: int) -> str:
+    """What a branch leaving at 1-based position ``j`` keeps: «desde el prompt», «con el token
+    anterior», «con los 3 tokens anteriores»."""
+    if j == 1:
         return "desde el prompt"
-    return "con el token anterior" if kept == 1 else f"con los {es_int(kept)} tokens anteriores"
+    return "con el token anterior" if j == 2 else f"con los {plural(j - 1, 'token', 'tokens')} anteriores"
 
 
 def _token_button(vocab, j: int, t: int, p: float, q: float, chosen: bool) -> str:
