@@ -57,8 +57,10 @@ def es_sci_log(ln_x: float, digits: int = 3) -> str:
 
 
 def es_prob(x: float, digits: int = 3) -> str:
-    """A probability: three decimals when it is at least 0.001, a power of ten below that."""
-    return es_decimal(x, digits) if x >= 0.001 or x == 0 else es_sci(x, digits)
+    """A probability: ``digits`` decimals when it is at least 0.01, below that ``digits``
+    significant digits with a power of ten (0.00139 -> "1,39·10⁻³"), so a small one keeps its
+    precision."""
+    return es_decimal(x, digits) if x >= 0.01 or x == 0 else es_sci(x, digits)
 
 
 def es_int(n: int) -> str:

@@ -218,6 +218,15 @@ def split_clause(counts: list[int]) -> str:
     return f"{len(counts)} con una sola continuación{each} (que {starts})"
 
 
+CUT_MARK = '<span class="cut-mark">recortado por top-k / top-p</span>'
+
+
+def _cut_words(allowed) -> str:
+    """«; 1 recortado por top-k / top-p» for the allowed tokens top-k / top-p leave out (q̃ = 0)."""
+    cut = sum(1 for _, _, q in allowed if q == 0)
+    return f"; {es_count(cut, 'recortado', 'recortados')} por top-k / top-p" if cut else ""
+
+
 class PositionsView:
     """The per-position picture of one generation, readable at any length.
 
@@ -269,9 +278,10 @@ class PositionsView:
                 f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
                 f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'
                 f'<span>1</span></span></span> · '
-                f'{es_count(len(pos.allowed), "token permitido", "tokens permitidos")}</p>')
+                f'{es_count(len(pos.allowed), "token permitido", "tokens permitidos")}{_cut_words(pos.allowed)}</p>')
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
-                 f'<span class="pq">p {es_sci(p, 3)}</span> {_bar(q, es_prob(q), t == pos.chosen)}</li>'
+                 f'<span class="pq">p {es_sci(p, 3)}</span> '
+                 f'{_bar(q, es_prob(q), t == pos.chosen) if q > 0 else CUT_MARK}</li>'
                  for t, p, q in pos.allowed[:self.top_k]]
         if len(pos.allowed) > self.top_k:
             after.append(f'<li class="more">y {len(pos.allowed) - self.top_k} más</li>')
@@ -326,7 +336,11 @@ class PositionsView:
             rules.append(f"#{uid}:has(#{uid}-{j}:checked) #{uid}-p{j}")
         forced = [pos.forced for pos in gen.positions]
         choices = n - sum(f is not None for f in forced)
-        caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
+        if gen.grammar is None:  # no mask: every position is the model's own choice
+            caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}, sin "
+                       "restricción. Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
+        else:
+            caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
                    f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
                    + (split_clause([len(pos.allowed) for pos in gen.positions if pos.forced == "split"]) + ", "
                       if "split" in forced else "")

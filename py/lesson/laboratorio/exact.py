@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ..enumeration import Enumeration, TextResult, enumerate_paths
 from ..language import LanguageTooLarge
-from ..numbers import es_int
+from ..numbers import es_int, es_sci
 
 MAX_PATHS = 20_000
 MAX_POSITIONS = 2_000
@@ -60,9 +60,10 @@ def _reason(error: LanguageTooLarge) -> str:
     if error.limit == "max_tokens":
         return "G tiene textos de más tokens de los que caben en el contexto (quizá infinitos)"
     if error.limit == "max_paths" and isinstance(error.count, int):
-        return (f"G tiene {es_int(error.count)} rutas de tokens, más de las {es_int(MAX_PATHS)} "
-                "que el laboratorio enumera")
-    return (f"enumerar G pediría más de {es_int(MAX_POSITIONS)} posiciones del modelo, "
+        count = es_int(error.count) if error.count < 10**7 else f"unos {es_sci(float(error.count), 2)}"
+        return (f"G tiene {count} caminos de tokens, más de los {es_int(MAX_PATHS)} "
+                "que el laboratorio recorre")
+    return (f"recorrer G pediría más de {es_int(MAX_POSITIONS)} posiciones del modelo, "
             "las que el laboratorio se permite")
 
 

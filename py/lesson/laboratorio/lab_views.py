@@ -19,7 +19,7 @@ import numpy as np
 
 from masker import MaskerError
 
-from ..numbers import es_decimal, es_int, es_prob, es_sci_log
+from ..numbers import es_decimal, es_int, es_prob, es_sci, es_sci_log
 from ..views import KIND_NAMES, PositionsView, status_html, styled, token_html, token_label
 from .exact import exact_for
 from .tree import offered_at
@@ -31,7 +31,10 @@ def plural(n: int, one: str, many: str) -> str:
 
 
 def ln_text(x: float) -> str:
-    return es_decimal(x, 2) if math.isfinite(x) else "−∞"
+    """A natural log with two decimals («−43,35»); one that rounds to zero is «0,00», not «−0,00»."""
+    if not math.isfinite(x):
+        return "−∞" if x < 0 else "∞"
+    return es_decimal(0.0 if round(x, 2) == 0 else x, 2)
 
 
 def refused_at(matcher, token_id: int) -> int | None:
@@ -71,7 +74,7 @@ def summary_html(lab) -> str:
         parts.append(f"ln p(y | x) = {ln_text(gen.log_p)}")
         if lab.grammar is not None:
             parts.append(f"ln q̃(y | x) = {ln_text(gen.log_q)}")
-            parts.append(f"masa conservada Π p(A_j) = {es_sci_log(gen.log_kept)}")
+            parts.append(f"masa conservada Π p(A<sub>j</sub>) = {es_sci_log(gen.log_kept)}")
     parts.append(status_html(gen) if decoder.done else lab.branch.state_words(False))
     if decoder.done and lab.grammar is not None:
         parts.append("la gramática lo acepta" if lab.accepted(lab.branch) else "la gramática no lo acepta")
@@ -104,11 +107,18 @@ def branches_html(lab) -> str:
             f'data-parent="{"" if b.parent is None else b.parent}" data-from="{b.start or ""}"{data}>'
             f'<button type="button" class="lab-branch-open" data-branch="{i}" aria-pressed="{str(current).lower()}">'
             f'rama {i + 1}</button> <code class="lab-branch-text">{escape(gen.text) or "(vacío)"}</code> '
-            f'<span class="lab-branch-facts">{escape(b.state_words(lab.accepted(b)))} · '
+            f'<span class="lab-branch-facts">{escape(_state_words(lab, b))} · '
             f'{plural(len(gen.token_ids), "token", "tokens")} · {logs} · {where}</span>{facts}</li>')
     return (f'<div class="lab-tree"><p><strong>Ramas</strong> ({len(lab.branches)}): elige un token distinto en '
             f'cualquier posición y sale una rama nueva; ninguna se borra.</p>{_exact_head(exact, lab)}'
             f'<ol class="lab-branches">{"".join(items)}</ol></div>')
+
+
+def _state_words(lab, branch) -> str:
+    """A branch's status; without a constraint a finished branch is «terminada» (nothing to be
+    valid against)."""
+    words = branch.state_words(lab.accepted(branch))
+    return "terminada" if lab.grammar is None and words == "válida" else words
 
 
 def _exact_head(exact, lab) -> str:
@@ -117,30 +127,46 @@ def _exact_head(exact, lab) -> str:
         return ""
     if exact.enumeration is None:
         return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="no">La probabilidad exacta '
-                f'p(y | x, G), la del modelo entre los textos de la restricción G, no se calcula: '
+                f'p(g | x, G) de cada texto g, la del modelo entre los textos de la gramática G, no se calcula: '
                 f'{escape(exact.reason)}.</p>')
     e = exact.enumeration
-    cut = (" Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos."
-           if lab.settings["top_k"] or lab.settings["top_p"] else "")
-    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">La restricción G tiene '
-            f'{plural(len(e.rows), "texto", "textos")} ({plural(e.paths, "ruta de tokens", "rutas de tokens")}); '
-            f'el laboratorio las recorrió todas con el modelo, así que cada rama válida muestra su '
-            f'<strong>p(y | x, G)</strong> exacta, la del modelo entre los textos de G, junto a la q̃ de '
-            f'su texto (todas sus particiones sumadas), con la temperatura {es_decimal(lab.settings["temperature"], 1)}. '
-            f'Si q̃ es mayor, la máscara infla ese texto; lo explica <a href="mascara.html">«La máscara»</a>.{cut}</p>')
+    notes = []
+    if lab.settings["top_k"] or lab.settings["top_p"]:
+        notes.append("Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos.")
+    budget = lab.settings["max_tokens"]
+    if budget is not None and e.counts is not None and e.counts.longest_tokens > budget:
+        notes.append(f"Algunos caminos tienen más de {plural(budget, 'token', 'tokens')}, el máximo puesto: "
+                     "esta q̃ los cuenta como si no hubiera máximo, y el bucle los corta.")
+    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">La gramática G tiene '
+            f'{plural(len(e.rows), "texto", "textos")} ({plural(e.paths, "camino de tokens", "caminos de tokens")}); '
+            f'el laboratorio los recorrió todos con el modelo, así que cada rama válida muestra, para su texto g '
+            f'(todas sus particiones sumadas), la probabilidad exacta <strong>p(g | x, G)</strong>, la del modelo '
+            f'entre los textos de G, junto a <strong>q̃(g | x)</strong>, la de la generación restringida, con la '
+            f'temperatura {es_decimal(lab.settings["temperature"], 1)}. Si q̃ es mayor, la máscara infla ese '
+            f'texto; si es menor, lo desinfla. Lo explica <a href="mascara.html">«La máscara»</a>.'
+            f'{"".join(" " + n for n in notes)}</p>')
+
+
+def ratio_text(ratio: float) -> str:
+    """q̃ / p with three significant digits («6,26», «112», «0,420»); «∞» when p underflows."""
+    return es_sci(ratio, 3) if math.isfinite(ratio) else "∞"
 
 
 def _exact_facts(row, lab) -> tuple[str, str]:
     """A valid branch's p(g | x, G) and q̃(g | x) in words, and its data attributes (data-exact,
-    data-masked: the float64 values, for tests); ("", "") without them."""
+    data-masked: the float64 values, for tests); ("", "") without them. The verdict is read off
+    the ratio as printed, so «1,00» is never called an inflation."""
     if row is None:
         return "", ""
     ratio = row.masked / row.conditional if row.conditional > 0 else math.inf
-    verdict = ("la máscara lo infla" if ratio > 1 else "la máscara lo desinfla" if ratio < 1 else "la máscara lo deja igual")
+    shown = float(f"{ratio:.3g}") if math.isfinite(ratio) else ratio
+    verdict = ("la máscara lo infla" if shown > 1 else "la máscara lo desinfla" if shown < 1
+               else "la máscara lo deja casi igual")
     splits = plural(row.paths, "partición", "particiones")
-    facts = (f'<span class="lab-exact">p(y | x, G) = {es_prob(row.conditional)} · q̃ de su texto = '
-             f'{es_prob(row.masked)} ({splits}) · q̃ / p(y | x, G) = {es_decimal(ratio, 2) if math.isfinite(ratio) else "∞"}: {verdict}</span>')
-    return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}"'
+    only_mask = " (solo la máscara)" if lab.settings["top_k"] or lab.settings["top_p"] else ""
+    facts = (f'<span class="lab-exact">p(g | x, G) = {es_prob(row.conditional)} · q̃(g | x){only_mask} = '
+             f'{es_prob(row.masked)} ({splits}) · q̃ / p = {ratio_text(ratio)}: {verdict}</span>')
+    return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}" data-ratio="{shown!r}"'
 
 
 def choices_html(lab) -> str:
@@ -156,7 +182,11 @@ def choices_html(lab) -> str:
     vocab = lab.tok.vocab
     chosen = gen.token_ids[j - 1] if j <= n else None
     buttons = "".join(_token_button(vocab, j, t, p, q, t == chosen) for t, p, q in tokens)
-    if j == n + 1:
+    if len(tokens) == 1:  # nothing to choose: say so instead of inviting a choice
+        what = (f"<strong>Posición {j}{', la siguiente' if j == n + 1 else ''}</strong>: forzada, "
+                f"{token_html(vocab, tokens[0][0])} es el único token que los ajustes permiten aquí (q̃ = 1)"
+                + (". Pulsa «Paso» para tomarlo." if j == n + 1 else "."))
+    elif j == n + 1:
         what = (f"<strong>Posición {j}, la siguiente</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
                 f"por los ajustes (q̃ &gt; 0). Elige uno y la rama sigue con él, o pulsa «Paso».")
     else:
@@ -198,8 +228,10 @@ def _removed_html(lab, j: int, tokens) -> str:
     parts = []
     if matcher is not None:
         parts.append(f"la máscara quita {plural(int((~mask).sum()), 'token', 'tokens')}")
-    if cut:
-        parts.append(f"top-k / top-p {'quita' if cut == 1 else 'quitan'} {plural(cut, 'token permitido', 'tokens permitidos')} más")
+    if cut and matcher is not None:
+        parts.append(f"top-k / top-p quitan {plural(cut, 'token permitido', 'tokens permitidos')} más")
+    elif cut:
+        parts.append(f"top-k / top-p quitan {plural(cut, 'token', 'tokens')}")
     out = f'<p class="lab-removed-count">{"; ".join(parts).capitalize()}.</p>' if parts else ""
     if matcher is None:
         return out
@@ -209,7 +241,8 @@ def _removed_html(lab, j: int, tokens) -> str:
     for t in removed:
         i = refused_at(matcher, t)
         items.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {es_prob(float(p[t]))}; '
-                     f'la gramática rechaza su byte {i + 1} (0x{vocab[t][i]:02X})</span></li>')
+                     f'la gramática rechaza {"su primer byte" if i == 0 else f"su byte número {i + 1}"} '
+                     f'(0x{vocab[t][i]:02X})</span></li>')
     if items:
         out += f'<p>Los más probables que quitó la máscara:</p><ol class="lab-refused">{"".join(items)}</ol>'
     return out

@@ -14,7 +14,7 @@ import pytest
 from lesson.laboratorio.exact import MAX_PATHS, exact_for
 from lesson.laboratorio.lab import Lab
 from lesson.language import count_paths
-from lesson.numbers import es_int
+from lesson.numbers import es_int, es_sci
 from tests.lesson.finite import FiniteGrammar
 from tests.lesson.reference import all_paths, logsumexp
 
@@ -68,8 +68,10 @@ def test_each_valid_branch_shows_the_exact_conditional_and_its_texts_q(model, to
         assert float(row["exact"]) == pytest.approx(conditional, rel=1e-6)
         assert float(row["masked"]) == pytest.approx(masked, rel=1e-6)
         assert f"({es_int(paths[g])} particiones)" in row["words"]
-        verdict = "la máscara lo infla" if masked > conditional else "la máscara lo desinfla"
-        assert verdict in row["words"]
+        shown = float(f"{masked / conditional:.3g}")
+        verdict = ("la máscara lo infla" if shown > 1 else "la máscara lo desinfla" if shown < 1
+                   else "la máscara lo deja casi igual")
+        assert verdict in row["words"] and float(row["ratio"]) == shown
 
 
 def test_the_exact_values_sum_to_one_over_the_texts(model, tok):
@@ -87,7 +89,8 @@ def test_a_language_with_too_many_paths_says_how_many(model, tok):
     html = lab.view()
     total = sum(count_paths(lab.grammar, tok.vocab, max_paths=10**12, max_positions=10**6).values())
     assert total > MAX_PATHS
-    assert 'data-exact="no"' in html and f"G tiene {es_int(total)} rutas de tokens" in html
+    count = es_int(total) if total < 10**7 else f"unos {es_sci(float(total), 2)}"
+    assert 'data-exact="no"' in html and f"G tiene {count} caminos de tokens" in html
     assert all("exact" not in r for r in branch_rows(html))
 
 
@@ -113,3 +116,21 @@ def test_the_readme_and_the_docs_quote_the_limit_the_code_has():
     root = Path(__file__).resolve().parents[3]
     assert f"at most\n{MAX_PATHS:,} token paths".replace(",", " ") in (root / "README.md").read_text()
     assert f"`exact.MAX_PATHS` = {MAX_PATHS:,}".replace(",", " ") in (root / "docs/lesson.md").read_text()
+
+
+def test_a_huge_count_is_written_with_a_power_of_ten(model, tok):
+    lab = Lab(model, tok, kind="regex", constraint="[0-9]{12}", prompt=PROMPT, max_tokens=14)
+    reason = exact_for(lab).reason
+    assert "unos " in reason and "·10" in reason and "caminos de tokens" in reason
+
+
+def test_a_budget_shorter_than_some_paths_is_said(model, tok):
+    """etiquetas with at most 6 tokens: some of its 72 paths are longer, and the line says so."""
+    lab = Lab(model, tok, kind="choice", constraint="\n".join(TEXTS), prompt=PROMPT, max_tokens=6)
+    lab.generate()
+    longest = exact_for(lab).enumeration.counts.longest_tokens
+    assert longest > 6
+    assert "Algunos caminos tienen más de 6 tokens" in lab.view()
+    lab = Lab(model, tok, kind="choice", constraint="\n".join(TEXTS), prompt=PROMPT, max_tokens=longest)
+    lab.generate()
+    assert "Algunos caminos" not in lab.view()
