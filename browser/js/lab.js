@@ -51,11 +51,52 @@ function py(value) {
   return JSON.stringify(value);
 }
 
-/* What a number field takes, in words: «un entero de 1 o más», «un número entre 0,01 y 1». */
-function rule(input) {
-  const what = input.step === "1" ? "un entero" : "un número";
-  const es = (x) => String(x).replace(".", ",");
-  return input.max === "" ? `${what} de ${es(input.min)} o más` : `${what} entre ${es(input.min)} y ${es(input.max)}`;
+/* An integer as lesson.numbers.es_int writes it: digits grouped by threes with a narrow no-break
+ * space (U+202F) from five digits on, minus sign U+2212: 4294967295 -> «4 294 967 295». */
+function esInt(n) {
+  let text = String(Math.abs(n));
+  if (text.length >= 5) text = text.replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
+  return (n < 0 ? "\u2212" : "") + text;
+}
+
+const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074",
+  5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+/* A number as lesson.laboratorio.errors_es.es_number writes it (the same digits): decimal comma,
+ * minus U+2212, integers grouped as esInt; a shortest decimal form with an exponent below -4 or
+ * from 16 on as a power of ten: 2.5 -> «2,5», -1 -> «−1», 1e30 -> «10³⁰», 1.5e-7 -> «1,5·10⁻⁷». */
+function esNumber(x) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x);
+  const [m, exp] = Math.abs(x).toExponential().split("e"); // the shortest digits that give x back
+  const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
+  if (e >= -4 && e < 16) {
+    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0"))) : "0";
+    const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
+    return minus + whole + (frac ? `,${frac}` : "");
+  }
+  const head = digits[0] + (digits.length > 1 ? `,${digits.slice(1)}` : "");
+  const power = "10" + String(e).replace(/./g, (c) => SUPERSCRIPT[c]);
+  return minus + (head === "1" ? power : `${head}·${power}`);
+}
+
+/* The number fields the page checks, with the words and limits of Python's check_settings
+ * (lesson.laboratorio.lab), so that a field and a link get the same message. */
+const FIELD_RULES = [
+  { field: "seed", name: "la semilla", integer: true, emptyOk: false },
+  { field: "top_k", name: "top-k", integer: true, emptyOk: true },
+  { field: "top_p", name: "top-p", integer: false, emptyOk: true },
+  { field: "max_tokens", name: "«tokens como máximo»", integer: true, emptyOk: true },
+];
+
+/* What a number field takes, in words: «un entero de 1 a 200», «un entero de 1 o más», or top-p's
+ * «un número mayor que 0 y de 1 como mucho»; «(o vacío)» where it may stay empty. */
+function rule(input, { integer, emptyOk }) {
+  const words = integer
+    ? `un entero de ${esInt(Number(input.min))}${input.max === "" ? " o más" : ` a ${esInt(Number(input.max))}`}`
+    : `un número mayor que 0 y de ${esNumber(Number(input.max))} como mucho`;
+  return words + (emptyOk ? " (o vacío)" : "");
 }
 
 function numberOrNull(input) {
@@ -424,17 +465,19 @@ export class Lab {
   /* The form's fields checked here, so the message is in Spanish, from the field and a link alike. */
   invalid() {
     const f = this.fields;
-    for (const [field, name] of [["seed", "semilla"], ["top_k", "top-k"], ["top_p", "top-p"], ["max_tokens", "tokens como máximo"]]) {
-      const input = f[field];
-      if (input.validity?.badInput) {
-        return { message: `«${name}» debe ser ${rule(input)}; lo escrito no es un número.`, input };
+    for (const spec of FIELD_RULES) {
+      const input = f[spec.field];
+      const must = `${spec.name} tiene que ser ${rule(input, spec)}`;
+      if (input.validity?.badInput) return { message: `${must}; lo escrito no es un número`, input };
+      if (input.value.trim() === "") {
+        if (spec.emptyOk) continue;
+        return { message: `${must}; ahora está vacío`, input };
       }
-      if (input.value.trim() === "") continue;
       const value = Number(input.value);
-      const min = Number(input.min), max = input.max === "" ? Infinity : Number(input.max);
-      if (!Number.isFinite(value) || value < min || value > max || (input.step === "1" && !Number.isInteger(value))) {
-        return { message: `«${name}» debe ser ${rule(input)}; ahora vale ${input.value.replace(".", ",")}.`, input };
-      }
+      const max = input.max === "" ? Infinity : Number(input.max);
+      const ok = Number.isFinite(value) && value <= max && (spec.integer
+        ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
+      if (!ok) return { message: `${must}; ahora vale ${esNumber(value)}`, input };
     }
     return "";
   }

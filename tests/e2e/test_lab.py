@@ -111,7 +111,7 @@ def test_a_bad_regex_shows_its_error_and_the_page_goes_on(lab):
     type_constraint(lab, "regex", "(Benina")
     run(lab, "lab-generate")
     error = lab.locator("[data-testid=lab-error]")
-    assert "posición 0" in error.inner_text() and "^" in error.inner_text()
+    assert "en el carácter 1:" in error.inner_text() and "^" in error.inner_text()  # counted from 1
     assert "Traceback" not in error.inner_text()
     type_constraint(lab, "regex", "Benina")
     assert generate(lab)["text"] == "Benina"

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 import pytest
 
+from lesson.laboratorio.lab import ConstraintError, check_settings
 from tests.e2e.helpers import open_lesson
 
 pytestmark = pytest.mark.e2e
@@ -51,11 +52,13 @@ def spanish_only(text: str) -> bool:
 
 
 @pytest.mark.parametrize("kind, text, words, span", [
-    ("regex", "[z-a]", "error de sintaxis en la posición 2: el rango «z-a» está al revés", "-"),
-    ("gbnf", "root ::= foo", "error en la gramática en la posición 9: la regla «foo» se usa aquí pero no está "
+    # a place in one line: «en el carácter N», counted from 1 (data-from stays 0-based, for the editor)
+    ("regex", "[z-a]", "error de sintaxis en el carácter 3: el rango «z-a» está al revés", "-"),
+    ("gbnf", "root ::= foo", "error en la gramática en el carácter 10: la regla «foo» se usa aquí pero no está "
      "definida", "f"),
-    ("gbnf", 'root ::= "a" root', "gramática imposible en la posición 0: ningún texto la cumple: «root» nunca "
+    ("gbnf", 'root ::= "a" root', "gramática imposible en el carácter 1: ningún texto la cumple: «root» nunca "
      "termina", "r"),
+    ("regex", "a$b", "error en el carácter 2: el ancla «$» en medio de la expresión no está soportada", "$"),
     ("json_schema", '{"type": "string",\n "pattern": "(abc"}', "esquema no válido en la línea 2, columna 14: "
      "el valor de «pattern» no es una expresión regular válida: falta «)»", "("),
     ("json_schema", '{"type": "string", "enum": ["a", "b]}', "la cadena que empieza aquí no se cierra", '"'),
@@ -68,6 +71,7 @@ def test_each_misleading_error_gets_the_right_diagnosis_in_spanish_marked_in_the
     error = lab.locator("[data-testid=lab-error]").inner_text()
     assert words in error and "Cómo arreglarlo" in error, error
     assert spanish_only(error), error
+    assert "No se puede usar esta restricción." in error and "no soportado" not in error
     if kind == "gbnf" and "nunca termina" in words:
         assert "error de sintaxis" not in error  # a grammar with no text is not a syntax error
     marked = lab.locator("[data-testid=lab-error-span]")
@@ -83,7 +87,11 @@ def test_a_seed_typed_in_the_field_too_large_is_refused_in_spanish(lab):
     try:
         generate(lab)
         error = lab.locator("[data-testid=lab-error]").inner_text()
-        assert "la semilla tiene que ser un entero de 0 a 4\u00a0294\u00a0967\u00a0295" in error, error
+        # the page's field check, in the words Python says for a link's seed=1e30
+        with pytest.raises(ConstraintError) as python:
+            check_settings(seed=1e30)
+        assert error.strip() == python.value.message, (error, python.value.message)
+        assert "la semilla tiene que ser un entero de 0 a 4\u202f294\u202f967\u202f295; ahora vale 10³⁰" in error
         assert "Traceback" not in error and spanish_only(error)
     finally:
         lab.locator("[data-testid=lab-seed]").fill("0")
@@ -105,6 +113,8 @@ def test_a_link_that_cannot_be_gets_a_spanish_message(browser, servers, fragment
         text = page.locator("[data-testid=lab-error]").inner_text()
         assert words in text and "Traceback" not in text, text
         assert spanish_only(text), text
+        if fragment.startswith("tree="):  # not a constraint's error: the heading says what failed
+            assert "El enlace no se puede abrir." in text and "esta restricción" not in text
     finally:
         context.close()
 

@@ -241,7 +241,7 @@ def test_a_budget_above_the_field_limit_is_said_in_spanish_from_a_link(browser, 
         page = open_lesson(context, servers["plain"], PAGE + "#kind=regex&constraint=%5Ba-z%5D%7B3%7D&max_tokens=2000")
         page.locator("[data-testid=lab-error]").wait_for(timeout=TIMEOUT_MS)
         text = page.locator("[data-testid=lab-error]").inner_text()
-        assert "«tokens como máximo» debe ser un entero entre 1 y 200; ahora vale 2000" in text
+        assert "«tokens como máximo» tiene que ser un entero de 1 a 200 (o vacío); ahora vale 2000" in text
     finally:
         context.close()
 

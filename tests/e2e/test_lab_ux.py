@@ -122,10 +122,11 @@ def test_an_edit_while_a_run_goes_on_marks_its_result_when_it_comes(lab):
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("lab-top-k", "0", "«top-k» debe ser un entero de 1 o más; ahora vale 0."),
-    ("lab-top-p", "1.5", "«top-p» debe ser un número entre 0,01 y 1; ahora vale 1,5."),
-    ("lab-max-tokens", "2000", "«tokens como máximo» debe ser un entero entre 1 y 200; ahora vale 2000."),
-    ("lab-seed", "-1", "«semilla» debe ser un entero de 0 o más; ahora vale -1."),
+    # the words of Python's check_settings (a link's message), numbers the Spanish way
+    ("lab-top-k", "0", "top-k tiene que ser un entero de 1 o más (o vacío); ahora vale 0"),
+    ("lab-top-p", "1.5", "top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); ahora vale 1,5"),
+    ("lab-max-tokens", "2000", "«tokens como máximo» tiene que ser un entero de 1 a 200 (o vacío); ahora vale 2000"),
+    ("lab-seed", "-1", "la semilla tiene que ser un entero de 0 a 4\u202f294\u202f967\u202f295; ahora vale \u22121"),
 ])
 def test_generar_and_paso_give_the_same_spanish_message(lab, field, value, message):
     assert lab.locator("[data-testid=lab-form]").evaluate("f => f.noValidate")  # no browser bubble
@@ -144,6 +145,12 @@ def test_generar_and_paso_give_the_same_spanish_message(lab, field, value, messa
         assert lab.locator("[data-testid=lab-error]").count() == 0
         box.fill(value)  # ...and the same value again
     assert said == [message, message]
+    # a link with the same value gets the same words from Python
+    from lesson.laboratorio.lab import MAX_TOKENS, ConstraintError, check_settings
+    name = {"lab-top-k": "top_k", "lab-top-p": "top_p", "lab-max-tokens": "max_tokens", "lab-seed": "seed"}[field]
+    with pytest.raises(ConstraintError) as python:
+        check_settings(**{name: float(value) if "." in value else int(value)}, max_tokens_limit=MAX_TOKENS)
+    assert python.value.message == message
     assert "entre 1 o más" not in said[0]
     if had_result:  # the result on show stays under the message
         assert lab.locator("[data-testid=lab-output]").count() == 1

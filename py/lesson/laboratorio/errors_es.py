@@ -11,8 +11,11 @@ grammar that matches no text is not a syntax error). The catalog covers every re
 raises at compile time (regex, choice, GBNF, JSON Schema; the test
 ``tests/lesson/laboratorio/test_laboratorio_errors.py`` reads the masker's source for its raise
 sites) and its run-time work limits; a reason it does not know would get a Spanish message with
-the English words only as a labelled detail («detalle del masker, en inglés: ...», kind
-"masker.other").
+the English words only as a labelled detail («detalle del compilador de la máscara, en inglés: ...»,
+kind "masker.other").
+
+Numbers in the messages are written the Spanish way (:func:`es_number`: 5,5, −1, 10³⁰, 20 000);
+a position in the reader's text counts from 1, as the caller's ``_where`` says it.
 
 Python's own messages are put in Spanish too: ``re``'s, quoted by the masker for a schema's
 invalid ``pattern`` (:func:`re_message`), and ``json``'s, for a schema that is not JSON
@@ -28,7 +31,42 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from json.decoder import scanstring
+
+from ..numbers import es_int
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+
+
+def es_number(x) -> str:
+    """A number from the reader's text or a link, written the Spanish way: decimal comma, minus
+    sign U+2212, digits grouped as :func:`~lesson.numbers.es_int` groups them (5.5 -> "5,5",
+    -1 -> "−1", 20000 -> "20 000"); a float whose shortest decimal form has an exponent below -4
+    or from 16 on, as a power of ten: 1e30 -> "10³⁰", 1.5e-07 -> "1,5·10⁻⁷". An integral float
+    under 10¹⁶ is written as the integer (5.0 -> "5"); inf and nan as "∞", "−∞", "NaN". The page's
+    ``esNumber`` (browser/js/lab.js) writes the same digits."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"es_number takes an int or a float, not {type(x).__name__}")
+    if isinstance(x, int):
+        return es_int(x)
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "∞" if x > 0 else "\u2212∞"
+    if x.is_integer() and abs(x) < 1e16:
+        return es_int(int(x))
+    sign, digits, exponent = Decimal(repr(x)).normalize().as_tuple()
+    mantissa = "".join(map(str, digits))
+    e = exponent + len(mantissa) - 1  # x = ±m.mmm·10^e
+    minus = "\u2212" if sign else ""
+    if -4 <= e < 16:
+        whole, frac = (mantissa[:e + 1], mantissa[e + 1:]) if e >= 0 else ("0", "0" * (-e - 1) + mantissa)
+        whole = es_int(int(whole.ljust(e + 1, "0"))) if e >= 0 else whole
+        return minus + whole + ("," + frac if frac else "")
+    head = mantissa[0] + ("," + mantissa[1:] if len(mantissa) > 1 else "")
+    power = "10" + str(e).translate(_SUPERSCRIPT)
+    return minus + (power if head == "1" else f"{head}·{power}")
 
 _KW = r"JSON Schema keyword "
 _REPR = r"(?:'[^']*'|\"[^\"]*\")"
@@ -272,7 +310,7 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                               "quita propiedades opcionales, o pon \"additionalProperties\": false"),
     "schema.one_of_overlap": (_KW + r"'oneOf' with branches (\d+) and (\d+) that may both match is not "
                               r"supported \(.*\)",
-                              "las alternativas {0} y {1} de «oneOf» (contando desde 0) pueden cumplirse a la "
+                              "las alternativas {0} y {1} de «oneOf» (contando desde 1) pueden cumplirse a la "
                               "vez, y eso no está soportado: oneOf solo se compila cuando sus alternativas "
                               "no se solapan",
                               "usa «anyOf», o haz las alternativas excluyentes (por ejemplo, un \"const\" "
@@ -370,6 +408,14 @@ def _as_json(shown: str) -> str:
                                                             "None": "null"}[m[1]], shown) + "»"
 
 
+def _es_shown(text: str) -> str:
+    """A number as the masker printed it (Python's repr: "0.25", "1e+30") written by :func:`es_number`."""
+    try:
+        return es_number(float(text) if any(c in text for c in ".eEn") else int(text))
+    except ValueError:
+        return text
+
+
 _WHAT = {"regular expression": "la expresión regular", "grammar": "la gramática",
          "schema's regular expression": "la expresión regular del esquema"}
 
@@ -379,7 +425,11 @@ GROUPS = {
                            "la clave de «patternProperties»", 1: lambda m: re_message(m)},
     "schema.bad_value": {1: lambda p: _VALUE_PHRASES.get(p, f"«{p}»"),
                          2: lambda found: f", y vale {_as_json(found[len(', found '):])}" if found else ""},
-    "schema.fractional_bounds": {0: lambda v: v.replace(".", ","), 1: lambda v: v.replace(".", ",")},
+    "schema.fractional_bounds": {0: lambda v: _es_shown(v), 1: lambda v: _es_shown(v)},
+    "schema.one_of_overlap": {0: lambda i: str(int(i) + 1), 1: lambda i: str(int(i) + 1)},
+    "gbnf.repeat_too_large": {0: lambda n: es_int(int(n))},
+    "limit.choice_states": {0: lambda n: es_int(int(n))},
+    "limit.earley_items": {0: lambda n: es_int(int(n))},
     "schema.pattern_construct": {0: lambda op: _SRE_OPS.get(op, f"la construcción {op}")},
     "syntax.matches_nothing": {0: lambda w: _WHAT.get(w, w)},
     "limit.nesting": {0: lambda w: _WHAT.get(w, w)},
@@ -399,10 +449,11 @@ HEADINGS = {"gbnf.never_finishes": "gramática imposible", "syntax.matches_nothi
             "gbnf.undefined_rule": "error en la gramática", "gbnf.defined_twice": "error en la gramática",
             "gbnf.no_root": "error en la gramática", "gbnf.recursive_no_dfa": "no soportado",
             "schema.unsatisfiable": "esquema imposible", "schema.ref_cycle": "esquema imposible",
-            "choice.empty": "lista vacía"}
-KIND_WORDS = {"syntax error": "error de sintaxis", "unsupported feature": "no soportado",
+            "choice.empty": "error"}
+# an unsupported feature's message says «no está soportado» itself: its heading is neutral
+KIND_WORDS = {"syntax error": "error de sintaxis", "unsupported feature": "error",
               "invalid schema": "esquema no válido", "limit": "demasiado grande"}
-DETAIL = "detalle del masker, en inglés"
+DETAIL = "detalle del compilador de la máscara, en inglés"
 
 
 # Python's ``re`` messages (re._parser), quoted by the masker for a schema's invalid ``pattern``,
@@ -454,7 +505,7 @@ def re_message(text: str) -> str:
         match = re.fullmatch(pattern, core, re.DOTALL)
         if match:
             return spanish.format(*match.groups())
-    return f"el analizador de expresiones de Python no la acepta ({DETAIL}: {core})"
+    return f"el analizador de expresiones de Python no la acepta (detalle de Python, en inglés: {core})"
 
 
 # Python's ``json`` decoder messages (json.decoder and its C scanner), for a schema that is not JSON
@@ -505,7 +556,7 @@ def unknown(reason: str, keyword: str | None = None) -> tuple[str, str, str]:
     """(kind "masker.other", Spanish message, "") for a reason the catalog does not know: the
     English words only as a labelled detail."""
     what = (f"la palabra clave «{keyword}» no se puede usar así" if keyword
-            else "el masker no puede compilar esta restricción")
+            else "el compilador de la máscara no acepta esta restricción")
     return "masker.other", f"{what} ({DETAIL}: {reason})", ""
 
 
@@ -599,7 +650,8 @@ def why_unsatisfiable(schema, pointer: str = "#") -> tuple[str, str] | None:
     for low, high, what in _BOUNDS:
         a, b = schema.get(low), schema.get(high)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and (a > b or (a == b and "exclusive" in low + high)):
-            return (f"{pointer}/{high}", f"«{low}» vale {a} y «{high}» vale {b}: {what} cumple las dos")
+            return (f"{pointer}/{high}", f"«{low}» vale {es_number(a)} y «{high}» vale {es_number(b)}: "
+                                         f"{what} cumple las dos")
     if schema.get("enum") == []:
         return f"{pointer}/enum", "«enum» es una lista vacía: no deja ningún valor"
     for key in ("properties", "$defs", "definitions", "patternProperties"):

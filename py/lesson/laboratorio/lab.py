@@ -36,14 +36,17 @@ from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, Tok
 
 from ..course import NAMES, PROMPT, answer
 from ..language import forced_kind
+from ..numbers import es_int
 from ..sampling import Decoder
-from ..views import styled
-from .errors_es import (HEADINGS, KIND_WORDS, json_message, line_column, pointer_span, string_offset, translate,
-                        unknown, value_start, why_unsatisfiable)
+from ..views import es_count, styled
+from .errors_es import (HEADINGS, KIND_WORDS, es_number, json_message, line_column, pointer_span, string_offset,
+                        translate, unknown, value_start, why_unsatisfiable)
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
 
 KINDS = ("none", "choice", "regex", "json_schema", "gbnf")
+KIND_NAMES = {"none": "ninguna", "choice": "lista de opciones", "regex": "expresión regular",
+              "json_schema": "JSON Schema", "gbnf": "gramática GBNF"}  # as the form's menu names them
 
 PRESETS: dict[str, dict] = {
     "nombres": {"title": "Los nombres de «La máscara»", "kind": "choice",
@@ -98,7 +101,8 @@ class ConstraintError(ValueError):
     Spanish; ``hint``: how to fix it, or ""; ``kind``: the catalog key
     (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other",
     "budget.too_small", "token.not_allowed"), "settings.<name>" for a setting
-    (:func:`check_settings`, :func:`check_prompt`, "settings.kind"), "run" for an action's error;
+    (:func:`check_settings`, :func:`check_prompt`, "settings.kind"), "run" for an action's error
+    (a position the branch lacks, a full tree), "link" for a link whose tree cannot be rebuilt;
     ``span``: the characters [start, end) of the constraint's text at fault, or None."""
 
     def __init__(self, message: str, hint: str = "", kind: str = "", span: tuple[int, int] | None = None):
@@ -106,7 +110,7 @@ class ConstraintError(ValueError):
         super().__init__(message + (f"\n  fix: {hint}" if hint else ""))
 
 
-EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío, «0 tokens»",
+EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío (0 tokens)",
          "gbnf": "la gramática está vacía", "json_schema": "el esquema está vacío"}
 
 _AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # LimitExceeded.at_prefix's tail
@@ -115,9 +119,9 @@ _AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # Limi
 def _spanish_reason(exc: MaskerError) -> tuple[str, str, str]:
     """(catalog key, Spanish message, Spanish fix) of any masker error."""
     if isinstance(exc, BudgetTooSmall):
-        need = (f"el texto más corto que completa la restricción necesita {exc.needed} tokens"
+        need = (f"el texto más corto que completa la restricción necesita {es_count(exc.needed, 'token', 'tokens')}"
                 if exc.needed is not None else "ningún texto que complete la restricción cabe en él")
-        return ("budget.too_small", f"el presupuesto de {exc.budget} tokens no basta: {need}",
+        return ("budget.too_small", f"el presupuesto de {es_count(exc.budget, 'token', 'tokens')} no basta: {need}",
                 "sube «tokens como máximo», o acorta lo que la restricción exige")
     if isinstance(exc, TokenNotAllowed):
         return ("token.not_allowed", f"el token {exc.token_id} no está permitido después de lo escrito",
@@ -128,8 +132,17 @@ def _spanish_reason(exc: MaskerError) -> tuple[str, str, str]:
         reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
     found = translate(reason) or unknown(reason, getattr(exc, "keyword", None))
     if isinstance(exc, LimitExceeded) and found[0] != "masker.other":
-        found = (found[0], f"{found[1]} (límite {exc.limit} = {exc.value})", found[2])
+        unit = _LIMIT_UNITS.get(exc.limit)  # none for Python's recursion limit: it counts no schema level
+        if unit:
+            found = (found[0], f"{found[1]} (límite: {es_count(exc.value, *unit)})", found[2])
     return found
+
+
+# LimitExceeded.limit (the masker's keyword argument) -> what its value counts, in Spanish
+_LIMIT_UNITS = {"max_states": ("estado", "estados"), "max_nfa_states": ("estado", "estados"),
+                "max_budget_states": ("estado", "estados"), "max_items": ("elemento", "elementos"),
+                "max_trie_steps": ("paso", "pasos"), "max_productions": ("producción", "producciones"),
+                "max_regex_chars": ("carácter", "caracteres"), "nesting depth": ("nivel", "niveles")}
 
 
 def _pattern_span(exc: MaskerError, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -176,7 +189,7 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
         words = HEADINGS.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
     if start is None:
         return ConstraintError(f"{words}: {message}", fix, key)
-    return ConstraintError(f"{words} en la {_where(text, start)}: {message}\n{_caret(text, start)}", fix, key,
+    return ConstraintError(f"{words} {_where(text, start)}: {message}\n{_caret(text, start)}", fix, key,
                            (start, max(end, start + 1)))
 
 
@@ -194,8 +207,11 @@ def _keyword_of(key: str, reason: str) -> str | None:
 
 
 def _where(text: str, pos: int) -> str:
+    """Where character ``pos`` (0-based) of the reader's text is, counted from 1: «en el carácter 3»
+    in a one-line text, «en la línea 2, columna 5» in one of several lines («posición» is a
+    token's place on this page)."""
     line, column = line_column(text, pos)
-    return f"línea {line}, columna {column}" if "\n" in text else f"posición {pos}"
+    return f"en la línea {line}, columna {column}" if "\n" in text else f"en el carácter {pos + 1}"
 
 
 def _caret(text: str, pos: int) -> str:
@@ -216,8 +232,9 @@ def compile_constraint(kind: str, text: str):
     parser's (line, column).
     """
     if kind not in KINDS:
-        raise ConstraintError(f"el tipo de restricción {_shown(kind)} no existe: tiene que ser uno de "
-                              f"{', '.join(KINDS)}", "elige el tipo en la lista «Restricción»", "settings.kind")
+        raise ConstraintError(f"el tipo de restricción {_shown(kind)} no existe: tiene que ser uno de estos: "
+                              f"{', '.join(KIND_NAMES.values())}", "elige el tipo en la lista «Restricción»",
+                              "settings.kind")
     if kind in EMPTY and not text.strip():
         raise ConstraintError(EMPTY[kind], "escribe la restricción, o elige «ninguna» para generar sin ella",
                               "empty")
@@ -235,8 +252,7 @@ def compile_constraint(kind: str, text: str):
             try:
                 schema = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ConstraintError(f"JSON no válido en la línea {exc.lineno}, columna {exc.colno}: "
-                                      f"{json_message(exc.msg)}"
+                raise ConstraintError(f"JSON no válido {_where(text, exc.pos)}: {json_message(exc.msg)}"
                                       f"\n{_caret(text, exc.pos)}",
                                       "revisa comillas, comas y llaves", "json",
                                       (exc.pos, min(exc.pos + 1, len(text)))) from None
@@ -251,22 +267,24 @@ MAX_TOKENS = 200  # the form's limit for «tokens como máximo» (act; a Lab in 
 
 
 def _shown(value) -> str:
-    """A setting's value as a reader reads it: decimal comma, «vacío» for none, in «»."""
-    if value is None or value == "":
-        return "«vacío»"
+    """A value a link or the form gave, as a reader reads it: a number the Spanish way
+    (:func:`~lesson.laboratorio.errors_es.es_number`: 2,5, −1, 10³⁰), anything else in «» (as
+    JSON writes it; «sí», «no» for a boolean)."""
     if isinstance(value, bool):
         return "«sí»" if value else "«no»"
-    if isinstance(value, float):
-        text = repr(value) if not value.is_integer() or abs(value) >= 1e16 else str(int(value))
-        return "«" + text.replace(".", ",") + "»"
-    if isinstance(value, int):
+    if isinstance(value, (int, float)):
+        return es_number(value)
+    if isinstance(value, str):
         return f"«{value}»"
-    return f"«{value}»" if isinstance(value, str) else f"«{value!r}»"
+    try:
+        return f"«{json.dumps(value, ensure_ascii=False)}»"
+    except (TypeError, ValueError):
+        return f"«{value}»"
 
 
-def _grouped(n: int) -> str:
-    """An integer with its thousands apart, as Spanish writes them (4 294 967 295)."""
-    return f"{n:,}".replace(",", "\u00a0")
+def _now(value) -> str:
+    """«ahora vale 2,5», or «ahora está vacío» for none (the page's ``invalid()`` says the same)."""
+    return "ahora está vacío" if value is None or value == "" else f"ahora vale {_shown(value)}"
 
 
 def _integer(value, name: str, low: int, high: int | None, none_ok: bool, key: str):
@@ -278,9 +296,9 @@ def _integer(value, name: str, low: int, high: int | None, none_ok: bool, key: s
                                      (float("inf"), float("-inf")) and value.is_integer())) \
         and not isinstance(value, bool) and low <= value and (high is None or value <= high)
     if not ok:
-        bound = f"de {_grouped(low)} a {_grouped(high)}" if high is not None else f"de {_grouped(low)} o más"
+        bound = f"de {es_int(low)} a {es_int(high)}" if high is not None else f"de {es_int(low)} o más"
         empty = " (o vacío)" if none_ok else ""
-        raise ConstraintError(f"{name} tiene que ser un entero {bound}{empty}; ahora vale {_shown(value)}",
+        raise ConstraintError(f"{name} tiene que ser un entero {bound}{empty}; {_now(value)}",
                               f"escribe en {name} un entero {bound}", key)
     return int(value)
 
@@ -299,12 +317,12 @@ def check_settings(seed=0, temperature=1.0, top_k=None, top_p=None, max_tokens=N
     a Spanish message that names the setting and its value: a link can hold any of them."""
     seed = _integer(seed, "la semilla", 0, SEED_MAX, False, "settings.seed")
     if not _number(temperature) or temperature <= 0:
-        raise ConstraintError(f"la temperatura tiene que ser un número mayor que 0; ahora vale {_shown(temperature)}",
+        raise ConstraintError(f"la temperatura tiene que ser un número mayor que 0; {_now(temperature)}",
                               "mueve el control de la temperatura", "settings.temperature")
     top_k = _integer(top_k, "top-k", 1, None, True, "settings.top_k")
     if top_p is not None and (not _number(top_p) or not 0 < top_p <= 1):
-        raise ConstraintError(f"top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); ahora vale "
-                              f"{_shown(top_p)}", "escribe en top-p un número como 0,9, o déjalo vacío",
+        raise ConstraintError(f"top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); "
+                              f"{_now(top_p)}", "escribe en top-p un número como 0,9, o déjalo vacío",
                               "settings.top_p")
     max_tokens = _integer(max_tokens, "«tokens como máximo»", 1, max_tokens_limit, True, "settings.max_tokens")
     return {"seed": seed, "temperature": float(temperature), "top_k": top_k,
@@ -320,10 +338,11 @@ def check_prompt(model, tok, prompt: str, max_tokens: int | None) -> None:
     n, n_ctx = len(tok.encode(prompt)), model.config.n_ctx
     if n + (max_tokens or 1) > n_ctx:
         room = n_ctx - n
-        fix = (f"baja «tokens como máximo» a {room} como mucho, o acorta el prompt" if room >= 1
+        fix = (f"baja «tokens como máximo» a {es_int(room)} como mucho, o acorta el prompt" if room >= 1
                else "acorta el prompt")
-        raise ConstraintError(f"el prompt ({n} tokens) y {max_tokens or 1} tokens nuevos no caben en el "
-                              f"contexto del modelo, de {n_ctx} tokens", fix, "settings.context")
+        new = es_count(max_tokens or 1, "token nuevo", "tokens nuevos")
+        raise ConstraintError(f"el prompt ({es_count(n, 'token', 'tokens')}) y {new} no caben en el "
+                              f"contexto del modelo, de {es_count(n_ctx, 'token', 'tokens')}", fix, "settings.context")
 
 
 # sampling's own English ValueErrors (lesson.sampling), for a case the checks above let through
@@ -345,7 +364,8 @@ def _spanish_value_error(error: ValueError) -> ConstraintError:
     for pattern, message, fix in _SAMPLING_ERRORS:
         match = re.fullmatch(pattern, text, re.DOTALL)
         if match:
-            return ConstraintError(message.format(*match.groups()), fix, "run")
+            groups = [g.replace("-", "\u2212") for g in match.groups()]
+            return ConstraintError(message.format(*groups), fix, "run")
     return ConstraintError(text, kind="run")
 
 
@@ -498,7 +518,8 @@ class Lab:
     def select(self, index: int) -> "Lab":
         """Show branch ``index`` (0-based, as ``data-index``); ValueError when there is none."""
         if not 0 <= int(index) < len(self.branches):
-            raise ValueError(f"no hay rama {int(index) + 1}: el árbol tiene {len(self.branches)}")
+            raise ValueError(f"no hay rama {_shown(int(index) + 1)}: el árbol tiene "
+                             f"{es_count(len(self.branches), 'rama', 'ramas')}")
         self.current, self.selected, self.note = int(index), None, ""
         return self
 
@@ -521,7 +542,9 @@ class Lab:
         except (ValueError, MaskerError) as error:
             why = (_spanish_reason(error)[1] if isinstance(error, MaskerError)
                    else _spanish_value_error(error).message)
-            raise ValueError(f"el enlace no describe un árbol de este experimento: {why}") from None
+            raise ConstraintError(f"el enlace no describe un árbol de este experimento: {why}",
+                                  "abre el enlace tal como se copió, o pulsa «Generar» para empezar otro",
+                                  "link") from None
         self.current = current if current is not None and 0 <= current < len(self.branches) else 0
         self.selected = None
         if selected is not None:
@@ -566,19 +589,40 @@ class Lab:
 
 
 
+_RUN_KINDS = ("run", "token.not_allowed")  # an action the branch cannot take
+
+
+def error_heading(kind: str) -> str:
+    """The error view's heading, by what is at fault (a ConstraintError's ``kind``): the constraint,
+    the settings or the prompt, both constraint and settings (a budget too small), an action
+    (kind "run": a position the branch lacks, a full tree), or a link (kind "link")."""
+    if kind == "link":
+        return "El enlace no se puede abrir."
+    if kind in _RUN_KINDS:
+        return "No se puede hacer esto."
+    if kind == "budget.too_small":
+        return "No se puede usar esta restricción con estos ajustes."
+    if kind in ("settings.prompt", "settings.context"):
+        return "No se puede usar este prompt con estos ajustes."
+    if kind.startswith("settings.") and kind != "settings.kind":
+        return "No se pueden usar estos ajustes."
+    return "No se puede usar esta restricción."
+
+
 def error_html(error: ConstraintError) -> str:
-    """A compile or settings error in place: the message (``p.lab-error-text``, it wraps), its
+    """A compile or settings error in place: a heading by its kind (:func:`error_heading`), the message (``p.lab-error-text``, it wraps), its
     caret lines (the reader's line and a caret under the place: a ``pre`` that never wraps, so
     the caret stays under its character; it scrolls sideways inside the box, and takes the focus
     for the keyboard) and the fix, no traceback; ``data-kind`` and ``data-from``/``data-to`` (the
     span, for the editor's underline)."""
+    heading = escape(error_heading(error.kind))
     hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
     span = f' data-from="{error.span[0]}" data-to="{error.span[1]}"' if error.span else ""
     text, _, caret = error.message.partition("\n  ")
     caret = (f'<pre class="lab-caret" tabindex="0" aria-label="el lugar del error">  {escape(caret)}</pre>'
              if caret else "")
     return styled(f'<div class="lab-error" data-testid="lab-error" data-kind="{escape(error.kind)}"{span} role="alert">'
-                  f'<p><strong>No se puede usar esta restricción o estos ajustes.</strong></p>'
+                  f'<p><strong>{heading}</strong></p>'
                   f'<p class="lab-error-text">{escape(text)}</p>{caret}{hint}</div>')
 
 
@@ -648,7 +692,7 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
             return lab.open(int(position))
         if action == "branch":
             return lab.select(int(branch))
-        raise ValueError(f"acción desconocida {action!r}")
+        raise ValueError(f"acción desconocida {_shown(str(action))}")
     except ConstraintError as error:
         _SESSION["lab"] = None
         return _Html(error_html(error))

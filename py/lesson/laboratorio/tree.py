@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..language import allowed_ids
+from ..numbers import es_int
+from ..views import es_count
 from ..sampling import BUDGET, Decoder, truncate
 
 MAX_BRANCHES = 16
@@ -81,8 +83,9 @@ def offered_at(decoder: Decoder, position: int) -> list[tuple[int, float, float]
         return offered(pos.probs, None, decoder.top_k, decoder.top_p)
     if position == n + 1 and not decoder.done:
         return offered(decoder.next_distribution(), decoder.matcher, decoder.top_k, decoder.top_p)
-    raise ValueError(f"la posición {position} no existe en esta rama (tiene {n} tokens"
-                     f"{'' if decoder.done else f'; la siguiente es la {n + 1}'})")
+    shown = str(position).replace("-", "\u2212")
+    raise ValueError(f"la posición {shown} no existe en esta rama (tiene {es_count(n, 'token', 'tokens')}"
+                     f"{'' if decoder.done else f'; la siguiente es la {es_int(n + 1)}'})")
 
 
 # The tree as text, with only the characters an address keeps as they are (letters, digits, . - _):
@@ -111,7 +114,7 @@ def decode_tree(text: str) -> list[dict]:
     for i, part in enumerate(text.split("_") if text else []):
         match = _BRANCH.fullmatch(part)
         if match is None:
-            raise ValueError(f"la rama {i + 1} del enlace no se entiende: {part!r}")
+            raise ValueError(f"la rama {i + 1} del enlace no se entiende: «{part}»")
         head, picks, length, stopped = match.groups()
         spec = {"parent": None, "start": None, "start_token": None, "stopped": bool(stopped),
                 "length": int(length[2:]) if length else None,
@@ -162,8 +165,7 @@ def replay(first: Decoder, specs: list[dict]) -> list[Branch]:
             n = len(parent.generation.token_ids)
             if not 1 <= spec["start"] <= n + (0 if parent.done else 1):
                 raise ValueError(f"la rama {i + 1} sale de la rama {spec['parent'] + 1} en la posición "
-                                 f"{spec['start']}, pero esa rama tiene {n} "
-                                 f"{'token' if n == 1 else 'tokens'}")
+                                 f"{es_int(spec['start'])}, pero esa rama tiene {es_count(n, 'token', 'tokens')}")
             decoder = parent.fork_at(spec["start"])
             take(decoder, spec["start_token"])
         branch = Branch(decoder, spec["parent"], spec["start"], spec["start_token"], dict(spec["picks"]),

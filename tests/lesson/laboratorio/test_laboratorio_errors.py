@@ -14,14 +14,17 @@ import ast
 import json
 import pathlib
 import re
+import shutil
+import subprocess
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from lesson.laboratorio.errors_es import (CATALOG, DETAIL, JSON_MESSAGES, RE_MESSAGES, json_message,
-                                          re_message, string_offset, translate)
+from lesson.laboratorio.errors_es import (CATALOG, DETAIL, JSON_MESSAGES, RE_MESSAGES, es_number, json_message,
+                                          re_message, string_offset, translate, unknown)
 from lesson.laboratorio.lab import (MAX_TOKENS, SEED_MAX, ConstraintError, Lab, act, check_settings,
                                     compile_constraint, spanish_error)
+from lesson.laboratorio.tree import decode_tree
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
 from masker.errors import LimitExceeded
 from masker.json_schema.errors import InvalidSchema, UnsupportedKeyword
@@ -309,6 +312,15 @@ def test_the_regex_features_the_masker_refuses_are_named_in_spanish(pattern):
     assert not english_left(error)
 
 
+def where(text: str, pos: int) -> str:
+    """The place of character ``pos`` (0-based) as the reader counts, from 1: the character in a
+    one-line text, the line and column in a text of several lines (computed here on its own)."""
+    if "\n" not in text:
+        return f"en el carácter {pos + 1}"
+    lines = text[:pos].split("\n")
+    return f"en la línea {len(lines)}, columna {len(lines[-1]) + 1}"
+
+
 @pytest.mark.parametrize("kind, text, words, span, heading", [
     ("regex", "[z-a]", "el rango «z-a» está al revés", "-", "error de sintaxis"),
     ("gbnf", "root ::= foo", "la regla «foo» se usa aquí pero no está definida", "f", "error en la gramática"),
@@ -330,7 +342,8 @@ def test_the_newcomers_errors_get_the_right_diagnosis_and_place(kind, text, word
     with pytest.raises(ConstraintError) as info:
         compile_constraint(kind, text)
     error = info.value
-    assert words in error.message and error.message.startswith(heading + " en la "), error.message
+    assert words in error.message and error.message.startswith(f"{heading} {where(text, error.span[0])}: "), \
+        error.message
     assert "error de sintaxis" not in error.message or heading == "error de sintaxis"
     assert text[error.span[0]:error.span[1]] == span, (error.span, error.message)
     assert not english_left(error), error.message
@@ -353,7 +366,10 @@ def test_the_json_decoders_messages_are_in_spanish(text):
     if text:
         with pytest.raises(ConstraintError) as info:
             compile_constraint("json_schema", text)
-        assert msg not in info.value.message and "JSON no válido en la línea" in info.value.message
+        error = info.value
+        assert msg not in error.message
+        assert error.message.startswith(f"JSON no válido {where(text, error.span[0])}: "), error.message
+        assert text[error.span[0]:error.span[1]] == text[decoding.value.pos:decoding.value.pos + 1]
 
 
 def test_every_json_decoder_message_is_known():
@@ -392,22 +408,26 @@ def test_a_strings_character_is_found_through_its_escapes(value, ascii_only, dat
 
 
 @pytest.mark.parametrize("settings_, words", [
-    ({"seed": 1e30}, "la semilla tiene que ser un entero de 0 a 4\u00a0294\u00a0967\u00a0295; ahora vale «1e+30»"),
-    ({"seed": -1}, "la semilla tiene que ser un entero de 0 a"),
-    ({"seed": 2.5}, "ahora vale «2,5»"),
-    ({"seed": None}, "ahora vale «vacío»"),
-    ({"top_k": 0}, "top-k tiene que ser un entero de 1 o más (o vacío); ahora vale «0»"),
+    # numbers the Spanish way: grouped as es_int groups them (U+202F), minus U+2212, 10³⁰ for 1e30
+    ({"seed": 1e30}, "la semilla tiene que ser un entero de 0 a 4\u202f294\u202f967\u202f295; ahora vale 10³⁰"),
+    ({"seed": -1}, "la semilla tiene que ser un entero de 0 a 4\u202f294\u202f967\u202f295; ahora vale \u22121"),
+    ({"seed": 2.5}, "ahora vale 2,5"),
+    ({"seed": None}, "ahora está vacío"),
+    ({"seed": "tres"}, "ahora vale «tres»"),
+    ({"seed": [1]}, "ahora vale «[1]»"),
+    ({"top_k": 0}, "top-k tiene que ser un entero de 1 o más (o vacío); ahora vale 0"),
     ({"top_k": 2.5}, "top-k tiene que ser un entero de 1 o más"),
-    ({"top_p": 5}, "top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); ahora vale «5»"),
+    ({"top_p": 5}, "top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); ahora vale 5"),
+    ({"top_p": -1e-7}, "ahora vale \u221210⁻⁷"),
     ({"top_p": 0}, "top-p tiene que ser"),
-    ({"temperature": 0}, "la temperatura tiene que ser un número mayor que 0; ahora vale «0»"),
+    ({"temperature": 0}, "la temperatura tiene que ser un número mayor que 0; ahora vale 0"),
     ({"temperature": float("nan")}, "la temperatura tiene que ser"),
     ({"max_tokens": 0}, "«tokens como máximo» tiene que ser un entero de 1 o más"),
     ({"max_tokens": 2000}, f"«tokens como máximo» tiene que ser un entero de 1 a {MAX_TOKENS} (o vacío); "
-                           "ahora vale «2000»"),
+                           "ahora vale 2000"),
 ])
 def test_settings_from_a_link_are_refused_in_spanish(settings_, words):
-    limit = MAX_TOKENS if settings_.get("max_tokens", 0) > MAX_TOKENS else None
+    limit = MAX_TOKENS if (settings_.get("max_tokens") or 0) > MAX_TOKENS else None
     with pytest.raises(ConstraintError) as info:
         check_settings(**settings_, max_tokens_limit=limit)
     assert words in info.value.message and info.value.kind.startswith("settings.")
@@ -425,7 +445,8 @@ STATE = {"kind": "regex", "constraint": "[a-z]{3}", "prompt": "La señora ", "se
     ({"top_p": 5}, "top-p tiene que ser un número mayor que 0"),
     ({"top_k": 0}, "top-k tiene que ser un entero de 1 o más"),
     ({"prompt": ""}, "el prompt está vacío"),
-    ({"kind": "sql"}, "el tipo de restricción «sql» no existe"),
+    ({"kind": "sql"}, "el tipo de restricción «sql» no existe: tiene que ser uno de estos: ninguna, lista de "
+                      "opciones, expresión regular, JSON Schema, gramática GBNF"),
     ({"constraint": "[z-a]"}, "el rango «z-a» está al revés"),
 ])
 def test_act_shows_every_reader_mistake_as_a_spanish_error_view(model, tok, change, words):
@@ -457,3 +478,141 @@ def test_an_unknown_reason_keeps_its_english_only_as_a_labelled_detail():
     assert error.kind == "masker.other" and "«frobnicate»" in error.message
     assert f"({DETAIL}: JSON Schema keyword 'frobnicate' is frobbed)" in error.message
     assert translate("JSON Schema keyword 'if' is not supported")[0] == "schema.unsupported"
+
+
+# --- the wording a reviewer found wrong: places from 1, Spanish numbers, no programmer words,
+# a heading that fits the error, said once
+
+def test_a_place_in_one_line_counts_characters_from_one_and_lines_and_columns_from_one():
+    for kind, text, place in [("regex", "*a", "en el carácter 1"), ("regex", "ab(", "en el carácter 3"),
+                              ("gbnf", 'root ::= "a"\nroot ::= "b"', "en la línea 2, columna 1"),
+                              ("json_schema", '{"a" 1}', "en el carácter 6"),
+                              ("json_schema", '{"a": 1,\n"b" 2}', "en la línea 2, columna 5")]:
+        with pytest.raises(ConstraintError) as info:
+            compile_constraint(kind, text)
+        message = info.value.message
+        assert place + ": " in message and "posición" not in message, message
+        assert where(text, info.value.span[0]) == place  # the span stays 0-based, for the editor
+
+
+@pytest.mark.parametrize("x, shown", [(5.5, "5,5"), (-1, "\u22121"), (1e30, "10³⁰"), (-1e30, "\u221210³⁰"),
+                                      (1.5e-7, "1,5·10⁻⁷"), (20000, "20\u202f000"), (5.0, "5"), (0.25, "0,25"),
+                                      (1234.5, "1234,5"), (123456.75, "123\u202f456,75"), (2.5e20, "2,5·10²⁰"),
+                                      (0.0001, "0,0001"), (float("inf"), "∞")])
+def test_numbers_are_written_the_spanish_way(x, shown):
+    assert es_number(x) == shown
+
+
+def _read_back(shown: str) -> float:
+    """es_number's text read back as a float (an independent parse of its notation)."""
+    text = shown.replace("\u202f", "").replace("\u2212", "-").replace(",", ".")
+    match = re.fullmatch(r"(-?)(?:([\d.]+)·)?10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
+    if match:
+        exponent = int(match[3].translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
+        return float(f"{match[1]}{match[2] or '1'}e{exponent}")
+    return float(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**20, 10**20))
+def test_a_number_written_the_spanish_way_reads_back_as_itself(x):
+    shown = es_number(x)
+    assert _read_back(shown) == float(x), shown
+    assert "." not in shown and "e" not in shown and "-" not in shown
+
+
+def test_the_page_writes_numbers_as_python_does():
+    """lab.js's esNumber (the field check's «ahora vale») against es_number, run in Node."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no Node here")
+    source = (MASKER.parents[1] / "browser" / "js" / "lab.js").read_text(encoding="utf-8")
+    functions = [re.search(rf"^{head}.*?^}}", source, re.S | re.M)[0]
+                 for head in ("function esInt", "const SUPERSCRIPT", "function esNumber")]
+    values = [5.5, -1, 1e30, -2.5e-9, 20000, 4294967295, 0.0001, 1e-5, 123456.789, 1e16, 1e15 + 0.5, 2**53 + 2.0,
+              1.7976931348623157e308, 5e-324, 0.1, 99999.5, 1e21, 12345678.9]
+    script = "\n".join(functions) + f"\nconsole.log(JSON.stringify({json.dumps(values)}.map(esNumber)));"
+    shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert shown == [es_number(v) for v in values]
+
+
+def test_a_contradiction_names_its_bounds_the_spanish_way():
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint("json_schema", '{"type": "number", "minimum": 5.5, "maximum": 1.5}')
+    assert "«minimum» vale 5,5 y «maximum» vale 1,5" in info.value.message
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint("json_schema", '{"type": "number", "minimum": -1, "maximum": -1e30}')
+    assert "«minimum» vale \u22121 y «maximum» vale \u221210³⁰" in info.value.message
+
+
+def test_a_limit_says_what_it_counts_with_its_number_grouped():
+    error = spanish_error(LimitExceeded("the automaton needs too many DFA states", "max_states", 20000, "x"), "", "")
+    assert error.message.endswith("(límite: 20\u202f000 estados)") and "max_states" not in error.message
+    error = spanish_of(lambda: compile_choice(["abc", "abd"], max_states=2))
+    assert "(límite: 2 estados)" in error.message and "=" not in error.message
+    error = spanish_of(CASES["cfg_lowering: the grammar lowers to too many productions"])
+    assert "(límite: 2 producciones)" in error.message
+    error = spanish_of(_deep_regex)
+    assert re.search(r"\(límite: [\d\u202f]+ niveles\)", error.message), error.message
+    assert "_" not in error.message
+
+
+def test_no_programmer_words_are_left_in_the_lab_messages(model, tok):
+    assert "masker" not in DETAIL and "masker" not in unknown("x")[1]
+    assert "el compilador de la máscara" in unknown("x")[1]
+    with pytest.raises(ValueError) as info:
+        decode_tree("zz")
+    assert "no se entiende: «zz»" in str(info.value) and "'" not in str(info.value)
+    act("generate", STATE)
+    html = act("zzz", STATE)._repr_html_()
+    assert "acción desconocida «zzz»" in html and "&#x27;" not in html
+
+
+def test_an_empty_regex_says_what_it_would_accept_in_parentheses():
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint("regex", "")
+    assert info.value.message == "la expresión regular está vacía: solo aceptaría el texto vacío (0 tokens)"
+
+
+def _heading(html: str) -> str:
+    return re.search(r"<strong>(.*?)</strong>", html[html.index('data-testid="lab-error"'):])[1]
+
+
+def test_the_error_view_has_a_heading_that_fits_what_is_at_fault(model, tok):
+    assert _heading(act("generate", {**STATE, "constraint": "[z-a]"})._repr_html_()) == \
+        "No se puede usar esta restricción."
+    assert _heading(act("generate", {**STATE, "top_k": 0})._repr_html_()) == "No se pueden usar estos ajustes."
+    assert _heading(act("generate", {**STATE, "prompt": ""})._repr_html_()) == \
+        "No se puede usar este prompt con estos ajustes."
+    html = act("restore", {**STATE, "tree": "r_0.40.5"})._repr_html_()
+    assert _heading(html) == "El enlace no se puede abrir." and 'data-kind="link"' in html
+    assert "el enlace no describe un árbol" in html
+    act("generate", STATE)
+    html = act("open", STATE, position=99)._repr_html_()
+    assert _heading(html) == "No se puede hacer esto." and 'data-kind="run"' in html
+    assert "la posición 99 no existe en esta rama" in html
+    assert "o estos ajustes" not in html
+
+
+@pytest.mark.parametrize("case", sorted(CASES) + [f"feature {p}" for p in FEATURES])
+def test_the_heading_and_the_message_say_it_once(case):
+    """«no soportado en el carácter 2: … no está soportada» says it twice; so would «lista vacía:
+    la lista de opciones está vacía»."""
+    error = spanish_of(("regex", case[len("feature "):]) if case.startswith("feature ") else CASES[case])
+    heading, message = error.message.split("\n")[0].split(": ", 1)
+    heading = re.split(r" en (?:el|la) ", heading)[0]
+    for word in ("soportad", "vací"):
+        assert not (word in heading and word in message), (heading, message)
+
+
+def test_a_position_a_branch_lacks_says_its_tokens_with_the_right_plural(model, tok):
+    lab = Lab(model, tok, kind="regex", constraint="[a-z]", prompt="La señora ", max_tokens=5)
+    lab.generate()
+    n = len(lab.decoder.generation.token_ids)
+    assert n == 1  # one letter: one token
+    with pytest.raises(ValueError) as info:
+        lab.open(3)
+    assert str(info.value) == "la posición 3 no existe en esta rama (tiene 1 token)"
+    with pytest.raises(ValueError) as info:
+        lab.select(4)
+    assert str(info.value) == "no hay rama 5: el árbol tiene 1 rama"

@@ -54,9 +54,10 @@ def test_every_preset_gives_a_text_its_grammar_accepts(model, tok, name):
 
 
 @pytest.mark.parametrize("kind, text, where, key, span", [
-    ("regex", "(ab", "posición 0: falta «)»", "regex.unclosed_group", "("),
-    ("json_schema", '{"type": "object",,}', "línea 1, columna 19", "json", ","),
-    ("gbnf", 'root ::= "a" | (', "posición 15", "regex.unclosed_group", "("),
+    # one line: «en el carácter N», N from 1; several lines: «en la línea L, columna C», from 1 too
+    ("regex", "(ab", "en el carácter 1: falta «)»", "regex.unclosed_group", "("),
+    ("json_schema", '{"type": "object",,}', "JSON no válido en el carácter 19", "json", ","),
+    ("gbnf", 'root ::= "a" | (', "en el carácter 16", "regex.unclosed_group", "("),
     ("choice", "\n\n", "vacía", "empty", None),
     ("json_schema", '{"type": "string", "format": "color"}', "«color» de «format» no está soportado",
      "schema.unsupported_value", '"format"'),
