@@ -83,6 +83,22 @@ function esNumber(x) {
 
 /* The number fields the page checks, with the words and limits of Python's check_settings
  * (lesson.laboratorio.lab), so that a field and a link get the same message. */
+/* A link's number that the form cannot show as it is (a number field drops «abc», the range clamps
+ * 99 to 3): said, instead of running with another value. */
+function linkProblem(name, text, value, input) {
+  const names = { seed: "la semilla", temperature: "la temperatura", top_k: "top-k", top_p: "top-p",
+                  max_tokens: "«tokens como máximo»" };
+  if (text !== "" && !Number.isFinite(value)) {
+    return { message: `el enlace trae ${names[name]} = «${text}», que no es un número que el formulario ` +
+      "pueda mostrar: escribe el valor que querías", input };
+  }
+  if (name === "temperature" && text !== "" && (value < Number(input.min) || value > Number(input.max))) {
+    return { message: `el enlace trae la temperatura ${esNumber(value)}; la temperatura va de ` +
+      `${esNumber(Number(input.min))} a ${esNumber(Number(input.max))}: elige una en la barra`, input };
+  }
+  return null;
+}
+
 const FIELD_RULES = [
   { field: "seed", name: "la semilla", integer: true, emptyOk: false },
   { field: "top_k", name: "top-k", integer: true, emptyOk: true },
@@ -122,7 +138,7 @@ class LabRun {
 
   finish(ok, count, message) {
     // The kernel's own message speaks of cells; this page has none.
-    if (message) this.lab.showText(STOPPED, "out-error");
+    if (message) this.lab.showText(STOPPED, "lab-stopped");
     if (!ok) this.lab.markError();
     if (ok && !message && this.lab.goOn(this)) return; // a long run: its next piece is queued
     this.lab.setRunning(false);
@@ -138,8 +154,8 @@ class LabRun {
 }
 LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
-const STOPPED = "Detenida: Python se reinició para pararla y el experimento se perdió. " +
-  "Pulsa «Generar» o «Paso» para empezar otro.";
+const STOPPED = "Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
+  "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.";
 const STALE = "Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.";
 const STALE_ACTION = "Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
   "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».";
@@ -184,6 +200,7 @@ export class Lab {
       const preset = this.presets[event.target.value];
       if (preset) {
         this.keepUndo(); // the reader's edits can come back with one click
+        this.presetKey = null; // (while it applies, the select keeps its new name)
         // every setting a preset depends on, so the same preset always gives the same result
         this.apply({ kind: preset.kind, constraint: preset.constraint, prompt: preset.prompt,
                      seed: 0, max_tokens: 120, temperature: 1, top_k: null, top_p: null,
@@ -213,6 +230,14 @@ export class Lab {
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && this.running && this.pieces) this.stopSoon(); // a long run only
     });
+    // The kernel bar's «Detener» during a long run stops it as the lab's own does, keeping the text
+    // (capture: before the bar's handler, which would interrupt or restart Python).
+    document.addEventListener("click", (event) => {
+      if (!event.target.closest?.("[data-testid=stop]") || !this.running || !this.pieces) return;
+      event.stopImmediatePropagation();
+      event.preventDefault();
+      this.stopSoon();
+    }, true);
     window.addEventListener("hashchange", () => {
       if (!this.restore()) return;
       if (!this.running) {
@@ -288,12 +313,20 @@ export class Lab {
     const params = new URLSearchParams(hash);
     const state = {};
     const tree = { tree: params.get("tree") || "", branch: params.get("branch") || "", open: params.get("open") || "" };
+    this.linkProblem = null;
     for (const [name, value] of params) {
       if (name in tree) continue;
       if (["seed", "temperature", "top_k", "top_p", "max_tokens"].includes(name)) {
         state[name] = value === "" ? null : Number(value);
+        this.linkProblem ||= linkProblem(name, value, state[name], this.fields[name]);
       } else if (["stop_at_accept", "compare"].includes(name)) state[name] = value === "1";
-      else state[name] = value;
+      else {
+        state[name] = value;
+        if (name === "kind" && !KINDS.includes(value)) {
+          this.linkProblem ||= { message: `el enlace trae un tipo de restricción desconocido, «${value}»: se ` +
+            "admiten ninguna, lista de opciones, expresión regular, JSON Schema y gramática GBNF", input: this.fields.kind };
+        }
+      }
     }
     this.restoring = true;
     this.apply(state);
@@ -306,13 +339,32 @@ export class Lab {
 
   /* After any edit of the form: the stale mark on the result, and the address. */
   changed() {
+    this.markUnusedConstraint();
     if (this.restoring) {
       this.writeHash();
       return;
     }
+    this.linkProblem = null; // the reader edited the form: the link's value is no longer in it
+    // «Empezar desde» names a preset only while the form is still what it wrote
+    if (this.preset.value && this.presetKey && key(this.state()) !== this.presetKey) this.preset.value = "";
     this.clearFormError();
     this.refreshStale();
     this.writeHash();
+  }
+
+  /* With «ninguna», the constraint's text is kept but not used: the editor says so. */
+  markUnusedConstraint() {
+    const unused = this.fields.kind.value === "none";
+    const box = this.form.querySelector("[data-testid=lab-constraint]");
+    box.classList.toggle("lab-unused", unused);
+    let hint = this.form.querySelector("[data-testid=lab-constraint-unused]");
+    if (unused && !hint) {
+      hint = document.createElement("p");
+      hint.className = "hint lab-unused-hint";
+      hint.dataset.testid = "lab-constraint-unused";
+      hint.textContent = "Con «ninguna», este texto no se usa: se guarda por si vuelves a elegir una restricción.";
+      box.after(hint);
+    } else if (!unused && hint) hint.remove();
   }
 
   /* Whether the form no longer holds the settings of the experiment on show. */
@@ -494,7 +546,7 @@ export class Lab {
       if (!quiet) this.status.textContent = STALE_ACTION;
       return;
     }
-    const problem = this.invalid();
+    const problem = this.linkProblem || this.invalid();
     if (problem) {
       this.showFormError(problem);
       return;
@@ -542,7 +594,8 @@ export class Lab {
     const note = this.form.parentElement.querySelector("[data-testid=lab-progress]");
     if (note) {
       note.textContent = tokens === null ? "" :
-        `Generando… ${plural(tokens, "token", "tokens")} hasta ahora. «Detener» (o Esc) la para y guarda el texto.`;
+        `Generando… ${plural(tokens, "token", "tokens")} hasta ahora. «Detener» (o Esc) la para al acabar ` +
+        `el trozo en curso (${PIECE} tokens como mucho) y guarda el texto.`;
     }
   }
 
@@ -616,7 +669,7 @@ export class Lab {
         ids: [...this.result.querySelectorAll("[data-testid=lab-position] .tok")]
           .map((tok) => Number(tok.title.split(" ").pop())),
       };
-    } else if (!lost) {
+    } else if (!lost && !this.result.querySelector("[data-testid=lab-error][data-kind=stopped]")) {
       this.shown = null; // an error in its place: no tree to share (the kernel's «Detener», which
       // restarts Python, keeps the last tree in the address: Python rebuilds it on the next action)
     }

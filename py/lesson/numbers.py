@@ -59,7 +59,9 @@ def es_sci_log(ln_x: float, digits: int = 3) -> str:
 def es_prob(x: float, digits: int = 3) -> str:
     """A probability: ``digits`` decimals when it is at least 0.01, below that ``digits``
     significant digits with a power of ten (0.00139 -> "1,39·10⁻³"), so a small one keeps its
-    precision."""
+    precision; one below 1 that would round to 1 is "> 0,999" (it is not certain)."""
+    if 0 < x < 1 and round(x, digits) == 1:  # «1,000» would read as certain
+        return f"> {es_decimal(1 - 10 ** -digits, digits)}"
     return es_decimal(x, digits) if x >= 0.01 or x == 0 else es_sci(x, digits)
 
 

@@ -280,7 +280,7 @@ class PositionsView:
                 f'<span>1</span></span></span> · '
                 f'{es_count(len(pos.allowed), "token permitido", "tokens permitidos")}{_cut_words(pos.allowed)}</p>')
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
-                 f'<span class="pq">p {es_sci(p, 3)}</span> '
+                 f'<span class="pq">p {es_prob(p)}</span> '
                  f'{_bar(q, es_prob(q), t == pos.chosen) if q > 0 else CUT_MARK}</li>'
                  for t, p, q in pos.allowed[:self.top_k]]
         if len(pos.allowed) > self.top_k:
@@ -341,7 +341,8 @@ class PositionsView:
                        "restricción. Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
         else:
             caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
-                   f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
+                   + (f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
+                      if "token" in forced else "")
                    + (split_clause([len(pos.allowed) for pos in gen.positions if pos.forced == "split"]) + ", "
                       if "split" in forced else "")
                    + (f"{by_count(forced.count('fast_forward'), 'adelantada', 'adelantadas')} sin muestrear, "

@@ -169,7 +169,7 @@ def test_the_detener_button_stops_a_long_run_and_keeps_the_branch(lab):
     lab.locator("[data-testid=lab-view][data-state=running]").wait_for(timeout=TIMEOUT_MS)
     progress = lab.locator("[data-testid=lab-progress]")
     progress.filter(has_text="hasta ahora").wait_for(timeout=TIMEOUT_MS)
-    assert re.search(r"\d+ tokens hasta ahora\. «Detener» \(o Esc\) la para y guarda el texto\.", progress.inner_text())
+    assert re.search(r"\d+ tokens hasta ahora\. «Detener» \(o Esc\) la para al acabar el trozo en curso \(20 tokens como mucho\) y guarda el texto\.", progress.inner_text())
     assert "Detener aquí" not in progress.inner_text()
     # beside the actions, one Tab from «Generar», and Enter presses it: no Esc key needed
     lab.keyboard.press("Tab")

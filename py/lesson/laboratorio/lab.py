@@ -448,6 +448,8 @@ class Lab:
         while not self.decoder.done and self._next_is_forced():
             take(self.decoder)
         self.selected = None
+        if self.decoder.done:
+            self.note = "no quedaba ninguna elección de verdad: la rama llegó a su final"
         return self._compare_when_done()
 
     def _said_done(self) -> bool:
@@ -491,6 +493,13 @@ class Lab:
         if decoder.generation.token_ids[position - 1] == token_id:
             self.note = f"esta rama ya tiene ese token en la posición {position}"
             return self
+        prefix = decoder.generation.token_ids[:position - 1] + [token_id]
+        same = next((i for i, b in enumerate(self.branches) if b.decoder.generation.token_ids[:position] == prefix), None)
+        if same is not None:  # another branch already goes this way: show it, don't copy it
+            self.current = same
+            first = "ya empieza por ese token" if position == 1 else f"ya tiene estos {position} primeros tokens"
+            self.note = f"la rama {same + 1} {first}: se abre ella en vez de repetirla"
+            return self._compare_when_done()
         self.current = self._fork(position, token_id)
         return self._compare_when_done()
 
@@ -598,6 +607,8 @@ def error_heading(kind: str) -> str:
     (kind "run": a position the branch lacks, a full tree), or a link (kind "link")."""
     if kind == "link":
         return "El enlace no se puede abrir."
+    if kind == "stopped":
+        return "Detenida."
     if kind in _RUN_KINDS:
         return "No se puede hacer esto."
     if kind == "budget.too_small":
@@ -700,6 +711,12 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
         return _Html(error_html(spanish_error(error, settings.get("kind", ""), "")))
     except ValueError as error:
         return _Html(error_html(_spanish_value_error(error)))
+    except KeyboardInterrupt:  # the kernel bar's «Detener» interrupted Python in the middle of an action
+        _SESSION["lab"] = None  # its branches may be half changed: the next action rebuilds the tree
+        return _Html(error_html(ConstraintError(
+            "Python paró esta acción a medias, con «Detener» de la barra de Python",
+            "la dirección de la página aún guarda el árbol de antes de esta acción: recarga la página "
+            "para volver a abrirlo, o pulsa «Generar» para empezar otro", "stopped")))
 
 
 def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:

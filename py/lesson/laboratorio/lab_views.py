@@ -302,7 +302,8 @@ def lab_view_html(lab) -> str:
     compare = ""
     if lab.unconstrained is not None:
         compare = (f'<div class="lab-compare"><p><strong>La misma semilla sin restricción</strong> '
-                   f'({plural(len(lab.unconstrained.token_ids), "token", "tokens")}):</p>'
+                   f'({plural(len(lab.unconstrained.token_ids), "token", "tokens")}, '
+                   f'ln p(y | x) = {ln_text(lab.unconstrained.log_p)}):</p>'
                    f'<pre class="answer"><code data-testid="lab-unconstrained">'
                    f'{escape(lab.unconstrained.text)}</code></pre></div>')
     return styled(head + strip + choices_html(lab) + branches_html(lab) + comparison_html(lab) + compare + "</div>")
