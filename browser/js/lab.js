@@ -346,7 +346,10 @@ export class Lab {
     }
     this.linkProblem = null; // the reader edited the form: the link's value is no longer in it
     // «Empezar desde» names a preset only while the form is still what it wrote
-    if (this.preset.value && this.presetKey && key(this.state()) !== this.presetKey) this.preset.value = "";
+    if (this.presetKey && key(this.state()) !== this.presetKey) {
+      this.presetKey = null; // the reader's own edits now (and the undo point for the next preset)
+      if (this.preset.value) this.preset.value = "";
+    }
     this.clearFormError();
     this.refreshStale();
     this.writeHash();

@@ -301,3 +301,58 @@ def test_at_390_px_the_stale_mark_and_the_form_message_fit(browser, servers):
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+def test_the_kernel_bars_stop_during_a_long_run_keeps_the_branch(lab):
+    """The bar's «■ Detener» (which would restart Python) stops a long run as the lab's own does."""
+    type_constraint(lab, "none", "")
+    lab.locator("[data-testid=lab-max-tokens]").fill("200")
+    lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+    lab.locator("[data-testid=lab-generate]").click()
+    lab.locator("[data-testid=lab-progress]").filter(has_text="hasta ahora").wait_for(timeout=TIMEOUT_MS)
+    lab.locator("[data-testid=stop]").click()
+    lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+    branch = lab.locator("[data-testid=lab-branch]")
+    assert branch.count() == 1 and "detenida" in branch.inner_text()
+    assert lab.locator("[data-testid=lab-error], .lab-stopped").count() == 0
+    assert "tree=" in lab.url
+    lab.locator("[data-testid=lab-max-tokens]").fill("120")
+
+
+@pytest.mark.parametrize("bad, words", [
+    ("seed=abc", "el enlace trae la semilla = «abc», que no es un número"),
+    ("temperature=99", "el enlace trae la temperatura 99; la temperatura va de 0,1 a 3"),
+    ("kind=foo", "el enlace trae un tipo de restricción desconocido, «foo»"),
+])
+def test_a_links_value_the_form_cannot_hold_is_said_not_replaced(browser, servers, bad, words):
+    context = browser.new_context(service_workers="block")
+    try:
+        page = open_lesson(context, servers["plain"], f"{PAGE}#kind=regex&constraint=%5Ba-z%5D%7B3%7D&{bad}")
+        page.locator("[data-testid=lab-error]").wait_for(timeout=TIMEOUT_MS)
+        assert words in page.locator("[data-testid=lab-error]").inner_text()
+        assert page.locator("[data-testid=lab-output]").count() == 0  # nothing ran with another value
+    finally:
+        context.close()
+
+
+def test_ninguna_marks_the_constraint_unused_and_an_edit_unnames_the_preset(lab):
+    lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    assert lab.locator("[data-testid=lab-preset]").input_value() == "etiquetas"
+    lab.locator("[data-testid=lab-prompt]").fill("Otro prompt: ")
+    assert lab.locator("[data-testid=lab-preset]").input_value() == ""
+    lab.locator("[data-testid=lab-kind]").select_option("none")
+    assert "no se usa" in lab.locator("[data-testid=lab-constraint-unused]").inner_text()
+    lab.locator("[data-testid=lab-kind]").select_option("choice")
+    assert lab.locator("[data-testid=lab-constraint-unused]").count() == 0
+
+
+def test_shift_tab_onto_the_prompt_leaves_it_clear_of_the_sticky_bar(lab):
+    lab.locator("[data-testid=lab-seed]").focus()
+    for _ in range(12):
+        lab.keyboard.press("Shift+Tab")
+        if lab.evaluate("() => document.activeElement.id") == "lab-prompt":
+            break
+    assert lab.evaluate("() => document.activeElement.id") == "lab-prompt"
+    top = lab.evaluate("() => document.activeElement.getBoundingClientRect().top")
+    bar = lab.evaluate("() => document.querySelector('.kernel-bar').getBoundingClientRect().bottom")
+    assert top >= bar - 1
