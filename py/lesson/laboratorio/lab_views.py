@@ -270,7 +270,8 @@ def comparison_html(lab) -> str:
     me, parent = lab.current + 1, branch.parent + 1
     return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
             f'con la rama {parent}, posición a posición ({_same_until(branch.start)})</summary>'
-            f'<div class="lab-table-wrap"><table><thead><tr><th scope="col">posición</th>'
+            f'<div class="lab-table-wrap" tabindex="0" role="region" aria-label="comparación de las ramas {me} y {parent}">'
+            f'<table><thead><tr><th scope="col">posición</th>'
             f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
             f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
