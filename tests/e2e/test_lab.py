@@ -13,23 +13,10 @@ import pytest
 
 from lesson.laboratorio.lab import PRESETS, compile_constraint
 from tests.e2e.helpers import open_lesson
+from tests.e2e.lab_page import PAGE, TIMEOUT_MS, type_constraint, lab  # noqa: F401 (lab: a fixture)
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
-PAGE = "laboratorio.html"
-TIMEOUT_MS = 120_000
-
-
-@pytest.fixture(scope="module")
-def lab(browser, servers):
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    page = open_lesson(context, servers["plain"], PAGE)
-    page.problems = problems
-    yield page
-    context.close()
-    assert not problems, problems
 
 
 def generate(page) -> dict:
@@ -46,15 +33,6 @@ def run(page, button: str) -> None:
     view.evaluate("v => { v.dataset.state = 'clicked'; }")
     page.locator(f"[data-testid={button}]").click()
     page.locator('[data-testid=lab-view][data-state=done]').wait_for(timeout=TIMEOUT_MS)
-
-
-def type_constraint(page, kind: str, text: str) -> None:
-    page.locator("[data-testid=lab-kind]").select_option(kind)
-    editor = page.locator("[data-testid=lab-constraint] .cm-content")
-    editor.click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(text)
 
 
 def check_in_cpython(kind: str, constraint: str, text: str) -> None:

@@ -12,31 +12,11 @@ import pytest
 
 from lesson.laboratorio.lab import ConstraintError, check_settings
 from tests.e2e.helpers import open_lesson
+from tests.e2e.lab_page import PAGE, TIMEOUT_MS, type_constraint, lab  # noqa: F401 (lab: a fixture)
 
 pytestmark = pytest.mark.e2e
-PAGE = "laboratorio.html"
-TIMEOUT_MS = 120_000
 ENGLISH = re.compile(r"\b(the|is|not|expected|found|missing|must|supported|never|defined|unterminated|"
                      r"expecting|delimiter|traceback|error:)\b", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def lab(browser, servers):
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    page = open_lesson(context, servers["plain"], PAGE)
-    yield page
-    context.close()
-    assert not problems, problems
-
-
-def type_constraint(page, kind: str, text: str) -> None:
-    page.locator("[data-testid=lab-kind]").select_option(kind)
-    page.locator("[data-testid=lab-constraint] .cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    page.keyboard.insert_text(text)
 
 
 def generate(page) -> None:

@@ -11,38 +11,9 @@ import re
 import pytest
 
 from tests.e2e.helpers import open_lesson
+from tests.e2e.lab_page import PAGE, TIMEOUT_MS, act, type_constraint, lab  # noqa: F401 (lab: a fixture)
 
 pytestmark = pytest.mark.e2e
-PAGE = "laboratorio.html"
-TIMEOUT_MS = 120_000
-
-
-@pytest.fixture(scope="module")
-def lab(browser, servers):
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    page = open_lesson(context, servers["plain"], PAGE)
-    yield page
-    context.close()
-    assert not problems, problems
-
-
-def act(page, do) -> None:
-    """Do something that runs the lab, and wait until the view holds its output."""
-    page.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
-    do()
-    page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
-    assert page.locator("[data-testid=lab-error]").count() == 0, page.locator("[data-testid=lab-error]").inner_text()
-
-
-def type_constraint(page, kind: str, text: str) -> None:
-    page.locator("[data-testid=lab-kind]").select_option(kind)
-    page.locator("[data-testid=lab-constraint] .cm-content").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.press("Delete")
-    if text:
-        page.keyboard.insert_text(text)
 
 
 def fragment(page) -> str:

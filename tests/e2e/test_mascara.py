@@ -169,7 +169,14 @@ def test_the_cover_view_opens_every_token_of_a_position_searchable(page):
     shown = panel.locator(".pv-all-list li:not([hidden])")
     assert 0 < shown.count() < 512
     assert all("j" in t.lower() for t in shown.evaluate_all("els => els.map(e => e.dataset.label)"))
-    assert "de 512 tokens" in panel.locator(".pv-all-body [role=status]").inner_text()
+    n = shown.count()
+    allowed = panel.locator(".pv-all-list li:not([hidden]):not(.out)").count()
+    status = panel.locator(".pv-all-body [role=status]").inner_text()
+    assert status.startswith(f"{n} de los 512 tokens contiene{'' if n == 1 else 'n'} «J»"), status
+    if n > 1:
+        ending = ("ninguno está permitido" if allowed == 0 else "todos están permitidos" if allowed == n
+                  else f"{allowed} de ellos {'está permitido' if allowed == 1 else 'están permitidos'}")
+        assert status.endswith("; " + ending), status
 
 
 def test_the_picture_draws_the_enumeration_the_page_computes(page):
