@@ -12,7 +12,7 @@ import pytest
 
 from lesson.laboratorio.lab import PRESETS, compile_constraint
 from tests.e2e.helpers import open_lesson
-from tests.e2e.lab_page import PAGE, TIMEOUT_MS, act, lab  # noqa: F401 (lab: a fixture)
+from tests.e2e.lab_page import PAGE, TIMEOUT_MS, act, type_constraint, lab  # noqa: F401 (lab: a fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -30,11 +30,7 @@ def branches(page) -> list[dict]:
 
 def test_a_branch_at_position_3_keeps_two_tokens_and_goes_on_allowed(lab):
     kind, constraint = "regex", "[a-zñ]{3,6} (de|del) [a-zñ]{3,6}"
-    lab.locator("[data-testid=lab-kind]").select_option(kind)
-    lab.locator("[data-testid=lab-constraint] .cm-content").click()
-    lab.keyboard.press("Control+A")
-    lab.keyboard.press("Delete")
-    lab.keyboard.insert_text(constraint)
+    type_constraint(lab, kind, constraint)
     act(lab, lambda: lab.locator("[data-testid=lab-generate]").click())
     parent = token_ids(lab)
     act(lab, lambda: lab.locator('[data-testid=lab-position][data-position="3"]').click())
@@ -132,11 +128,7 @@ def test_at_390_px_no_preset_scrolls_sideways(browser, servers, name):
 
 
 def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
-    lab.locator("[data-testid=lab-kind]").select_option("regex")
-    lab.locator("[data-testid=lab-constraint] .cm-content").click()
-    lab.keyboard.press("Control+A")
-    lab.keyboard.press("Delete")
-    lab.keyboard.insert_text("[a-zñ ]{1,400}")
+    type_constraint(lab, "regex", "[a-zñ ]{1,400}")
     lab.locator("[data-testid=lab-max-tokens]").fill("200")
     lab.locator("[data-testid=lab-generate]").focus()
     lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
@@ -180,12 +172,7 @@ def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
     ("regex", "", "vacía", None),
 ])
 def test_errors_are_in_spanish_and_marked_in_the_editor(lab, kind, text, words, span):
-    lab.locator("[data-testid=lab-kind]").select_option(kind)
-    lab.locator("[data-testid=lab-constraint] .cm-content").click()
-    lab.keyboard.press("Control+A")
-    lab.keyboard.press("Delete")
-    if text:
-        lab.keyboard.insert_text(text)
+    type_constraint(lab, kind, text)
     lab.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
     lab.locator("[data-testid=lab-generate]").click()
     lab.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
@@ -200,11 +187,7 @@ def test_errors_are_in_spanish_and_marked_in_the_editor(lab, kind, text, words, 
 
 
 def test_a_preset_keeps_one_undo_and_sets_every_setting(lab):
-    lab.locator("[data-testid=lab-kind]").select_option("regex")
-    lab.locator("[data-testid=lab-constraint] .cm-content").click()
-    lab.keyboard.press("Control+A")
-    lab.keyboard.press("Delete")
-    lab.keyboard.insert_text("mi [a-z]{3}")
+    type_constraint(lab, "regex", "mi [a-z]{3}")
     lab.locator("[data-testid=lab-top-k]").fill("7")
     lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
     assert lab.locator("[data-testid=lab-top-k]").input_value() == ""  # the preset sets every setting
