@@ -83,18 +83,15 @@ function esNumber(x) {
 
 /* The number fields the page checks, with the words and limits of Python's check_settings
  * (lesson.laboratorio.lab), so that a field and a link get the same message. */
-/* A link's number that the form cannot show as it is (a number field drops «abc», the range clamps
- * 99 to 3): said, instead of running with another value. */
-function linkProblem(name, text, value, input) {
-  const names = { seed: "la semilla", temperature: "la temperatura", top_k: "top-k", top_p: "top-p",
-                  max_tokens: "«tokens como máximo»" };
+/* A link's temperature that the slider cannot show (it would clamp 99 to 3, or drop «abc»): said,
+ * instead of running with another value. */
+function temperatureProblem(text, value, input) {
+  const range = `la temperatura va de ${esNumber(Number(input.min))} a ${esNumber(Number(input.max))}`;
   if (text !== "" && !Number.isFinite(value)) {
-    return { message: `el enlace trae ${names[name]} = «${text}», que no es un número que el formulario ` +
-      "pueda mostrar: escribe el valor que querías", input };
+    return { message: `la temperatura del enlace, «${text}», no es un número: ${range}; elige una en la barra`, input };
   }
-  if (name === "temperature" && text !== "" && (value < Number(input.min) || value > Number(input.max))) {
-    return { message: `el enlace trae la temperatura ${esNumber(value)}; la temperatura va de ` +
-      `${esNumber(Number(input.min))} a ${esNumber(Number(input.max))}: elige una en la barra`, input };
+  if (text !== "" && (value < Number(input.min) || value > Number(input.max))) {
+    return { message: `la temperatura del enlace vale ${esNumber(value)}, y ${range}: elige una en la barra`, input };
   }
   return null;
 }
@@ -115,8 +112,16 @@ function rule(input, { integer, emptyOk }) {
   return words + (emptyOk ? " (o vacío)" : "");
 }
 
+/* A number field's text as a number: a decimal comma or point («0,9», «0.9»); NaN when it is not
+ * a number (text fields, so that «1,5» is read as typed, not silently turned into 15 as a number
+ * field of an English browser would). */
+function parseNumber(text) {
+  const t = text.trim().replace(",", ".");
+  return /^[-+−]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t.replace("−", "-")) : NaN;
+}
+
 function numberOrNull(input) {
-  return input.value.trim() === "" ? null : Number(input.value);
+  return input.value.trim() === "" ? null : parseNumber(input.value);
 }
 
 /* One action as a queued "cell" of the kernel (the KernelClient's cell interface). */
@@ -139,15 +144,20 @@ class LabRun {
   finish(ok, count, message) {
     // The kernel's own message speaks of cells; this page has none.
     if (message) this.lab.showText(STOPPED, "lab-stopped");
-    if (!ok) this.lab.markError();
+    if (!ok && !this.interrupted) this.lab.markError();
     if (ok && !message && this.lab.goOn(this)) return; // a long run: its next piece is queued
     this.lab.setRunning(false);
-    this.lab.done(this, Boolean(message));
+    if (this.interrupted) this.lab.forget(); // Python's experiment may be half changed
+    this.lab.done(this, Boolean(message) || this.interrupted);
   }
 
   output(message) {
     if (message.type === "display" && message.html !== undefined) this.lab.showHtml(message.html);
-    else if (message.type === "error") this.lab.showText(message.traceback, "out-error");
+    else if (message.type === "error" && /\bKeyboardInterrupt\b/.test(message.traceback || "")) {
+      // the kernel bar's «Detener» interrupted Python (isolated pages) outside the lab's own catch
+      this.interrupted = true;
+      this.lab.showText(INTERRUPTED, "lab-stopped");
+    } else if (message.type === "error") this.lab.showText(message.traceback, "out-error");
     else if (message.type === "stream") this.lab.showText(message.text, `out-${message.name}`, true);
     else if (message.type === "display") this.lab.showText(message.text, "out-text");
   }
@@ -156,6 +166,8 @@ LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
 const STOPPED = "Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
   "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.";
+const INTERRUPTED = "Detenida: Python paró esta acción a medias. El árbol de antes sigue en la dirección " +
+  "de la página: la próxima acción lo rehace desde ahí (o recarga la página), o pulsa «Generar» para empezar otro.";
 const STALE = "Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.";
 const STALE_ACTION = "Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
   "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».";
@@ -281,7 +293,7 @@ export class Lab {
     const f = this.fields;
     return {
       kind: f.kind.value, constraint: this.editor.state.doc.toString(), prompt: f.prompt.value,
-      seed: Number(f.seed.value || 0), temperature: Number(f.temperature.value),
+      seed: f.seed.value.trim() === "" ? 0 : parseNumber(f.seed.value), temperature: Number(f.temperature.value),
       top_k: numberOrNull(f.top_k), top_p: numberOrNull(f.top_p),
       max_tokens: numberOrNull(f.max_tokens), stop_at_accept: f.stop_at_accept.checked,
       compare: f.compare.checked,
@@ -316,9 +328,12 @@ export class Lab {
     this.linkProblem = null;
     for (const [name, value] of params) {
       if (name in tree) continue;
-      if (["seed", "temperature", "top_k", "top_p", "max_tokens"].includes(name)) {
+      if (["seed", "top_k", "top_p", "max_tokens"].includes(name)) {
+        // text fields: the link's text goes in as it is, and the form's own check judges it
+        state[name] = value === "" ? null : value;
+      } else if (name === "temperature") {
         state[name] = value === "" ? null : Number(value);
-        this.linkProblem ||= linkProblem(name, value, state[name], this.fields[name]);
+        this.linkProblem ||= temperatureProblem(value, state[name], this.fields.temperature);
       } else if (["stop_at_accept", "compare"].includes(name)) state[name] = value === "1";
       else {
         state[name] = value;
@@ -353,6 +368,16 @@ export class Lab {
     this.clearFormError();
     this.refreshStale();
     this.writeHash();
+  }
+
+  /* After an interrupt: Python drops its experiment, and the next action rebuilds the tree that
+   * the address holds (act does, when it has none and the state names a tree). */
+  forget() {
+    this.kernel.enqueue({
+      id: `lab-forget-${++LabRun.count}`, root: this.result,
+      code: () => "from lesson.laboratorio.lab import forget\nforget()",
+      markQueued() {}, start() {}, cancel() {}, reset() {}, finish() {}, output() {},
+    });
   }
 
   /* With «ninguna», the constraint's text is kept but not used: the editor says so. */
@@ -528,11 +553,14 @@ export class Lab {
         if (spec.emptyOk) continue;
         return { message: `${must}; ahora está vacío`, input };
       }
-      const value = Number(input.value);
+      const value = parseNumber(input.value);
       const max = input.max === "" ? Infinity : Number(input.max);
       const ok = Number.isFinite(value) && value <= max && (spec.integer
         ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
-      if (!ok) return { message: `${must}; ahora vale ${esNumber(value)}`, input };
+      if (Number.isNaN(value)) return { message: `${must}; «${input.value.trim()}» no es un número`, input };
+      // an integer of more than 15 digits is not the JavaScript number: quote the text instead
+      const shown = /^\d{16,}$/.test(input.value.trim()) ? `«${input.value.trim()}»` : esNumber(value);
+      if (!ok) return { message: `${must}; ahora vale ${shown}`, input };
     }
     return "";
   }

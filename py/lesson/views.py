@@ -218,6 +218,12 @@ def split_clause(counts: list[int]) -> str:
     return f"{len(counts)} con una sola continuación{each} (que {starts})"
 
 
+def _is_prob(x: float) -> str:
+    """«= 0,543», or «> 0,999» for one that would round to 1 (see :func:`~lesson.numbers.es_prob`)."""
+    text = es_prob(x)
+    return text if text.startswith(">") else f"= {text}"
+
+
 CUT_MARK = '<span class="cut-mark">recortado por top-k / top-p</span>'
 
 
@@ -267,11 +273,11 @@ class PositionsView:
             before.append(f'<li{" class=removed" if removed else ""}>{tok}{mark} '
                           f'{_bar(p, es_prob(p), t == pos.chosen)}</li>')
         head = (f'<p class="pv-head"><strong>Posición {j}</strong> · token elegido '
-                f'{token_html(vocab, pos.chosen, "chosen")} · p = {es_prob(pos.p_chosen)}')
+                f'{token_html(vocab, pos.chosen, "chosen")} · p {_is_prob(pos.p_chosen)}')
         if pos.allowed is None:
             return (f'{head} (sin máscara)</p><div class="pv-cols"><div><h4>antes: p(v | x, y<sub>&lt;j</sub>)</h4>'
                     f'<ol class="ranked">{"".join(before)}</ol></div></div>')
-        head += (f' · q̃ = {es_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
+        head += (f' · q̃ {_is_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
                  f'{forced_label(pos)}</span></p>')
         kept = (f'<p class="pv-kept">masa conservada p(A<sub>{j}</sub>) = <strong>{es_prob(pos.kept_mass)}</strong> '
                 f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '

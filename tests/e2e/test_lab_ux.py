@@ -291,8 +291,11 @@ def test_the_kernel_bars_stop_during_a_long_run_keeps_the_branch(lab):
 
 
 @pytest.mark.parametrize("bad, words", [
-    ("seed=abc", "el enlace trae la semilla = «abc», que no es un número"),
-    ("temperature=99", "el enlace trae la temperatura 99; la temperatura va de 0,1 a 3"),
+    ("seed=abc", "la semilla tiene que ser un entero de 0 a"),
+    ("seed=abc", "; «abc» no es un número"),
+    ("seed=1%2C5", "; ahora vale 1,5"),
+    ("seed=99999999999999999999999", "; ahora vale «99999999999999999999999»"),
+    ("temperature=99", "la temperatura del enlace vale 99, y la temperatura va de 0,1 a 3"),
     ("kind=foo", "el enlace trae un tipo de restricción desconocido, «foo»"),
 ])
 def test_a_links_value_the_form_cannot_hold_is_said_not_replaced(browser, servers, bad, words):

@@ -719,11 +719,19 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
             "para volver a abrirlo, o pulsa «Generar» para empezar otro", "stopped")))
 
 
+def forget() -> None:
+    """Drop the session's experiment (the page calls it after Python was interrupted in the middle
+    of an action, when the branches may be half changed); the next action rebuilds the tree that
+    the page's address holds."""
+    _SESSION["lab"] = None
+
+
 def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
     """The experiment an action works on: a new one for "generate" and "restore" (and for "step"
     and "next" when the settings changed), the session's one otherwise."""
     lab = _SESSION["lab"]
-    fresh = action in ("generate", "restore") or (action in ("step", "next") and (lab is None or key != _SESSION["key"]))
+    fresh = action in ("generate", "restore") or (action in ("step", "next") and (
+        (lab is None and not state.get("tree")) or (lab is not None and key != _SESSION["key"])))
     if not fresh:
         if lab is None and state.get("tree"):
             fresh, action = True, "restore"  # Python started again: the page's tree comes back

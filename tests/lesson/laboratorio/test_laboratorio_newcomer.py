@@ -57,3 +57,18 @@ def test_a_probability_keeps_three_significant_digits_and_is_never_a_certain_one
         str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")))
     error = abs(value - x)
     assert error <= (0.0005 + 1e-12 if x >= 0.01 else 0.005 * x * (1 + 1e-9))  # 3 decimals, or 3 digits
+
+
+def test_after_forget_the_next_step_rebuilds_the_addresss_tree(model, tok):
+    """The page calls forget() after an interrupt; «Paso» then goes on from the tree the address
+    holds, not from a new experiment."""
+    state = {"kind": "choice", "constraint": TEXTS, "prompt": PROMPT, "seed": 0, "temperature": 1.0,
+             "top_k": None, "top_p": None, "max_tokens": 20, "stop_at_accept": False, "compare": False}
+    act("step", json.dumps(state))
+    first = lab_module._SESSION["lab"].decoder.generation.token_ids
+    tree = lab_module._SESSION["lab"].tree()
+    lab_module.forget()
+    assert lab_module._SESSION["lab"] is None
+    act("step", json.dumps({**state, "tree": tree, "branch": "0", "open": ""}))
+    again = lab_module._SESSION["lab"].decoder.generation.token_ids
+    assert again[:len(first)] == first and len(again) == len(first) + 1
