@@ -4,7 +4,7 @@
 import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
 import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { containing, plural } from "./views.js";
+import { containing, esInt, plural } from "./views.js";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
 const COMPILERS = {
@@ -49,14 +49,6 @@ function py(value) {
   if (value === true) return "True";
   if (value === false) return "False";
   return JSON.stringify(value);
-}
-
-/* An integer as lesson.numbers.es_int writes it: digits grouped by threes with a narrow no-break
- * space (U+202F) from five digits on, minus sign U+2212: 4294967295 -> «4 294 967 295». */
-function esInt(n) {
-  let text = String(Math.abs(n));
-  if (text.length >= 5) text = text.replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
-  return (n < 0 ? "\u2212" : "") + text;
 }
 
 const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074",

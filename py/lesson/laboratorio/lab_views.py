@@ -19,15 +19,13 @@ import numpy as np
 
 from masker import MaskerError
 
-from ..numbers import es_decimal, es_int, es_prob, es_sci, es_sci_log
-from ..views import KIND_NAMES, PositionsView, status_html, styled, token_html, token_label
+from ..numbers import es_decimal, es_prob, es_sci, es_sci_log
+from ..views import KIND_NAMES, es_count, PositionsView, status_html, styled, token_html, token_label
 from .exact import exact_for
 from .tree import offered_at
 
 
-def plural(n: int, one: str, many: str) -> str:
-    """«1 token», «2 tokens», with the number written the Spanish way."""
-    return f"{es_int(n)} {one if n == 1 else many}"
+plural = es_count  # «1 token», «2 tokens», with the number written the Spanish way
 
 
 def ln_text(x: float) -> str:
