@@ -3,6 +3,16 @@
 
 const SIGINT = 2;
 
+/* True on an iPhone, an iPod or an iPad, whatever it says it is. An iPad's Safari (iPadOS 13+)
+ * calls itself a Mac ("MacIntel"); only its touch points tell it apart. The same test as the
+ * fix in Pyodide 0.28 (pyodide#5695, CPython gh-128627), which 0.27.7 lacks: there an iPad on
+ * iPadOS 18 takes the WasmGC path that crashes its WebKit (pyodide#5670). A worker has no
+ * maxTouchPoints, so the page decides and tells the worker. */
+export function isAppleMobile(nav = navigator) {
+  return /iPad|iPhone|iPod/.test(nav.userAgent || "") ||
+    (nav.platform === "MacIntel" && nav.maxTouchPoints > 1);
+}
+
 function absolute(url) {
   return new URL(url, document.baseURI).href;
 }
@@ -51,6 +61,7 @@ export class KernelClient {
         code: c.code.map((f) => ({ ...f, url: absolute(f.url) })),
         weights: c.weights.map((f) => ({ ...f, url: absolute(f.url) })),
         interruptBuffer: this.interruptBuffer,
+        appleMobile: isAppleMobile(),
       },
     });
   }

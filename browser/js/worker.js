@@ -59,8 +59,17 @@ async function checkWasm(indexURL) {
   }
 }
 
+/* Pyodide 0.27.7 skips its WasmGC trampoline when navigator.platform names an iPhone, an iPad
+ * or an iPod, and an iPad's Safari says "MacIntel": so, on a device the page found to be one
+ * (isAppleMobile in kernel-client.js), the worker's navigator says "iPad" before Pyodide boots.
+ * Nothing else reads it. */
+function reportAppleMobilePlatform() {
+  Object.defineProperty(self.navigator, "platform", { value: "iPad", configurable: true });
+}
+
 async function startRuntime(config) {
   stage("runtime", "active");
+  if (config.appleMobile) reportAppleMobilePlatform();
   importScripts(config.pyodideScript);
   // The .wasm check runs beside the boot, not before it: a failed check ends the wait
   // (a boot that cannot compile the .wasm would never end), a passed one leaves it alone.
