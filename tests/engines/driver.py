@@ -40,7 +40,8 @@ class EnginePage(Protocol):
         """A real (trusted) click on the first element matching the CSS ``selector``."""
 
     def press(self, key: str) -> None:
-        """Press one key (``"Tab"``, ``"Enter"``, ``"Escape"``, a character) in the focused element."""
+        """Press one key (``"Tab"``, ``"Enter"``, ``"Escape"``, a character) in the focused element,
+        or a chord of modifiers and one key (``"Control+A"``)."""
 
     def type_text(self, text: str) -> None:
         """Type ``text`` into the focused element."""
