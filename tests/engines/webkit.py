@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -128,8 +129,10 @@ class WebKitEngine:
         options.binary_location = str(self._minibrowser)
         options.add_argument("--automation")
         try:
-            driver = webdriver.WebKitGTK(options=options,
-                                         service=Service(str(WEBDRIVER), env=self._env()))
+            with warnings.catch_warnings():  # Selenium's own WebKitGTK class uses a deprecated argument
+                warnings.simplefilter("ignore", DeprecationWarning)
+                driver = webdriver.WebKitGTK(options=options,
+                                             service=Service(str(WEBDRIVER), env=self._env()))
         except WebDriverException as error:
             raise EngineError(f"webkit: no WebDriver session: {error.msg}") from error
         page = WebKitPage(driver, self.version)
