@@ -1,6 +1,6 @@
 # Two commands (see README.md):
 #   make serve   set up, build and serve the lessons on http://127.0.0.1:$(PORT)/
-#   make test    set up (venv, npm, Debian chromium), build, run every test
+#   make test    set up (venv, npm, Debian's browsers), build, run every test
 PYTHON ?= python3
 # The model is small: one BLAS thread is as fast, and many threads crawl on a busy machine.
 export OPENBLAS_NUM_THREADS ?= 1
@@ -8,15 +8,19 @@ export OMP_NUM_THREADS ?= 1
 PORT ?= 8000
 VENV := .venv
 PY := $(VENV)/bin/python
-CHROMIUM := /usr/bin/chromium
+# The browsers the tests drive, as "file=Debian package" (MiniBrowser comes with webkit2gtk-driver).
+BROWSERS := /usr/bin/chromium=chromium /usr/bin/firefox-esr=firefox-esr \
+  /usr/bin/WebKitWebDriver=webkit2gtk-driver /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser=webkit2gtk-driver \
+  /usr/bin/Xvfb=xvfb
+MISSING = $(sort $(foreach pair,$(BROWSERS),$(if $(wildcard $(word 1,$(subst =, ,$(pair)))),,$(word 2,$(subst =, ,$(pair))))))
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 
-.PHONY: serve test build train setup setup-dev chromium clean
+.PHONY: serve test build train setup setup-dev browsers chromium clean
 
 serve: setup
 	$(PY) build.py serve --isolated --port $(PORT)
 
-test: setup-dev chromium
+test: setup-dev browsers
 	$(PY) build.py
 	$(PY) -m pytest tests
 
@@ -58,9 +62,12 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
-chromium:
-	@[ -x $(CHROMIUM) ] || { echo "installing Debian's chromium for the browser tests"; \
-	  $(call as_root,apt-get update && $(APT_INSTALL) chromium); }
+# Installs, in one apt-get, whichever of Debian's chromium, firefox-esr, webkit2gtk-driver and xvfb is missing.
+browsers:
+	@$(if $(MISSING),echo "installing Debian's $(MISSING) for the browser tests"; \
+	  $(call as_root,apt-get update && $(APT_INSTALL) $(MISSING)),true)
+
+chromium: browsers
 
 clean:
 	rm -rf site site.tmp

@@ -465,8 +465,25 @@ export class Lab {
     }
     for (const [name, value] of Object.entries(this.currentTree())) if (value !== "") params.set(name, value);
     this.written = String(params);
-    if (!this.restoring) window.history.replaceState(null, "", `#${params}`);
+    if (!this.restoring) this.replaceHash(`#${params}`);
     this.pythonCode.textContent = this.python(state);
+  }
+
+  /* Browsers cap replaceState (WebKit: 100 calls in 10 s, then a SecurityError), and typing in the
+   * editor writes the address on every key: over the cap, the latest address goes in a second later. */
+  replaceHash(hash) {
+    this.pendingHash = hash;
+    if (this.hashTimer) return;
+    try {
+      window.history.replaceState(null, "", hash);
+      this.pendingHash = null;
+    } catch (error) {
+      if (error.name !== "SecurityError") throw error;
+      this.hashTimer = setTimeout(() => {
+        this.hashTimer = null;
+        if (this.pendingHash) this.replaceHash(this.pendingHash);
+      }, 1000);
+    }
   }
 
   /* The same experiment as code a reader can paste into a cell. */

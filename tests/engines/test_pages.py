@@ -1,0 +1,253 @@
+"""Every page of the site in Firefox and in WebKit, at a phone's width (390×844), one load per page
+per engine: Python starts; a lesson's «Ejecutar todo» ends with every cell as the build's
+precomputed outputs say (same state, same output, measured times masked); nothing is written to
+the console as an error or thrown uncaught; the page never scrolls sideways and every display
+formula fits. The «Laboratorio» generates under a regular expression, a JSON Schema and a GBNF
+grammar, and CPython accepts each text; Stop ends a runaway cell on a plain host (Python restarts
+and the notice says what was lost) and on a cross-origin isolated one (Python is interrupted and
+keeps its variables where the engine has SharedArrayBuffer; otherwise it restarts and says so).
+
+The same checks in Chromium are in ``tests/e2e/`` (``test_precomputed.py``, ``test_layout.py``,
+``test_lab.py``, ``test_stop_notice.py``); their scripts are imported from there.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import jsonschema
+import pytest
+
+import build
+from masker import compile_cfg
+from minigpt.bpe import load_tokenizer
+from sitebuild import render
+from tests.e2e.test_layout import OVERFLOWS
+from tests.e2e.test_precomputed import OUTPUTS, without_times
+from tests.engines.driver import EnginePage
+
+pytestmark = pytest.mark.engines
+
+WIDTH, HEIGHT = 390, 844
+READY_S = 180.0
+RUN_ALL_S = 420.0
+ACTION_S = 180.0
+PAGES = [spec["out"] for spec in build.PAGES]
+LESSONS = {spec["out"] for spec in build.PAGES if render.is_lesson(spec)}
+LAB = "laboratorio.html"
+STOP_PAGE = "marco.html"  # its page check leaves it open for the Stop test (plain host)
+
+KERNEL_STATE = "() => document.querySelector('[data-testid=kernel-status]').dataset.state"
+SETTLED = """() => { const s = document.querySelector('[data-testid=kernel-status]').dataset.state;
+                     return (s === 'ready' || s === 'error') && s; }"""
+KERNEL_TEXT = "() => document.querySelector('[data-testid=kernel-status]').innerText"
+CELL_STATES = "() => [...document.querySelectorAll('[data-testid=cell]')].map(c => c.dataset.state)"
+# What the build's precomputed output of each cell says: error when it shows a traceback.
+PRECOMPUTED_STATES = """() => [...document.querySelectorAll('[data-testid=cell] [data-testid=cell-output]')]
+    .map(o => o.dataset.precomputed ? (o.querySelector('.out-error') ? 'error' : 'done') : null)"""
+ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
+    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+
+
+def open_page(engine, url: str, python: bool = True) -> EnginePage:
+    """A new tab at 390×844 on ``url``, with its Python ready when ``python`` (fails with the
+    kernel's status text if it ends in error)."""
+    page = engine.new_page(WIDTH, HEIGHT)
+    try:
+        page.goto(url)
+        assert page.evaluate("() => innerWidth") == WIDTH
+        if not python:
+            return page
+        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready", page.evaluate(KERNEL_TEXT)
+    except BaseException:
+        page.close()
+        raise
+    return page
+
+
+def assert_no_errors(page: EnginePage) -> None:
+    errors = page.errors()
+    assert not errors, f"{page.engine}: errors in the page: {errors}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_runs_and_fits_a_phone(engine, servers, kept, screenshots, name):
+    url = servers["plain"] + name
+    page = open_page(engine, url, python=name != "index.html")  # the course map starts no Python
+    keep = False
+    try:
+        if name == "index.html":
+            links = page.evaluate("""() => [...document.querySelectorAll('a[href]')]
+                .map(a => a.getAttribute('href')).filter(h => h.endsWith('.html'))""")
+            assert LESSONS <= set(links)
+        elif name in LESSONS:
+            expected = page.evaluate(PRECOMPUTED_STATES)
+            before = page.evaluate(OUTPUTS)
+            assert expected and all(expected), "a cell has no precomputed output"
+            page.click("[data-testid=run-all]")
+            page.wait_for(ALL_CELLS_FINISHED, timeout_s=RUN_ALL_S)
+            after = page.evaluate(OUTPUTS)
+            assert page.evaluate(CELL_STATES) == expected
+            for i, (live, built) in enumerate(zip(after, before)):
+                assert without_times(live) == without_times(built), \
+                    f"{engine.name}, {name}, cell {i + 1}: the live output differs from the precomputed one"
+        elif name == LAB:  # no cells: one step, so that its view and its choices are laid out
+            act(page, "[data-testid=lab-step]")
+            assert page.evaluate("() => document.querySelectorAll('[data-testid=lab-output]').length") == 1
+        page.screenshot(str(screenshots / f"{engine.name}-{name.removesuffix('.html')}.png"))
+        assert_no_errors(page)
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= WIDTH
+        formulas = [o for o in page.evaluate(OVERFLOWS) if "math-display" in str(o["what"])]
+        assert not formulas, f"{engine.name}: display formulas wider than their box: {formulas}"
+        keep = name in (LAB, STOP_PAGE)
+    finally:
+        if keep:
+            kept[(engine.name, name)] = page
+        else:
+            page.close()
+
+
+def act(page: EnginePage, button: str) -> None:
+    """Click one of the lab's buttons and wait until its view holds that action's output."""
+    page.evaluate("() => { document.querySelector('[data-testid=lab-view]').dataset.state = 'clicked'; }")
+    page.click(button)
+    page.wait_for("() => document.querySelector('[data-testid=lab-view]').dataset.state === 'done'",
+                  timeout_s=ACTION_S)
+    error = page.evaluate("() => document.querySelector('[data-testid=lab-error]')?.innerText ?? null")
+    assert error is None, error
+
+
+def reuse_or_open(engine, kept, servers, name: str) -> EnginePage:
+    """The page another test of this engine left open and checked, or a new load of it."""
+    page = kept.pop((engine.name, name), None)
+    return page if page is not None else open_page(engine, servers["plain"] + name)
+
+
+def set_editor_text(page: EnginePage, editor: str, text: str) -> None:
+    """Replace the text of the CodeMirror editor in ``editor`` (a CSS selector) by typing."""
+    page.click(f"{editor} .cm-content")
+    page.press("Control+A")
+    page.press("Delete")
+    page.type_text(text)
+    shown = page.evaluate("(s) => document.querySelector(s).innerText", f"{editor} .cm-content")
+    assert shown.strip() == text, f"the editor holds {shown!r}"
+
+
+LAB_CONSTRAINTS = [
+    ("regex", r"(Benina|Obdulia) vive en [A-Z][a-z]{2,8}\."),
+    ("json_schema", json.dumps({"type": "object", "properties": {"edad": {"type": "integer", "minimum": 1,
+                                                                         "maximum": 99}},
+                                "required": ["edad"], "additionalProperties": False})),
+    ("gbnf", 'root ::= "sí" | "no" | "quizá " [a-z]{2,5}'),
+]
+
+
+def test_lab_generates_texts_cpython_accepts(engine, servers, kept):
+    page = reuse_or_open(engine, kept, servers, LAB)
+    try:
+        for kind, constraint in LAB_CONSTRAINTS:
+            page.evaluate("""(kind) => { const s = document.querySelector('[data-testid=lab-kind]');
+                s.value = kind; s.dispatchEvent(new Event('input', {bubbles: true}));
+                s.dispatchEvent(new Event('change', {bubbles: true})); }""", kind)
+            set_editor_text(page, "[data-testid=lab-constraint]", constraint)
+            act(page, "[data-testid=lab-generate]")
+            output = page.evaluate("""() => { const o = document.querySelector('[data-testid=lab-output]');
+                return {text: o.dataset.text, accepted: o.dataset.accepted}; }""")
+            assert output["accepted"] == "true", (kind, output)
+            text = output["text"]
+            if kind == "regex":
+                assert re.fullmatch(constraint, text), text
+            elif kind == "json_schema":
+                jsonschema.validate(json.loads(text), json.loads(constraint))
+            else:
+                matcher = compile_cfg(constraint).matcher(load_tokenizer().vocab)
+                matcher.consume_bytes(text)
+                assert matcher.is_accepting(), text
+        assert_no_errors(page)
+    finally:
+        page.close()
+
+
+def run_cell(page: EnginePage, i: int, states=("done", "error")) -> str:
+    """Click cell ``i``'s (from 1) Run and wait until its state is one of ``states``. The state is
+    first set to a value the page never gives, so an earlier run's state is not taken for this one."""
+    page.evaluate("(i) => { document.querySelectorAll('[data-testid=cell]')[i - 1].dataset.state = 'clicked'; }", i)
+    page.click(f"{cell_selector(i)} [data-testid=cell-run]")
+    return page.wait_for("""(i, states) => { const s = document.querySelectorAll('[data-testid=cell]')[i - 1]
+        .dataset.state; return states.includes(s) && s; }""", i, list(states), timeout_s=ACTION_S)
+
+
+def cell_selector(i: int) -> str:
+    """A CSS selector for the page's ``i``-th cell (from 1), set on it as ``data-engine-cell``."""
+    return f"[data-engine-cell='{i}']"
+
+
+def mark_cells(page: EnginePage) -> None:
+    page.evaluate("""() => document.querySelectorAll('[data-testid=cell]')
+        .forEach((c, i) => { c.dataset.engineCell = i + 1; })""")
+
+
+def output(page: EnginePage, i: int) -> str:
+    return page.evaluate("(s) => document.querySelector(s).innerText.trim()",
+                         f"{cell_selector(i)} [data-testid=cell-output]")
+
+
+@pytest.mark.parametrize("host", ["plain", "isolated"])
+def test_stop_ends_a_runaway_cell(engine, servers, kept, host):
+    page = (reuse_or_open(engine, kept, servers, STOP_PAGE) if host == "plain"
+            else open_page(engine, servers["isolated"] + STOP_PAGE))
+    try:
+        can_interrupt = page.evaluate("() => self.crossOriginIsolated && typeof SharedArrayBuffer === 'function'")
+        if host == "plain":
+            assert can_interrupt is False
+        elif engine.name == "firefox":
+            assert can_interrupt is True
+        mark_cells(page)
+        set_editor_text(page, f"{cell_selector(1)} .cm-editor", "x = 5")
+        assert run_cell(page, 1) == "done"
+        set_editor_text(page, f"{cell_selector(2)} .cm-editor", "while True: pass")
+        run_cell(page, 2, states=("running",))
+        page.wait_for(f"() => ({KERNEL_STATE})() === 'busy'", timeout_s=ACTION_S)
+        page.click("[data-testid=stop]")
+        page.wait_for(f"() => document.querySelector(\"{cell_selector(2)}\").dataset.state === 'error'",
+                      timeout_s=60)
+        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready", page.evaluate(KERNEL_TEXT)
+        stopped = output(page, 2)
+        notice_shown = page.evaluate("() => !document.getElementById('kernel-notice').hidden")
+        if can_interrupt:  # interrupted: a KeyboardInterrupt, no notice, the variables stay
+            assert "KeyboardInterrupt" in stopped, stopped
+            assert not notice_shown
+            set_editor_text(page, f"{cell_selector(3)} .cm-editor", "print(x * 9)")
+        else:  # restarted: the notice says what was lost and runs the cells above again
+            assert "reinició" in stopped, stopped
+            assert notice_shown
+            lost = page.evaluate("() => document.querySelector('[data-testid=notice-lost]').innerText")
+            assert "detener la celda 2" in lost, lost
+            assert re.search(r"\(las? celdas? 1\b", lost), lost  # cell 1 had run
+            assert re.search(r"\bx\b", lost), lost
+            assert page.evaluate(f"() => document.querySelector(\"{cell_selector(1)}\").dataset.state") == "idle"
+            page.click("[data-testid=notice-rerun]")
+            page.wait_for(f"() => document.querySelector(\"{cell_selector(1)}\").dataset.state === 'done'",
+                          timeout_s=ACTION_S)
+            set_editor_text(page, f"{cell_selector(3)} .cm-editor", "print(x * 9)")
+        assert run_cell(page, 3) == "done"
+        assert output(page, 3) == "45"
+        assert_no_errors(page)
+    finally:
+        page.close()
+
+
+def test_the_driver_sees_console_errors_and_uncaught_ones(engine, servers):
+    """The «no error» checks above mean something: an error written or thrown by the page is seen."""
+    page = open_page(engine, servers["plain"] + "index.html", python=False)
+    try:
+        assert page.errors() == []
+        page.evaluate("""() => { console.error('engine-console-check');
+            setTimeout(() => { throw new Error('engine-throw-check'); }); }""")
+        deadline = time.monotonic() + 30
+        while not all(any(word in e for e in page.errors()) for word in ("engine-console-check", "engine-throw-check")):
+            assert time.monotonic() < deadline, page.errors()
+            time.sleep(0.1)
+    finally:
+        page.close()
