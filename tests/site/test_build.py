@@ -376,7 +376,7 @@ def test_editing_views_css_recomputes_a_figure_that_embeds_it(tmp_path):
     def figures_now():
         out = subprocess.run([sys.executable, "-c", FIGURES_RUN, str(root), str(cache), str(build.ROOT)],
                              capture_output=True, text=True, check=True)
-        return json.loads(out.stdout)["probe.html"]["view"], sorted(p.name for p in cache.iterdir())
+        return json.loads(out.stdout)["probe.html"]["view"], sorted(p.name for p in cache.glob("figures-*"))
 
     before, stored = figures_now()
     css = root / "py" / "lesson" / "views.css"
