@@ -15,13 +15,15 @@ test can call alone:
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file (``vendor``);
 3. bundle the page script (``browser/js/page.js`` and CodeMirror) with esbuild (``vendor``);
 4. pack ``py/`` into one zip archive (``sitebuild.files``);
-5. collect ``weights/`` (``files``), and compute each lesson's prose figures from them
-   (``sitebuild.figures``: the ``compute_figures(model, tok)`` of the module that the page's
-   ``PAGES`` entry names under ``"figures"``, cached);
+5. collect ``weights/`` with the model rounded to float16, the copy the site ships (``files``:
+   half the bytes to download; the page loads it as float32), and compute each lesson's prose
+   figures from that copy (``sitebuild.figures``: the ``compute_figures(model, tok)`` of the module
+   that the page's ``PAGES`` entry names under ``"figures"``, cached);
 6. name every file of the site with its content hash (``sitebuild.plan``);
 7. render the pages, recording each page's headings and cell sources (``sitebuild.render``), and
    typeset their formulas as MathML (KaTeX, ``sitebuild.texmath``); run every page's cells in
-   CPython with the page's kernel and put their outputs in the page, marked as precomputed
+   CPython with the page's kernel and the site's weights and put their outputs in the page,
+   marked as precomputed
    (``sitebuild.cells``, cached);
 8. write the hashed assets, the vendored runtime, the rendered pages and the Jupyter notebooks
    made from their recorded cells (``sitebuild.notebooks``) into ``site/`` (``files``).
@@ -41,7 +43,8 @@ from sitebuild.cells import cell_outputs
 from sitebuild.devserver import make_server
 from sitebuild.errors import BuildError
 from sitebuild.figures import lesson_figures
-from sitebuild.files import ROOT, SITE, SitePlan, collect_weights, pack_python, write_site
+from sitebuild.files import (ROOT, SITE, SitePlan, collect_weights, pack_python, site_weights,
+                             weights_folder, write_site)
 from sitebuild.notebooks import notebooks
 from sitebuild.plan import own_assets, plan_site
 from sitebuild.render import make_env, render_pages
@@ -113,11 +116,13 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
     py_zip = pack_python(root / "py")                                           # 4
-    weights = collect_weights(root / "weights")                                 # 5
-    figures = lesson_figures(PAGES, root, weights, root / ".cache")
+    weights = site_weights(collect_weights(root / "weights"))                   # 5
+    model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
+    figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
     pages = render_pages(plan, make_env(root / "templates"), PAGES)             # 7
-    pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells)
+    pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
+                         model_dir=model_dir)
     write_site(plan.assets + pages + notebooks(PAGES, pages), site)             # 8
     return plan
 

@@ -15,11 +15,15 @@ Time to the first figure: milliseconds from navigation start to the first animat
 the lesson's first figure or table (``FIGURE``, in page order) exists with a layout box; that frame
 is then painted. The figures are in the HTML, so this needs no Python.
 
-Each run uses a fresh browser context, so nothing comes from the HTTP cache. Prints medians.
+Each run loads every page twice: a **first visit** in a fresh browser context (nothing in the HTTP
+cache), then a **repeat visit** in the same context (the HTTP cache warm); each visit's ratio is to
+the bare page's same visit. Prints medians, the per-run ratios, and a table of each start-up step's
+median time (``STEPS``, from the marks the page keeps on its kernel status).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import threading
@@ -38,19 +42,54 @@ BARE = "__bench__/bare.html"  # served by the benchmark (a route), beside site/'
 BARE_HTML = """<!doctype html><meta charset="utf-8"><title>bare</title>
 <script src="bare.js"></script>"""
 BARE_PAGE_JS = """
+const created = performance.now();
 const worker = new Worker("bare-worker.js");
-worker.onmessage = () => { document.title = "ready"; window.readyMs = performance.now(); };
+worker.onmessage = (event) => {
+  window.readyMs = performance.now();
+  const marks = { "worker-created": created, "ready-received": window.readyMs };
+  for (const [name, epochMs] of Object.entries(event.data)) {
+    marks[name] = epochMs - performance.timeOrigin;
+  }
+  window.marks = marks;
+  document.title = "ready";
+};
 worker.postMessage(new URL("../%(index)s", location.href).href);
 """
 BARE_WORKER_JS = """
+const marks = {};
+const mark = (name) => { marks[name] = performance.timeOrigin + performance.now(); };
 self.onmessage = async (event) => {
+  mark("init-received");
   const indexURL = event.data;
   importScripts(indexURL + "pyodide.js");
+  mark("pyodide-script");
   const pyodide = await loadPyodide({ indexURL, packages: ["numpy"] });
+  mark("runtime");
   pyodide.runPython("import numpy");
-  self.postMessage("ready");
+  mark("numpy");
+  self.postMessage(marks);
 };
 """
+# The start-up's steps, from the marks the page keeps (``data-startup-marks`` on the kernel status,
+# ms since navigation; see browser/js/worker.js): (label, end mark, start marks). A step's time is
+# its end minus the latest of its start marks that the page has (the downloads run beside the
+# runtime's boot, so their rows give the time they ended, from navigation: start marks ``()``).
+STEPS = (
+    ("page script runs (from navigation)", "page-script", ()),
+    ("worker created (from page script)", "worker-created", ("page-script",)),
+    ("worker script loaded, init received", "init-received", ("worker-created",)),
+    ("pyodide.js imported", "pyodide-script", ("init-received",)),
+    ("runtime boot + NumPy load (loadPyodide)", "runtime", ("pyodide-script",)),
+    ("import numpy", "numpy", ("runtime",)),
+    ("code downloaded (from navigation)", "code-fetched", ()),
+    ("code unpacked (after numpy and download)", "code-unpacked", ("numpy", "code-fetched")),
+    ("kernel imported, prepare()", "kernel-imported", ("code-unpacked",)),
+    ("weights downloaded (from navigation)", "weights-fetched", ()),
+    ("weights written (after kernel and download)", "weights-written",
+     ("kernel-imported", "weights-fetched")),
+    ("Kernel created", "kernel-created", ("weights-written",)),
+    ("'ready' reaches the page", "ready-received", ("kernel-created", "numpy")),
+)
 # Records the first frame in which the first figure or table has a layout box.
 FIRST_FIGURE_JS = """
 (() => {
@@ -79,49 +118,86 @@ def serve_bare(context, base_url: str) -> None:
                           status=200, content_type=kind, body=body))
 
 
-def bare_ms(browser, base_url: str) -> float:
-    context = browser.new_context(service_workers="block")
-    serve_bare(context, base_url)
+def bare_load(context, base_url: str) -> dict:
+    """One load of the bare page in ``context``: ``{"ready": ms, "marks": {...}}``."""
     page = context.new_page()
     page.goto(base_url + BARE)
     page.wait_for_function("window.readyMs !== undefined", timeout=120_000)
-    ms = page.evaluate("window.readyMs")
-    context.close()
-    return ms
+    result = {"ready": page.evaluate("window.readyMs"), "marks": page.evaluate("window.marks")}
+    page.close()
+    return result
 
 
-def lesson_ms(browser, url: str) -> tuple[float, float | None]:
-    """(ready, first figure) in ms since navigation start, for one cold load of ``url``."""
-    context = browser.new_context(service_workers="block")
-    context.add_init_script(FIRST_FIGURE_JS)
+def lesson_load(context, url: str) -> dict:
+    """One load of ``url`` in ``context``: ``{"ready": ms, "figure": ms or None, "marks": {...}}``,
+    in ms since navigation start."""
     page = context.new_page()
     page.goto(url)
     status = page.locator("[data-testid=kernel-status][data-state=ready]")
     status.wait_for(timeout=120_000)
-    ready = float(status.get_attribute("data-ready-ms"))
-    figure = page.evaluate("window.firstFigureMs ?? null")
+    result = {"ready": float(status.get_attribute("data-ready-ms")),
+              "figure": page.evaluate("window.firstFigureMs ?? null"),
+              "marks": json.loads(status.get_attribute("data-startup-marks") or "{}")}
+    page.close()
+    return result
+
+
+def visits(browser, base_url: str, name: str) -> tuple[dict, dict]:
+    """(first visit, repeat visit) of page ``name`` (``"bare"`` or a lesson): a load in a fresh
+    context (nothing cached), then a second load in the same context (its HTTP cache warm)."""
+    context = browser.new_context(service_workers="block")
+    if name == "bare":
+        serve_bare(context, base_url)  # routes only here: a route intercepts every request
+        load = lambda: bare_load(context, base_url)  # noqa: E731
+    else:
+        context.add_init_script(FIRST_FIGURE_JS)
+        load = lambda: lesson_load(context, base_url + name)  # noqa: E731
+    first = load()
+    repeat = load()
     context.close()
-    return ready, figure
+    return first, repeat
 
 
-def startup(base_url: str, pages: list[str], runs: int) -> dict[str, dict[str, list[float]]]:
-    """``{"bare": {"ready": [...]}, page: {"ready": [...], "figure": [...]}}``, runs interleaved."""
+def startup(base_url: str, pages: list[str], runs: int) -> dict[str, dict[str, list[dict]]]:
+    """``{"bare" or page: {"first": [load, ...], "repeat": [load, ...]}}`` (``bare_load`` and
+    ``lesson_load``'s dicts), runs interleaved: the bare page, then each page, ``runs`` times."""
     from playwright.sync_api import sync_playwright
-    results: dict[str, dict[str, list[float]]] = {"bare": {"ready": []}}
-    for name in pages:
-        results[name] = {"ready": [], "figure": []}
+    results = {name: {"first": [], "repeat": []} for name in ["bare", *pages]}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        bare_ms(browser, base_url)  # warm the OS file cache and the browser once, untimed
+        visits(browser, base_url, "bare")  # warm the OS file cache and the browser once, untimed
         for _ in range(runs):
-            results["bare"]["ready"].append(bare_ms(browser, base_url))
-            for name in pages:
-                ready, figure = lesson_ms(browser, base_url + name)
-                results[name]["ready"].append(ready)
-                if figure is not None:
-                    results[name]["figure"].append(figure)
+            for name in ["bare", *pages]:
+                first, repeat = visits(browser, base_url, name)
+                results[name]["first"].append(first)
+                results[name]["repeat"].append(repeat)
         browser.close()
     return results
+
+
+def step_times(marks: dict) -> dict[str, float]:
+    """``{label: ms}`` for each step of ``STEPS`` whose marks are in ``marks``."""
+    times = {}
+    for label, end, starts in STEPS:
+        if end not in marks or any(s not in marks for s in starts):
+            continue
+        times[label] = marks[end] - max((marks[s] for s in starts), default=0.0)
+    return times
+
+
+def print_steps(results: dict, names: list[str], visit: str) -> None:
+    """A table of each step's median ms, one column per page."""
+    medians = {}
+    for name in names:
+        per_run = [step_times(load["marks"]) for load in results[name][visit]]
+        medians[name] = {label: statistics.median(t[label] for t in per_run)
+                         for label, _, _ in STEPS if all(label in t for t in per_run)}
+    width = max(len(label) for label, _, _ in STEPS)
+    print(f"  {'step (median ms)':<{width}} " + " ".join(f"{n[:12]:>12}" for n in names))
+    for label, _, _ in STEPS:
+        cells = [f"{medians[n][label]:>12.0f}" if label in medians[n] else f"{'':>12}"
+                 for n in names]
+        print(f"  {label:<{width}} " + " ".join(cells))
 
 
 def rebuild_seconds(runs: int) -> list[float]:
@@ -148,16 +224,25 @@ def main() -> None:
         results = startup(f"http://127.0.0.1:{server.server_address[1]}/", args.pages, args.runs)
     finally:
         server.shutdown()
-    bare = statistics.median(results["bare"]["ready"])
-    print(f"bare page (Pyodide + import numpy, same site/): median {bare / 1000:.2f} s "
-          f"over {args.runs} runs")
+    for visit, what in (("first", "first visit, nothing cached"),
+                        ("repeat", "repeat visit, same context, HTTP cache warm")):
+        ready = {name: [load["ready"] for load in results[name][visit]]
+                 for name in ["bare", *args.pages]}
+        bare = statistics.median(ready["bare"])
+        print(f"{what}:")
+        print(f"  bare page (Pyodide + import numpy, same site/): median {bare / 1000:.2f} s "
+              f"over {args.runs} runs")
+        for name in args.pages:
+            median = statistics.median(ready[name])
+            per_run = ", ".join(f"{r / b:.2f}" for r, b in zip(ready[name], ready["bare"]))
+            print(f"  {name}: ready median {median / 1000:.2f} s, ratio to bare "
+                  f"{median / bare:.2f} (per run: {per_run})")
+        print_steps(results, ["bare", *args.pages], visit)
     for name in args.pages:
-        ready = statistics.median(results[name]["ready"])
-        print(f"{name}: ready median {ready / 1000:.2f} s, ratio to bare {ready / bare:.2f} "
-              f"(per run: {', '.join(f'{r / b:.2f}' for r, b in zip(results[name]['ready'], results['bare']['ready']))})")
-        if results[name]["figure"]:
-            print(f"{name}: first figure or table laid out and painted: median "
-                  f"{statistics.median(results[name]['figure']) / 1000:.2f} s after navigation")
+        figures = [load["figure"] for load in results[name]["first"] if load["figure"] is not None]
+        if figures:
+            print(f"{name}: first figure or table laid out and painted (first visit): median "
+                  f"{statistics.median(figures) / 1000:.2f} s after navigation")
         else:
             print(f"{name}: no figure or table ({FIGURE})")
     if rebuilds:

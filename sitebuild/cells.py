@@ -12,7 +12,7 @@ from pathlib import Path
 import markupsafe  # installed with jinja2
 
 from .errors import BuildError
-from .files import CACHE, ROOT, Page, source_digest
+from .files import CACHE, ROOT, Page, collect_weights, site_weights, source_digest, weights_folder
 
 OUTPUT_SLOT = re.compile(r'(<div class="cell-output"[^>]*)><!--cell-output( fails)?--></div>')
 
@@ -24,13 +24,15 @@ PRECOMPUTED_NOTE = (
 
 
 def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
-                 strict: bool = True) -> list[Page]:
+                 strict: bool = True, model_dir: Path | None = None) -> list[Page]:
     """Each page with its cells' outputs computed at build time, in place of the cells' output slots.
 
     Every page's cells run in order in CPython, in one fresh kernel per page
     (``browser/kernel.py``, the page's own, run by ``sitebuild/cellrun.py`` in a child process), so
-    a cell shows what it would show in the page. The outputs are cached in ``cache`` under a hash
-    of the page's cell sources, the kernel, ``py/`` and ``weights/``. Raises BuildError when a cell
+    a cell shows what it would show in the page, with the model files of ``model_dir``: by default
+    the site's copy of ``root / "weights"`` (``files.site_weights``, the model rounded to float16,
+    written to ``cache`` by ``files.weights_folder``), the files the page loads. The outputs are cached in ``cache`` under a hash of the page's cell
+    sources, the kernel, ``py/``, ``weights/`` and ``model_dir``'s name. Raises BuildError when a cell
     raises, unless the page marks it ``fails=true`` or ``strict`` is False (then its traceback is
     its output). A page's
     outputs are marked ``data-precomputed`` with a «precalculado» note; running the cell replaces
@@ -38,7 +40,9 @@ def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
     """
     sources = {page.path: [text for kind, text in page.outline if kind == "code"] for page in pages}
     wanted = {path: cells for path, cells in sources.items() if cells}
-    results = cached_cell_runs(wanted, root, cache)
+    if model_dir is None:
+        model_dir = weights_folder(site_weights(collect_weights(root / "weights")), cache)
+    results = cached_cell_runs(wanted, root, cache, model_dir)
     out = []
     for page in pages:
         html = page.data.decode()
@@ -75,12 +79,15 @@ def output_html(events: list[list]) -> str:
     return "".join(parts)
 
 
-def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> dict[str, list]:
+def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path,
+                     model_dir: Path) -> dict[str, list]:
     """``{page: [{"ok", "events"}]}`` for the cell sources of each page, from ``cache`` or from a
-    run of ``cellrun.py`` (one child process for every page not cached)."""
+    run of ``cellrun.py`` (one child process for every page not cached) with ``model_dir``'s
+    model files."""
     runner = Path(__file__).resolve().parent / "cellrun.py"  # beside this module, like katex-mathml.js
     kernel = root / "browser" / "kernel.py"
     digest = source_digest(root, runner, kernel)
+    digest.update(b"model:" + model_dir.name.encode())  # the site's weights folder: a content hash
     stored = {}
     for name, cells in pages.items():
         key = digest.copy()
@@ -89,7 +96,7 @@ def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path) -> di
     missing = {name: cells for name, cells in pages.items() if not stored[name].exists()}
     if missing:
         request = {"kernel": str(kernel), "py": str(root / "py"),
-                   "weights": str(root / "weights"), "pages": missing}
+                   "weights": str(model_dir), "pages": missing}
         result = subprocess.run([sys.executable, str(runner)], cwd=root,
                                 input=json.dumps(request), capture_output=True, text=True)
         if result.returncode != 0:

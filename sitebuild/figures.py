@@ -7,16 +7,19 @@ import json
 from pathlib import Path
 
 from .errors import BuildError
-from .files import CACHE, ROOT, collect_weights, has_model, source_digest, use_py
+from .files import (CACHE, ROOT, collect_weights, has_model, site_weights, source_digest, use_py,
+                    weights_folder)
 
 
 def lesson_figures(pages, root: Path = ROOT, weights: list[tuple[str, bytes]] | None = None,
-                   cache: Path = CACHE) -> dict | None:
+                   cache: Path = CACHE, model_dir: Path | None = None) -> dict | None:
     """Every figure the lessons' prose quotes, computed in CPython by ``py/`` with ``weights/``:
     ``{page out: figures}`` for each entry of ``pages`` (the page table, ``build.PAGES``) that
     names a module under ``"figures"`` (the module's ``compute_figures(model, tok)``, plain JSON
     data). ``weights`` is ``collect_weights(root / "weights")``, read once by the build (read here
-    when not given).
+    when not given); ``model_dir`` is the folder the model and tokenizer are loaded from: by default
+    the site's copy of ``root / "weights"`` (``files.site_weights``, the model rounded to float16,
+    written to ``cache`` by ``files.weights_folder``), so the prose quotes the model the page runs.
 
     Returns None when the weights are missing (the lesson pages then say so). Each page's result is
     cached in ``cache`` under a hash of every file of ``py/`` and ``weights/`` (``source_digest``:
@@ -30,8 +33,11 @@ def lesson_figures(pages, root: Path = ROOT, weights: list[tuple[str, bytes]] | 
     names = [name for name, _ in files]
     if not (has_model(names) and "merges.txt" in names):
         return None
+    if model_dir is None:
+        model_dir = weights_folder(site_weights(collect_weights(root / "weights")), cache)
     digest = source_digest(root)
-    figures, model = {}, _Model(root / "weights")
+    digest.update(b"model:" + model_dir.name.encode())  # the site's weights folder: a content hash
+    figures, model = {}, _Model(model_dir)
     for spec in pages:
         module = spec.get("figures")
         if not module:

@@ -116,6 +116,47 @@ def collect_weights(weights_dir: Path) -> list[tuple[str, bytes]]:
             if path.is_file() and not path.name.startswith(".")]
 
 
+def site_weights(weights: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """The weights as the site ships them: ``weights`` (``collect_weights``'s list) with ``model.json``
+    and ``model.bin`` replaced by their float16 copy (``minigpt.checkpoint.float16_copy``: half the
+    bytes to download; the page's ``load_model`` reads them back as float32). Any other file, and a
+    list without that pair, is returned as it is. Raises ValueError when the binary's size or sha256
+    differs from its manifest, or from ``float16_copy``.
+    """
+    files = dict(weights)
+    if "model.json" not in files or "model.bin" not in files:
+        return list(weights)
+    use_py()
+    from minigpt.checkpoint import float16_copy
+    manifest = json.loads(files["model.json"])
+    data = files["model.bin"]
+    if (len(data) != manifest["bin"]["nbytes"]
+            or hashlib.sha256(data).hexdigest() != manifest["bin"]["sha256"]):
+        raise ValueError("weights/model.bin: size or sha256 differs from model.json")
+    half_manifest, half = float16_copy(manifest, data)
+    files["model.json"] = (json.dumps(half_manifest, indent=1, ensure_ascii=False) + "\n").encode()
+    files["model.bin"] = half
+    return [(name, files[name]) for name, _ in weights]
+
+
+def weights_folder(weights: list[tuple[str, bytes]], cache: Path = CACHE) -> Path:
+    """A folder holding exactly ``weights`` (``site_weights``'s list), for the build's own CPython runs
+    (the prose figures and the cells' outputs use the model the page loads):
+    ``cache/site-weights-<hash>/``, keyed by the files' names and bytes, written once."""
+    digest = hashlib.sha256()
+    for name, data in weights:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    folder = cache / f"site-weights-{digest.hexdigest()[:16]}"
+    if not folder.is_dir():
+        tmp = folder.with_name(folder.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for name, data in weights:
+            (tmp / name).write_bytes(data)
+        tmp.rename(folder)
+    return folder
+
+
 def has_model(names: list[str]) -> bool:
     """True when the weights folder holds a complete set of model files."""
     return any(all(name in names for name in group) for group in MODEL_FILE_SETS)

@@ -17,6 +17,18 @@ function absolute(url) {
   return new URL(url, document.baseURI).href;
 }
 
+/* The start-up's steps in ms since navigation: the worker's marks (epoch ms, see worker.js),
+ * the worker's creation (``startedAt``, page clock) and the receipt of "ready" (now). */
+function startupMarks(startedAt, workerMarks = {}) {
+  const marks = { "worker-created": startedAt };
+  for (const [name, epochMs] of Object.entries(workerMarks)) {
+    marks[name] = epochMs - performance.timeOrigin;
+  }
+  marks["ready-received"] = performance.now();
+  for (const name of Object.keys(marks)) marks[name] = Math.round(marks[name]);
+  return marks;
+}
+
 export class KernelClient {
   /* config: the page's runtime config (see build.py); ui: {state(name, detail),
    * stage(message), activity(busy), restarted(stoppedCell, lostNames)} callbacks. */
@@ -83,7 +95,10 @@ export class KernelClient {
         break;
       case "ready":
         clearTimeout(this.timer);
-        this.setState("ready", { seconds: (performance.now() - this.startedAt) / 1000 });
+        this.setState("ready", {
+          seconds: (performance.now() - this.startedAt) / 1000,
+          marks: startupMarks(this.startedAt, message.marks),
+        });
         this.next();
         break;
       case "init-error":

@@ -11,6 +11,14 @@ let pyodide = null;
 let kernel = null;
 let currentRun = null;
 
+/* When each start-up step ended, in ms since the epoch (performance.timeOrigin + now(), so the
+ * page can put them on its own clock); sent with "ready". bench/bench_startup.py reads them. */
+const marks = {};
+function mark(name) {
+  marks[name] = performance.timeOrigin + performance.now();
+}
+mark("worker-script");
+
 function post(type, fields = {}) {
   self.postMessage({ type, ...fields });
 }
@@ -71,6 +79,7 @@ async function startRuntime(config) {
   stage("runtime", "active");
   if (config.appleMobile) reportAppleMobilePlatform();
   importScripts(config.pyodideScript);
+  mark("pyodide-script");
   // The .wasm check runs beside the boot, not before it: a failed check ends the wait
   // (a boot that cannot compile the .wasm would never end), a passed one leaves it alone.
   const checked = checkWasm(config.pyodideIndex).then(() => new Promise(() => {}));
@@ -83,9 +92,11 @@ async function startRuntime(config) {
   // No keyboard stream in a worker (the default stdin calls prompt()): reads fail at
   // once. Cells get a clearer error from kernel.py, which replaces sys.stdin and input().
   py.setStdin({ error: true });
+  mark("runtime");
   stage("runtime", "done");
   stage("numpy", "active");
   py.runPython("import numpy");
+  mark("numpy");
   stage("numpy", "done");
   return py;
 }
@@ -94,18 +105,20 @@ async function init(config) {
   // The project code and the weights download while the runtime boots.
   const code = fetchAll("code", config.code); // [py.zip, kernel.py]
   const weights = fetchAll("weights", config.weights);
-  code.catch(() => {});
-  weights.catch(() => {});
+  code.then(() => mark("code-fetched"), () => {});
+  weights.then(() => mark("weights-fetched"), () => {});
   pyodide = await startRuntime(config);
   if (config.interruptBuffer) pyodide.setInterruptBuffer(config.interruptBuffer);
 
   const [archive, kernelSource] = await code;
   pyodide.unpackArchive(archive, "zip", { extractDir: PY_DIR });
+  mark("code-unpacked");
   pyodide.FS.mkdirTree(KERNEL_DIR);
   pyodide.FS.writeFile(`${KERNEL_DIR}/kernel.py`, new Uint8Array(kernelSource));
   pyodide.runPython(`import sys; sys.path.insert(0, "${KERNEL_DIR}")`);
   const kernelModule = pyodide.pyimport("kernel");
   kernelModule.prepare(PY_DIR, WEIGHTS_DIR); // the model's files will be in WEIGHTS_DIR
+  mark("kernel-imported");
   stage("code", "done");
 
   const buffers = await weights;
@@ -113,6 +126,7 @@ async function init(config) {
   config.weights.forEach((file, i) => {
     pyodide.FS.writeFile(`${WEIGHTS_DIR}/${file.name}`, new Uint8Array(buffers[i]));
   });
+  mark("weights-written");
   stage("weights", "done");
 
   const emit = (kind, payloadJson) => {
@@ -123,6 +137,7 @@ async function init(config) {
     "import json, kernel\n" +
     "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)),\n" +
     "              origin=__import__('js').location.origin)");
+  mark("kernel-created");
 }
 
 /* The names the cells have defined so far (kernel.names): what a restart would lose. */
@@ -153,8 +168,9 @@ self.onmessage = async (event) => {
   const message = event.data;
   if (message.type === "init") {
     try {
+      mark("init-received");
       await init(message.config);
-      post("ready", { isolated: Boolean(message.config.interruptBuffer) });
+      post("ready", { isolated: Boolean(message.config.interruptBuffer), marks });
     } catch (err) {
       post("init-error", { message: String(err && err.message ? err.message : err) });
     }

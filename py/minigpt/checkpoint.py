@@ -3,9 +3,12 @@
 Format ``minigpt-weights`` version 1:
 
 - ``model.bin`` holds every tensor as little-endian float32, C order, concatenated in manifest order.
+  The site ships a float16 copy instead (``float16_copy``: tensors ``"dtype": "float16"``, half the
+  bytes); ``load_weights`` reads either and always gives float32 arrays.
 - ``model.json`` holds ``format``, ``version``, ``config`` (the GPTConfig fields), ``tensors`` (a list of
   ``{name, shape, dtype, offset, nbytes}`` with offsets in bytes into ``model.bin``), ``bin`` (``file``,
-  ``nbytes``, ``sha256`` of the whole file) and ``training`` (free-form facts about the run).
+  ``nbytes``, ``sha256`` of the whole file) and ``training`` (free-form facts about the run); a float16
+  copy adds ``float16_of`` (the sha256 and size of the float32 binary it was rounded from).
 
 No pickle: the files can be read with any JSON parser and ``numpy.frombuffer``.
 """
@@ -24,6 +27,7 @@ FORMAT = "minigpt-weights"
 VERSION = 1
 MANIFEST = "model.json"
 BINARY = "model.bin"
+DTYPES = {"float32": "<f4", "float16": "<f2"}  # manifest dtype -> NumPy's, little-endian
 
 
 def save_weights(folder, cfg: GPTConfig, params: dict, training: dict | None = None) -> dict:
@@ -59,7 +63,8 @@ def save_weights(folder, cfg: GPTConfig, params: dict, training: dict | None = N
 def load_weights(folder) -> tuple[GPTConfig, dict, dict]:
     """Read ``folder/model.json`` and its binary; returns (config, params, manifest).
 
-    params: name -> float32 array (read-only views into one buffer).
+    params: name -> float32 array: read-only views into one buffer for float32 tensors; for float16
+    ones (a ``float16_copy``), float32 arrays holding the float16 values exactly.
     Raises ValueError if the format or version is unknown, the sha256 or size of the binary does not
     match the manifest, or a tensor does not fit the configuration.
     """
@@ -76,10 +81,41 @@ def load_weights(folder) -> tuple[GPTConfig, dict, dict]:
     shapes = parameter_shapes(cfg)
     params = {}
     for t in manifest["tensors"]:
-        if t["dtype"] != "float32" or tuple(t["shape"]) != shapes.get(t["name"]):
+        if t["dtype"] not in DTYPES or tuple(t["shape"]) != shapes.get(t["name"]):
             raise ValueError(f"tensor {t['name']}: shape {t['shape']} / dtype {t['dtype']} does not fit the config")
         count = int(np.prod(t["shape"]))
-        params[t["name"]] = np.frombuffer(data, dtype="<f4", count=count, offset=t["offset"]).reshape(t["shape"])
+        stored = np.frombuffer(data, dtype=DTYPES[t["dtype"]], count=count, offset=t["offset"])
+        params[t["name"]] = stored.reshape(t["shape"]).astype(np.float32, copy=False)
     if set(params) != set(shapes):
         raise ValueError(f"missing tensors: {sorted(set(shapes) - set(params))}")
     return cfg, params, manifest
+
+
+def float16_copy(manifest: dict, data: bytes) -> tuple[dict, bytes]:
+    """The weights ``(manifest, data)`` of a float32 export (``model.json`` parsed, ``model.bin``'s
+    bytes) with every tensor rounded to the nearest float16: ``(manifest, binary)`` of the copy, half
+    the size, in the same format (tensors ``"dtype": "float16"``, offsets, ``bin.nbytes`` and
+    ``bin.sha256`` recomputed, ``float16_of`` naming the source binary's sha256 and size).
+
+    ``load_weights`` reads the copy back as float32 arrays whose values are the rounded ones (a
+    relative error of at most 2**-11 per weight). Raises ValueError when a tensor is not float32
+    or a weight's magnitude does not fit float16 (above 65504).
+    """
+    blobs, tensors, offset = [], [], 0
+    for t in manifest["tensors"]:
+        if t["dtype"] != "float32":
+            raise ValueError(f"tensor {t['name']}: dtype {t['dtype']}, expected float32")
+        count = int(np.prod(t["shape"]))
+        values = np.frombuffer(data, dtype="<f4", count=count, offset=t["offset"])
+        if not np.all(np.abs(values) <= np.finfo(np.float16).max):
+            raise ValueError(f"tensor {t['name']}: a weight does not fit float16")
+        half = values.astype("<f2").tobytes()
+        blobs.append(half)
+        tensors.append({**t, "dtype": "float16", "offset": offset, "nbytes": len(half)})
+        offset += len(half)
+    binary = b"".join(blobs)
+    copy = {**manifest, "tensors": tensors,
+            "bin": {**manifest["bin"], "nbytes": len(binary),
+                    "sha256": hashlib.sha256(binary).hexdigest()},
+            "float16_of": {"sha256": manifest["bin"]["sha256"], "nbytes": manifest["bin"]["nbytes"]}}
+    return copy, binary

@@ -58,9 +58,16 @@ def page_cell_sources(page) -> list[str]:
             re.findall(r'<pre class="cell-source"><code>(.*?)</code></pre>', served, flags=re.S)]
 
 
+def site_model_dir(weights: Path) -> Path:
+    """A folder with the weights as the site ships them (the model rounded to float16), made
+    from the float32 folder ``weights``: what the page's ``load_model`` reads."""
+    return files.weights_folder(files.site_weights(files.collect_weights(weights)))
+
+
 def assert_cells_match_cpython(page, weights: Path) -> None:
-    """Run all cells in the page, then the same sources in order in CPython; the
-    outputs must agree: same words, numbers within 2e-3, errors on the same cells."""
+    """Run all cells in the page, then the same sources in order in CPython with the site's copy of
+    the float32 folder ``weights`` (``site_model_dir``); the outputs must agree: same words,
+    numbers within 2e-3, errors on the same cells."""
     page.locator("[data-testid=run-all]").click()
     cells = page.locator("[data-testid=cell]")
     sources = page_cell_sources(page)
@@ -69,7 +76,7 @@ def assert_cells_match_cpython(page, weights: Path) -> None:
     events: list[dict] = []
     cpython = kernel.Kernel(lambda kind, payload: events.append(payload))
     previous = os.environ.get("MINIGPT_WEIGHTS")
-    os.environ["MINIGPT_WEIGHTS"] = str(weights)
+    os.environ["MINIGPT_WEIGHTS"] = str(site_model_dir(weights))
     try:
         for i in range(cells.count()):
             cell = cells.nth(i)

@@ -13,7 +13,7 @@ import build
 from build import PAGES
 from sitebuild.devserver import CONTENT_SECURITY_POLICY
 from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_sources, set_code,
-                               wait_cell)
+                               site_model_dir, wait_cell)
 
 pytestmark = pytest.mark.e2e
 
@@ -91,7 +91,7 @@ def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, viola
     # The same sources in CPython: a cell fails in the page only where it fails there too
     # (marco's «Un error» does, on purpose), never because of the policy.
     cpython = load_kernel_module().Kernel(lambda kind, payload: None)
-    os.environ.setdefault("MINIGPT_WEIGHTS", str(build.ROOT / "weights"))
+    os.environ.setdefault("MINIGPT_WEIGHTS", str(site_model_dir(build.ROOT / "weights")))
     for i, source in enumerate(sources):
         expected = "done" if cpython.run(source) else "error"
         assert wait_cell(cells.nth(i), timeout=120_000) == expected, f"cell {i + 1}"

@@ -1,9 +1,11 @@
-"""Shared fixtures of the lesson tests: the committed tokenizer and model, loaded once."""
+"""Shared fixtures of the lesson tests: the committed tokenizer and the model the site runs, loaded
+once."""
 
 import pytest
 
 from minigpt.bpe import load_tokenizer
 from minigpt.gpt import load_model
+from sitebuild import files
 
 
 @pytest.fixture(scope="session")
@@ -13,4 +15,6 @@ def tok():
 
 @pytest.fixture(scope="session")
 def model():
-    return load_model()
+    """The committed model as the site ships it, rounded to float16 (``files.site_weights``): the
+    model the build's figures and the page use, so a test that recomputes a figure gets its value."""
+    return load_model(files.weights_folder(files.site_weights(files.collect_weights(files.ROOT / "weights"))))

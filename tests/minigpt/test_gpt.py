@@ -212,3 +212,70 @@ def test_eval_command_ends_with_bits_per_byte(capsys):
     main([])
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("val_bpb=") and 0 < float(last.split("=")[1]) <= 2.0
+
+
+def write_float16_copy(source: Path, target: Path) -> None:
+    """``target`` gets ``float16_copy`` of ``source``'s model and its tokenizer files."""
+    import json
+    from minigpt.checkpoint import float16_copy
+    manifest = json.loads((source / "model.json").read_text(encoding="utf-8"))
+    half_manifest, half = float16_copy(manifest, (source / "model.bin").read_bytes())
+    target.mkdir(exist_ok=True)
+    (target / "model.json").write_text(json.dumps(half_manifest), encoding="utf-8")
+    (target / "model.bin").write_bytes(half)
+    for name in ("merges.txt", "vocab.txt"):
+        if (source / name).exists():
+            (target / name).write_bytes((source / name).read_bytes())
+
+
+def test_float16_copy_loads_as_the_rounded_float32_values(tmp_path):
+    cfg = GPTConfig(n_layer=1, n_head=2, n_embd=8, n_ctx=6)
+    params = random_params(cfg, 11)
+    params["wte"][0, :3] = [1e-9, -35000.0, 65504.0]  # below float16's subnormals, large, the largest
+    (tmp_path / "f32").mkdir()
+    save_weights(tmp_path / "f32", cfg, params)
+    write_float16_copy(tmp_path / "f32", tmp_path / "f16")
+    cfg2, params2, manifest = load_weights(tmp_path / "f16")
+    assert cfg2 == cfg
+    assert {t["dtype"] for t in manifest["tensors"]} == {"float16"}
+    assert manifest["bin"]["nbytes"] * 2 == (tmp_path / "f32" / "model.bin").stat().st_size
+    for name, value in params.items():
+        assert params2[name].dtype == np.float32 and params2[name].shape == value.shape
+        assert np.array_equal(params2[name], value.astype(np.float16).astype(np.float32))
+        # nearest float16: relative error at most 2**-11 for normal values
+        normal = np.abs(value) >= np.finfo(np.float16).tiny
+        assert np.all(np.abs(params2[name] - value)[normal] <= 2.0 ** -11 * np.abs(value)[normal])
+
+
+def test_float16_copy_refuses_what_float16_cannot_hold():
+    from minigpt.checkpoint import float16_copy
+    data = np.array([1.0, 70000.0], dtype="<f4").tobytes()
+    manifest = {"tensors": [{"name": "x", "shape": [2], "dtype": "float32", "offset": 0, "nbytes": 8}],
+                "bin": {"file": "model.bin", "nbytes": 8, "sha256": ""}}
+    with pytest.raises(ValueError, match="does not fit float16"):
+        float16_copy(manifest, data)
+    manifest["tensors"][0]["dtype"] = "float16"
+    with pytest.raises(ValueError, match="expected float32"):
+        float16_copy(manifest, data)
+
+
+def test_float16_weights_give_the_float32_models_probabilities(tmp_path, model):
+    """The site ships the committed model rounded to float16 (``sitebuild.files.site_weights``).
+    On the reference prompts and a long sample of the training text, its next-token probabilities
+    equal the float32 model's to 1e-3 at every position; its logits differ by a few thousandths
+    (the rounding's relative error, 2**-11, grows through four blocks)."""
+    write_float16_copy(ROOT / "weights", tmp_path)
+    half = load_model(tmp_path)
+    ref = np.load(FIXTURE, allow_pickle=False)
+    prompts = [ref[k] for k in ref.files if k.startswith("ids_")]
+    prompts.append(np.random.default_rng(2).integers(0, 512, size=256))
+    for ids in prompts:
+        full, rounded = model.forward(ids[None])[0], half.forward(ids[None])[0]
+        p, q = softmax(full), softmax(rounded)
+        assert np.abs(p - q).max() <= 1e-3
+        assert np.abs(full - rounded).max() <= 3e-2
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)

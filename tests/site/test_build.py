@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import markupsafe
+import numpy as np
 import pytest
 
 import build
@@ -179,6 +180,38 @@ def built(tmp_path_factory) -> Path:
     return site
 
 
+def test_site_weights_are_the_model_in_float16_and_the_rest_as_committed(tmp_path):
+    from minigpt.checkpoint import load_weights
+    committed = files.collect_weights(build.ROOT / "weights")
+    shipped = files.site_weights(committed)
+    assert [n for n, _ in shipped] == [n for n, _ in committed]
+    for (name, data), (_, sent) in zip(committed, shipped):
+        if name == "model.bin":
+            assert len(sent) * 2 == len(data)
+        elif name != "model.json":
+            assert sent == data
+    folder = files.weights_folder(shipped, tmp_path)
+    assert files.weights_folder(shipped, tmp_path) == folder  # keyed by content, written once
+    _, full, _ = load_weights(build.ROOT / "weights")
+    _, half, manifest = load_weights(folder)
+    assert manifest["float16_of"]["sha256"] == json.loads(dict(committed)["model.json"])["bin"]["sha256"]
+    for name, value in full.items():
+        assert half[name].dtype == np.float32
+        assert np.array_equal(half[name], value.astype(np.float16).astype(np.float32))
+    assert files.site_weights([("merges.txt", b"1 2\n")]) == [("merges.txt", b"1 2\n")]
+
+
+def test_the_built_site_loads_its_float16_model_in_cpython(built, tmp_path):
+    """The site's weights, under their original names, load with ``load_model`` (float32)."""
+    from minigpt.gpt import load_model
+    for path in (built / "weights").glob("*"):
+        (tmp_path / re.sub(r"\.[0-9a-f]{10}(?=\.[^.]+$)", "", path.name)).write_bytes(path.read_bytes())
+    model = load_model(tmp_path)
+    logits = model.forward(np.array([[1, 2, 3]]))
+    assert logits.dtype == np.float32 and logits.shape == (1, 3, 512)
+    assert (tmp_path / "model.bin").stat().st_size * 2 == (build.ROOT / "weights" / "model.bin").stat().st_size
+
+
 def test_full_build_references_only_files_it_wrote(built):
     for page in ("index.html", "marco.html"):
         html = (built / page).read_text()
@@ -343,7 +376,7 @@ def test_editing_views_css_recomputes_a_figure_that_embeds_it(tmp_path):
     def figures_now():
         out = subprocess.run([sys.executable, "-c", FIGURES_RUN, str(root), str(cache), str(build.ROOT)],
                              capture_output=True, text=True, check=True)
-        return json.loads(out.stdout)["probe.html"]["view"], sorted(p.name for p in cache.iterdir())
+        return json.loads(out.stdout)["probe.html"]["view"], sorted(p.name for p in cache.glob("figures-*"))
 
     before, stored = figures_now()
     css = root / "py" / "lesson" / "views.css"
