@@ -13,7 +13,8 @@ test can call alone:
 1. check the vendored runtime (``node_modules/pyodide``, installed by ``npm ci``;
    ``sitebuild.vendor``);
 2. get the NumPy wheel for Pyodide and verify its sha256 against Pyodide's lock file (``vendor``);
-3. bundle the page script (``browser/js/page.js`` and CodeMirror) with esbuild (``vendor``);
+3. bundle the page script (``browser/js/page.js`` and CodeMirror) and the early script that starts
+   Python's worker (``browser/js/early.js``) with esbuild (``vendor``);
 4. pack ``py/`` into one zip archive (``sitebuild.files``);
 5. collect ``weights/`` with the model rounded to float16, the copy the site ships (``files``:
    half the bytes to download; the page loads it as float32), and compute each lesson's prose
@@ -52,6 +53,7 @@ from sitebuild.texmath import typeset_math
 from sitebuild.vendor import bundle_script, check_runtime, numpy_wheel
 
 PAGE_SCRIPT = Path("browser/js/page.js")  # relative to the build root
+EARLY_SCRIPT = Path("browser/js/early.js")  # starts Python's worker while the page is parsed
 
 PAGES = (
     {"template": "index.html", "out": "index.html", "title": "Lecciones", "summary": ""},
@@ -115,11 +117,12 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     runtime = check_runtime(root / "node_modules")                              # 1
     wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
+    early = bundle_script(root / EARLY_SCRIPT, root / "node_modules")
     py_zip = pack_python(root / "py")                                           # 4
     weights = site_weights(collect_weights(root / "weights"))                   # 5
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
-    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip), weights, figures)  # 6
+    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
     pages = render_pages(plan, make_env(root / "templates"), PAGES)             # 7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
                          model_dir=model_dir)

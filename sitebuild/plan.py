@@ -7,10 +7,13 @@ from pathlib import Path
 from .files import SitePlan, hashed_name
 from .vendor import NUMPY_WHEEL, PYODIDE_FILES, PYODIDE_VERSION
 
-def own_assets(root: Path, script: bytes, py_zip: bytes) -> dict[str, tuple[str, bytes]]:
+def own_assets(root: Path, script: bytes, py_zip: bytes,
+               early: bytes = b"") -> dict[str, tuple[str, bytes]]:
     """The site's own files, by key: ``{key: (file name, bytes)}``.
 
-    ``script`` is the bundled page script and ``py_zip`` the packed ``py/``; the worker, the kernel
+    ``script`` is the bundled page script, ``early`` the bundled early script (it starts the worker
+    while the page is parsed; empty: the page script starts it) and ``py_zip`` the packed ``py/``;
+    the worker, the kernel
     and the CSS are copied from ``root/browser`` (``site.css``, then ``course.css``: the
     course map and the lesson links; the lesson views' styles, ``py/lesson/views.css``, also style
     the prose's tables and tokens, so they come last).
@@ -18,6 +21,7 @@ def own_assets(root: Path, script: bytes, py_zip: bytes) -> dict[str, tuple[str,
     assets = root / "browser"
     return {
         "app_js": ("app.js", script),
+        "early_js": ("early.js", early),
         "worker_js": ("worker.js", (assets / "js" / "worker.js").read_bytes()),
         "kernel_py": ("kernel.py", (assets / "kernel.py").read_bytes()),
         "css": ("site.css", b"\n".join(path.read_bytes() for path in (

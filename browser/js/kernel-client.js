@@ -1,21 +1,9 @@
 /* The page's side of the Python worker: start-up with a timeout, a FIFO queue of
  * cells to run, and Stop (interrupt when cross-origin isolated, else restart). */
 
+import { launchWorker } from "./boot.js";
+
 const SIGINT = 2;
-
-/* True on an iPhone, an iPod or an iPad, whatever it says it is. An iPad's Safari (iPadOS 13+)
- * calls itself a Mac ("MacIntel"); only its touch points tell it apart. The same test as the
- * fix in Pyodide 0.28 (pyodide#5695, CPython gh-128627), which 0.27.7 lacks: there an iPad on
- * iPadOS 18 takes the WasmGC path that crashes its WebKit (pyodide#5670). A worker has no
- * maxTouchPoints, so the page decides and tells the worker. */
-export function isAppleMobile(nav = navigator) {
-  return /iPad|iPhone|iPod/.test(nav.userAgent || "") ||
-    (nav.platform === "MacIntel" && nav.maxTouchPoints > 1);
-}
-
-function absolute(url) {
-  return new URL(url, document.baseURI).href;
-}
 
 /* The start-up's steps in ms since navigation: the worker's marks (epoch ms, see worker.js),
  * the worker's creation (``startedAt``, page clock) and the receipt of "ready" (now). */
@@ -57,24 +45,36 @@ export class KernelClient {
     }
     this.setState("loading");
     this.names = [];
-    const isolated = self.crossOriginIsolated && typeof SharedArrayBuffer === "function";
-    this.interruptBuffer = isolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this.worker = new Worker(absolute(this.config.worker));
-    this.worker.onmessage = (event) => this.onMessage(event.data);
-    this.worker.onerror = (event) => this.fail(event.message || "el worker falló");
-    this.startedAt = performance.now();
-    this.timer = setTimeout(() => this.fail("timeout"), this.timeoutMs);
-    const c = this.config;
-    this.worker.postMessage({
-      type: "init",
-      config: {
-        pyodideScript: absolute(c.pyodideScript),
-        pyodideIndex: absolute(c.pyodideIndex),
-        code: c.code.map((f) => ({ ...f, url: absolute(f.url) })),
-        weights: c.weights.map((f) => ({ ...f, url: absolute(f.url) })),
-        interruptBuffer: this.interruptBuffer,
-        appleMobile: isAppleMobile(),
-      },
+    // The worker the early script started while the page was parsed, once; else a new one.
+    const early = self.earlyKernel;
+    self.earlyKernel = null;
+    let launch;
+    try {
+      launch = early || launchWorker(this.config);
+    } catch (err) {
+      this.fail(String(err && err.message ? err.message : err));
+      return;
+    }
+    this.worker = launch.worker;
+    this.interruptBuffer = launch.interruptBuffer;
+    this.startedAt = launch.startedAt;
+    const waited = performance.now() - this.startedAt;
+    this.timer = setTimeout(() => this.fail("timeout"), Math.max(0, this.timeoutMs - waited));
+    // What the worker sent before this call is handled after the caller's task (the page wires
+    // its cells and views first), in order; later messages come straight here.
+    const worker = this.worker;
+    queueMicrotask(() => {
+      if (this.worker !== worker) return; // failed or restarted meanwhile
+      for (const message of launch.messages) {
+        if (this.worker !== worker) return; // the worker reported an error
+        this.onMessage(message);
+      }
+      if (launch.errors.length) {
+        this.fail(launch.errors[0].message || "el worker falló");
+        return;
+      }
+      worker.onmessage = (event) => this.onMessage(event.data);
+      worker.onerror = (event) => this.fail(event.message || "el worker falló");
     });
   }
 

@@ -69,7 +69,7 @@ async function checkWasm(indexURL) {
 
 /* Pyodide 0.27.7 skips its WasmGC trampoline when navigator.platform names an iPhone, an iPad
  * or an iPod, and an iPad's Safari says "MacIntel": so, on a device the page found to be one
- * (isAppleMobile in kernel-client.js), the worker's navigator says "iPad" before Pyodide boots.
+ * (isAppleMobile in boot.js), the worker's navigator says "iPad" before Pyodide boots.
  * Nothing else reads it. */
 function reportAppleMobilePlatform() {
   Object.defineProperty(self.navigator, "platform", { value: "iPad", configurable: true });

@@ -2,7 +2,7 @@
 
 Pyodide 0.27.7 skips WasmGC only when the worker's ``navigator.platform`` names an iPhone, iPad
 or iPod; an iPad's Safari says "MacIntel", and on iPadOS 18 the WasmGC path crashes the page.
-The page tells the two apart by touch points (``isAppleMobile`` in ``kernel-client.js``) and the
+The page tells the two apart by touch points (``isAppleMobile`` in ``boot.js``) and the
 worker then reports "iPad" before Pyodide boots. Chromium plays each device here: the page's
 ``navigator`` is faked by an init script (a worker gets none, so only the page's decision can
 reach it), and a cell reads what Pyodide chose: ``_PyEM_CountArgsPtr`` is 0 without WasmGC.
