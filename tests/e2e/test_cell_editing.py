@@ -151,3 +151,27 @@ def test_precomputed_outputs_edit_marks_and_hint_have_no_serious_accessibility_v
     assert page.locator("[data-testid=cell-hint]").nth(1).is_visible()
     violations = run_axe(page)
     assert not violations, describe(violations)
+
+
+def test_an_edited_cell_and_the_kernel_bar_fit_a_phone(context, base_url):
+    """At 390 px, with «Restaurar todo» shown, the kernel bar's buttons stay inside the bar and
+    leave the status readable, and the edited cell's bar breaks neither «[ ]» nor a button."""
+    page = open_editors(context, base_url, LESSON)
+    page.set_viewport_size({"width": 390, "height": 844})
+    cell = page.locator("[data-testid=cell]").nth(0)
+    set_code(page, cell, "x = 1")
+    assert page.locator("[data-testid=restore-all]").is_visible()
+    bar = page.evaluate("""() => {
+      const bar = document.querySelector('.kernel-bar').getBoundingClientRect();
+      const text = document.querySelector('.kernel-status-text').getBoundingClientRect();
+      const buttons = [...document.querySelectorAll('.kernel-bar button')].filter(b => b.offsetParent)
+        .map(b => b.getBoundingClientRect());
+      return {right: bar.right, text: text.width, out: buttons.filter(b => b.right > bar.right).length};
+    }""")
+    assert bar["out"] == 0, bar
+    assert bar["text"] > 60, bar
+    one_line = cell.evaluate("""c => [c.querySelector('.cell-prompt'), ...c.querySelectorAll('.cell-bar button')]
+      .filter(e => e.offsetParent).map(e => e.getClientRects().length === 1
+        && e.getBoundingClientRect().height < 2 * parseFloat(getComputedStyle(e).fontSize) + 16)""")
+    assert all(one_line), one_line
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390

@@ -56,3 +56,18 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name
         assert bar <= 0.07 * height
     finally:
         context.close()
+
+
+def test_aligned_formulas_line_up_their_columns(context, base_url):
+    """KaTeX writes an aligned formula's column alignment only as MathML's columnalign, which
+    Chromium ignores: the page's CSS aligns the cells, so the rows of the «conjunto permitido» of
+    «La máscara» start at the same x in their second column (no kernel needed)."""
+    page = context.new_page()
+    page.goto(base_url + "mascara.html")
+    lefts = page.evaluate("""() => {
+      const table = [...document.querySelectorAll('mtable[columnalign="right left"]')]
+        .find(t => t.textContent.includes('prefijo'));
+      return [...table.querySelectorAll(':scope > mtr > mtd:nth-child(2) > *')]
+        .map(e => Math.round(e.getBoundingClientRect().left));
+    }""")
+    assert len(lefts) == 2 and abs(lefts[0] - lefts[1]) <= 1, lefts

@@ -93,3 +93,13 @@ def test_a_built_page_with_display_math_has_block_mathml(tmp_path, monkeypatch):
     html = next(p for p in pages if p.path == "formula.html").data.decode()
     assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">' in html
     assert "<mfrac>" in html and "\\[" not in html.split("<annotation")[0]
+
+
+def test_no_accented_letter_typed_inside_a_text_in_a_formula():
+    """KaTeX turns «ú» inside \\text{…} into a «u» with an accent stacked over it (mover), which
+    WebKit draws apart from the letter; such a letter is written {\\char"FA} instead."""
+    import re
+    found = [(path.name, m) for path in sorted(files.TEMPLATES.glob("*.html"))
+             for m in re.findall(r"\\text\{[^}]*\}", path.read_text(encoding="utf-8"))
+             if re.search(r"[^\x00-\x7f]", m)]
+    assert not found, found
