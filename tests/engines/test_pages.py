@@ -31,6 +31,9 @@ pytestmark = pytest.mark.engines
 
 WIDTH, HEIGHT = 390, 844
 READY_S = 180.0
+# The page gives up on Python after 90 s by default (``?timeout=`` changes it): WebKit boots in
+# 20-70 s here, more on a busy machine, so the tests give the page as long as they wait.
+PAGE_TIMEOUT = f"?timeout={int(READY_S)}"
 RUN_ALL_S = 420.0
 ACTION_S = 180.0
 PAGES = [spec["out"] for spec in build.PAGES]
@@ -55,7 +58,7 @@ def open_page(engine, url: str, python: bool = True) -> EnginePage:
     kernel's status text if it ends in error)."""
     page = engine.new_page(WIDTH, HEIGHT)
     try:
-        page.goto(url)
+        page.goto(url + PAGE_TIMEOUT if python else url)
         assert page.evaluate("() => innerWidth") == WIDTH
         if not python:
             return page
