@@ -27,9 +27,11 @@ function stage(name, state, extra = {}) {
   post("stage", { stage: name, state, ...extra });
 }
 
-/* Fetch a list of {url, size} with byte progress reported for one stage. */
+/* Fetch a list of {url, size} with byte progress reported for one stage: about 16 reports
+ * (each one redraws the start-up panel of a page that may be large, while Pyodide boots). */
 async function fetchAll(name, files) {
   const total = files.reduce((sum, f) => sum + (f.size || 0), 0);
+  const step = Math.max(65536, total / 16);
   let loaded = 0;
   let lastReport = 0;
   stage(name, "active", { loaded, total });
@@ -44,7 +46,7 @@ async function fetchAll(name, files) {
       if (done) break;
       chunks.push(value);
       loaded += value.length;
-      if (loaded - lastReport > 65536) {
+      if (loaded - lastReport > step) {
         lastReport = loaded;
         stage(name, "active", { loaded, total });
       }
