@@ -154,7 +154,7 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
     runtime_config = {
         "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
         "pyodideScript": plan.urls["pyodide.js"], "weights": plan.weights,
-        "early": plan.urls["early_js"],
+        "early": plan.urls.get("early_js"),  # None: the page script starts the worker
         "code": [{"name": name, "url": plan.urls[key], "size": plan.sizes.get(key, 0)}
                  for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
     }

@@ -64,6 +64,13 @@ def site_model_dir(weights: Path) -> Path:
     return files.weights_folder(files.site_weights(files.collect_weights(weights)))
 
 
+def site_model():
+    """The model as the page runs it: the committed one rounded to float16 (``site_model_dir``),
+    for tests that recompute in CPython what the page's cells print."""
+    from minigpt.gpt import load_model
+    return load_model(site_model_dir(files.ROOT / "weights"))
+
+
 def assert_cells_match_cpython(page, weights: Path) -> None:
     """Run all cells in the page, then the same sources in order in CPython with the site's copy of
     the float32 folder ``weights`` (``site_model_dir``); the outputs must agree: same words,

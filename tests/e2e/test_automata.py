@@ -17,7 +17,7 @@ from lesson.automata.trie import trie_walk
 from lesson.automata.forced import compare_fast_forward
 from lesson import sample_until_invalid
 from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
+from tests.e2e.helpers import site_model
 from tests.e2e.helpers import lesson_after_run_all, page_cell_sources, set_code
 from tests.e2e.test_offline import describe, run_axe
 
@@ -29,7 +29,7 @@ PAGE = "automata.html"
 @pytest.fixture(scope="module")
 def cpython():
     """What the page's cells compute, computed in CPython with the same code and defaults."""
-    tok, model = load_tokenizer(), load_model()
+    tok, model = load_tokenizer(), site_model()
     date = compile_regex(DATE)
     m = date.matcher(tok.vocab)
     m.consume_bytes(WALK_PREFIX)

@@ -2,6 +2,7 @@
 keyboard use, and Stop on both kinds of host."""
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -197,3 +198,20 @@ def test_every_cell_of_the_lesson_matches_cpython(lesson):
     """Run all in the browser, then the same sources in order in CPython."""
     import build
     assert_cells_match_cpython(lesson, build.ROOT / "weights")
+
+
+@pytest.mark.parametrize("name", ["marco.html", "mascara.html"])
+def test_the_worker_starts_before_the_page_script_runs(context, base_url, name):
+    """The early script (``early.js``, right after the runtime config) creates the worker while
+    the page is still being parsed; the page script (deferred) adopts it instead of starting
+    another one, so exactly one worker boots. An order, not a speed: the early script is a plain
+    script, which runs before any deferred one."""
+    workers = []
+    page = context.new_page()
+    page.on("worker", lambda worker: workers.append(worker.url))
+    page.goto(base_url + name)
+    status = page.locator("[data-testid=kernel-status][data-state=ready]")
+    status.wait_for(timeout=90_000)
+    marks = json.loads(status.get_attribute("data-startup-marks"))
+    assert marks["worker-created"] < marks["page-script"]
+    assert len(workers) == 1 and "/assets/worker." in workers[0]

@@ -13,7 +13,7 @@ import build
 from lesson import compile_choice, convergence, enumerate_paths, importance_sample, smc
 from lesson.course import NAMES, PROMPT, answer
 from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
+from tests.e2e.helpers import site_model
 from tests.e2e.helpers import lesson_after_run_all, set_code, wait_cell
 from tests.e2e.test_offline import describe, run_axe
 
@@ -26,7 +26,7 @@ SIZES, RUNS, THRESHOLD = [10, 100, 1000], 20, 0.2  # the cell «Convergencia»
 @pytest.fixture(scope="module")
 def cpython():
     """The cells' results computed in CPython with the page's code and seeds."""
-    tok, model = load_tokenizer(), load_model()
+    tok, model = load_tokenizer(), site_model()
     grammar = compile_choice([answer(n) for n in NAMES])
     exact = enumerate_paths(model, tok, PROMPT, grammar)
     return SimpleNamespace(

@@ -215,7 +215,7 @@ def test_a_finite_grammar_shows_each_branchs_exact_conditional_as_cpython_comput
     from lesson.laboratorio.exact import exact_for
     from lesson.laboratorio.lab import Lab
     from minigpt.bpe import load_tokenizer
-    from minigpt.gpt import load_model
+    from tests.e2e.helpers import site_model
 
     lab.locator("[data-testid=lab-preset]").select_option("etiquetas")
     act(lab, lambda: lab.locator("[data-testid=lab-generate]").click())
@@ -228,7 +228,7 @@ def test_a_finite_grammar_shows_each_branchs_exact_conditional_as_cpython_comput
         "els => els.map(e => [e.dataset.text, Number(e.dataset.exact), Number(e.dataset.masked), e.innerText])")
     assert len(rows) == 2
     preset = PRESETS["etiquetas"]
-    reference = exact_for(Lab(load_model(), load_tokenizer(), kind="choice", constraint=preset["constraint"],
+    reference = exact_for(Lab(site_model(), load_tokenizer(), kind="choice", constraint=preset["constraint"],
                               prompt=preset["prompt"]))
     for text, exact, masked, words in rows:
         row = reference.of(text.encode())

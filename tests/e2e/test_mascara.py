@@ -21,7 +21,7 @@ from lesson.course import KEY, NAMES, PROMPT, answer, name_of
 from lesson.mascara.figures import ANY_PATTERN, ANY_SCHEMA
 from lesson.sampling import generate
 from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
+from tests.e2e.helpers import site_model
 from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
@@ -35,7 +35,7 @@ PATTERN, SCHEMA = ANY_PATTERN, ANY_SCHEMA  # the page's cell «Una expresión re
 @pytest.fixture(scope="module")
 def cpython():
     """G, the masked samples and the enumeration, computed in CPython with the page's code."""
-    tok, model = load_tokenizer(), load_model()
+    tok, model = load_tokenizer(), site_model()
     texts = [answer(name) for name in NAMES]
     grammar = compile_choice(texts)
     return SimpleNamespace(

@@ -12,7 +12,7 @@ from lesson import compile_choice, enumerate_paths
 from lesson.niveles.levels import RETRY_QUESTIONS, depth_counts, first_nested, retry_arithmetic
 from lesson.niveles.figures import fsm, levels
 from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
+from tests.e2e.helpers import site_model
 from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
@@ -30,7 +30,7 @@ AGREEMENT = """() => { const a = document.querySelector('[data-testid=fsm-agreem
 @pytest.fixture(scope="module")
 def cpython():
     """The levels, the retry rates and the machine check, computed in CPython with the page's code."""
-    tok, model = load_tokenizer(), load_model()
+    tok, model = load_tokenizer(), site_model()
     measured = levels(model, tok)
     ps = [enumerate_paths(model, tok, q, compile_choice(t)).p_grammar for q, t in RETRY_QUESTIONS]
     return SimpleNamespace(levels=measured, retry=retry_arithmetic(ps), fsm=fsm(model, tok))
@@ -137,7 +137,7 @@ def test_level_3_prints_each_name_s_conditional_and_masked_probability(page):
     from lesson import compile_json_schema, enumerate_paths
     from lesson.niveles.levels import PROMPT, SCHEMA
     from lesson.numbers import es_decimal
-    e = enumerate_paths(load_model(), load_tokenizer(), PROMPT, compile_json_schema(SCHEMA))
+    e = enumerate_paths(site_model(), load_tokenizer(), PROMPT, compile_json_schema(SCHEMA))
     output = page.locator("[data-cell=nivel3] [data-testid=cell-output]").inner_text()
     for row in e.rows:
         name = row.label.split('"')[3]

@@ -13,7 +13,7 @@ from lesson.trampas import budget_split
 from lesson.trampas.studies import budget_demo, field_order
 from masker import compile_choice
 from minigpt.bpe import load_tokenizer
-from minigpt.gpt import load_model
+from tests.e2e.helpers import site_model
 from tests.e2e.helpers import lesson_after_run_all
 from tests.e2e.test_offline import describe, run_axe
 
@@ -27,7 +27,7 @@ SPLIT_BUDGET = 16  # the page's cell «Los dos efectos del presupuesto»
 
 @pytest.fixture(scope="module")
 def cpython():
-    tok, model = load_tokenizer(), load_model()
+    tok, model = load_tokenizer(), site_model()
     names = compile_choice([answer(n) for n in NAMES])
     return {"order": field_order(model, tok),
             "budget": budget_demo(model, tok, budget=BUDGET, n=BUDGET_N, seed=0),
