@@ -3,7 +3,6 @@ included), a cell cannot reach another origin and says why, and every page still
 cells under it."""
 from __future__ import annotations
 
-import os
 import re
 import urllib.request
 
@@ -76,7 +75,8 @@ def test_a_cell_that_fetches_another_origin_fails_with_a_clear_message(
 
 @pytest.mark.parametrize("spec", [p for p in PAGES if p["out"] != "index.html"],
                          ids=lambda p: p["out"])
-def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, violations, spec):
+def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, violations, spec,
+                                                       monkeypatch):
     page = open_lesson(context, base_url, spec["out"])
     if spec.get("tool"):  # the «Laboratorio» has no cells: one generation under the policy
         page.locator("[data-testid=lab-generate]").click()
@@ -91,7 +91,8 @@ def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, viola
     # The same sources in CPython: a cell fails in the page only where it fails there too
     # (marco's «Un error» does, on purpose), never because of the policy.
     cpython = load_kernel_module().Kernel(lambda kind, payload: None)
-    os.environ.setdefault("MINIGPT_WEIGHTS", str(site_model_dir(build.ROOT / "weights")))
+    # the page's model, for this test only (a later test's load_model() reads weights/)
+    monkeypatch.setenv("MINIGPT_WEIGHTS", str(site_model_dir(build.ROOT / "weights")))
     for i, source in enumerate(sources):
         expected = "done" if cpython.run(source) else "error"
         assert wait_cell(cells.nth(i), timeout=120_000) == expected, f"cell {i + 1}"
