@@ -12,7 +12,7 @@ from pathlib import Path
 import markupsafe  # installed with jinja2
 
 from .errors import BuildError
-from .files import CACHE, ROOT, Page, collect_weights, site_weights, source_digest, weights_folder
+from .files import CACHE, ROOT, Page, site_model_dir, source_digest
 
 OUTPUT_SLOT = re.compile(r'(<div class="cell-output"[^>]*)><!--cell-output( fails)?--></div>')
 
@@ -30,8 +30,8 @@ def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
     Every page's cells run in order in CPython, in one fresh kernel per page
     (``browser/kernel.py``, the page's own, run by ``sitebuild/cellrun.py`` in a child process), so
     a cell shows what it would show in the page, with the model files of ``model_dir``: by default
-    the site's copy of ``root / "weights"`` (``files.site_weights``, the model rounded to float16,
-    written to ``cache`` by ``files.weights_folder``), the files the page loads. The outputs are cached in ``cache`` under a hash of the page's cell
+    the site's copy of ``root / "weights"`` (``files.site_model_dir``: the model rounded to
+    float16), the files the page loads. The outputs are cached in ``cache`` under a hash of the page's cell
     sources, the kernel, ``py/``, ``weights/`` and ``model_dir``'s name. Raises BuildError when a cell
     raises, unless the page marks it ``fails=true`` or ``strict`` is False (then its traceback is
     its output). A page's
@@ -41,7 +41,7 @@ def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
     sources = {page.path: [text for kind, text in page.outline if kind == "code"] for page in pages}
     wanted = {path: cells for path, cells in sources.items() if cells}
     if model_dir is None:
-        model_dir = weights_folder(site_weights(collect_weights(root / "weights")), cache)
+        model_dir = site_model_dir(root / "weights", cache)
     results = cached_cell_runs(wanted, root, cache, model_dir)
     out = []
     for page in pages:

@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 from .errors import BuildError
-from .files import (CACHE, ROOT, collect_weights, has_model, site_weights, source_digest, use_py,
-                    weights_folder)
+from .files import CACHE, ROOT, collect_weights, has_model, site_model_dir, source_digest, use_py
 
 
 def lesson_figures(pages, root: Path = ROOT, weights: list[tuple[str, bytes]] | None = None,
@@ -18,8 +17,8 @@ def lesson_figures(pages, root: Path = ROOT, weights: list[tuple[str, bytes]] | 
     names a module under ``"figures"`` (the module's ``compute_figures(model, tok)``, plain JSON
     data). ``weights`` is ``collect_weights(root / "weights")``, read once by the build (read here
     when not given); ``model_dir`` is the folder the model and tokenizer are loaded from: by default
-    the site's copy of ``root / "weights"`` (``files.site_weights``, the model rounded to float16,
-    written to ``cache`` by ``files.weights_folder``), so the prose quotes the model the page runs.
+    the site's copy of ``root / "weights"`` (``files.site_model_dir``: the model rounded to
+    float16), so the prose quotes the model the page runs.
 
     Returns None when the weights are missing (the lesson pages then say so). Each page's result is
     cached in ``cache`` under a hash of every file of ``py/`` and ``weights/`` (``source_digest``:
@@ -34,7 +33,7 @@ def lesson_figures(pages, root: Path = ROOT, weights: list[tuple[str, bytes]] | 
     if not (has_model(names) and "merges.txt" in names):
         return None
     if model_dir is None:
-        model_dir = weights_folder(site_weights(collect_weights(root / "weights")), cache)
+        model_dir = site_model_dir(root / "weights", cache)
     digest = source_digest(root)
     digest.update(b"model:" + model_dir.name.encode())  # the site's weights folder: a content hash
     figures, model = {}, _Model(model_dir)

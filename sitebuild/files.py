@@ -157,6 +157,13 @@ def weights_folder(weights: list[tuple[str, bytes]], cache: Path = CACHE) -> Pat
     return folder
 
 
+def site_model_dir(weights_dir: Path, cache: Path = CACHE) -> Path:
+    """The folder of the weights the site ships, made from the float32 folder ``weights_dir``
+    (``collect_weights``, ``site_weights``, ``weights_folder``): what the page's ``load_model``
+    reads, for the build's and the tests' CPython runs. Raises what ``site_weights`` raises."""
+    return weights_folder(site_weights(collect_weights(weights_dir)), cache)
+
+
 def has_model(names: list[str]) -> bool:
     """True when the weights folder holds a complete set of model files."""
     return any(all(name in names for name in group) for group in MODEL_FILE_SETS)

@@ -61,7 +61,7 @@ def page_cell_sources(page) -> list[str]:
 def site_model_dir(weights: Path) -> Path:
     """A folder with the weights as the site ships them (the model rounded to float16), made
     from the float32 folder ``weights``: what the page's ``load_model`` reads."""
-    return files.weights_folder(files.site_weights(files.collect_weights(weights)))
+    return files.site_model_dir(weights)
 
 
 def site_model():

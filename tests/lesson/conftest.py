@@ -17,4 +17,4 @@ def tok():
 def model():
     """The committed model as the site ships it, rounded to float16 (``files.site_weights``): the
     model the build's figures and the page use, so a test that recomputes a figure gets its value."""
-    return load_model(files.weights_folder(files.site_weights(files.collect_weights(files.ROOT / "weights"))))
+    return load_model(files.site_model_dir(files.ROOT / "weights"))
