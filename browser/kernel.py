@@ -289,8 +289,10 @@ def redirect_stdin(stream: io.TextIOBase):
         sys.stdin = saved
 
 
-def prepare(py_dir: str, weights_dir: str) -> None:
-    """Put the project's Python on ``sys.path`` and point the model at its weights.
+def prepare(py_dir: str, weights_dir: str, language: str = "es") -> None:
+    """Put the project's Python on ``sys.path``, point the model at its weights, and make the
+    lesson code write in the page's ``language`` ("es" or "en": ``lesson.i18n.set_language``,
+    which raises ValueError for any other).
 
     Called by the worker before any project code runs. ``minigpt`` reads ``MINIGPT_WEIGHTS`` to
     find the tokenizer and model files (``minigpt.bpe.weights_dir``); in the page, this is the one
@@ -299,3 +301,5 @@ def prepare(py_dir: str, weights_dir: str) -> None:
     if py_dir not in sys.path:
         sys.path.insert(0, py_dir)
     os.environ["MINIGPT_WEIGHTS"] = weights_dir
+    from lesson import i18n  # after sys.path has py_dir
+    i18n.set_language(language)

@@ -5,7 +5,8 @@ that needs it, so the cells' imports and globals never touch the build's own int
 JSON from stdin::
 
     {"kernel": "browser/kernel.py", "py": "py", "weights": "weights",
-     "pages": {"marco.html": ["<source of cell 1>", ...], ...}}
+     "pages": {"marco.html": ["<source of cell 1>", ...], ...},
+     "languages": {"en/python.html": "en", ...}}      # optional; a page not named is Spanish
 
 and writes ``{"marco.html": [{"ok": true, "events": [[kind, payload], ...]}, ...], ...}`` to
 stdout: for each page, a fresh ``kernel.Kernel`` (as a fresh page has) runs its cells in order,
@@ -55,9 +56,12 @@ def run_cells(kernel_module, sources: list[str]) -> list[dict]:
 def main() -> int:
     request = json.load(sys.stdin)
     kernel_module = load_kernel(request["kernel"])
-    kernel_module.prepare(request["py"], request["weights"])  # as the worker does
-    outputs = {page: run_cells(kernel_module, sources)
-               for page, sources in request["pages"].items()}
+    languages = request.get("languages", {})
+    outputs = {}
+    for page, sources in request["pages"].items():
+        # as the worker does, in the page's language
+        kernel_module.prepare(request["py"], request["weights"], languages.get(page, "es"))
+        outputs[page] = run_cells(kernel_module, sources)
     json.dump(outputs, sys.stdout, ensure_ascii=False)
     return 0
 

@@ -119,7 +119,7 @@ async function init(config) {
   pyodide.FS.writeFile(`${KERNEL_DIR}/kernel.py`, new Uint8Array(kernelSource));
   pyodide.runPython(`import sys; sys.path.insert(0, "${KERNEL_DIR}")`);
   const kernelModule = pyodide.pyimport("kernel");
-  kernelModule.prepare(PY_DIR, WEIGHTS_DIR); // the model's files will be in WEIGHTS_DIR
+  kernelModule.prepare(PY_DIR, WEIGHTS_DIR, config.lang || "es"); // weights go to WEIGHTS_DIR; the views write in the page's language
   mark("kernel-imported");
   stage("code", "done");
 
