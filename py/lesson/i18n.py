@@ -116,3 +116,21 @@ def gettext_for(language: str):
     if language == SOURCE_LANGUAGE:
         return (lambda m: m), (lambda s, p, n: s if n == 1 else p)
     return catalog.gettext, catalog.ngettext
+
+
+def each_language(make, *args, **kwargs) -> dict[str, object]:
+    """``{"es": make(*args, **kwargs), "en": ...}``: ``make`` called once in each language.
+
+    For a prose figure whose text depends on the language (a picture's labels, an SVG's text
+    alternative): the figures module computes the data once and stores the text in both
+    languages, and each edition's template takes its own (``fig.picture.en``). The current
+    language is restored afterwards, even when ``make`` raises."""
+    saved = get_language()
+    try:
+        out = {}
+        for language in LANGUAGES:
+            set_language(language)
+            out[language] = make(*args, **kwargs)
+        return out
+    finally:
+        set_language(saved)
