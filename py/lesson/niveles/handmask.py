@@ -17,7 +17,8 @@ from html import escape
 
 import numpy as np
 
-from ..numbers import es_int
+from ..i18n import _, ngettext
+from ..numbers import fmt_int
 from ..views import _scroll, styled, token_label
 
 
@@ -61,14 +62,15 @@ class FsmAgreement:
     answers: int
 
     def _repr_html_(self) -> str:
-        verdict = ("las dos máscaras coinciden en todas" if self.mismatches == 0 else
-                   f"difieren en {es_int(self.mismatches)}")
+        verdict = (_("las dos máscaras coinciden en todas") if self.mismatches == 0 else
+                   _("difieren en {n}").format(n=fmt_int(self.mismatches)))
+        text = _("{answers} respuestas, {positions} posiciones comparadas: {verdict} ({differing} "
+                 "entradas distintas; la máquina pasó por {states} estados distintos).").format(
+            answers=fmt_int(self.answers), positions=fmt_int(self.positions), verdict=verdict,
+            differing=fmt_int(self.differing_tokens), states=fmt_int(self.states))
         return styled(
             f'<p class="fsm-agreement" data-testid="fsm-agreement" data-positions="{self.positions}" '
-            f'data-mismatches="{self.mismatches}">{es_int(self.answers)} respuestas, '
-            f'{es_int(self.positions)} posiciones comparadas: {verdict} '
-            f'({es_int(self.differing_tokens)} entradas distintas; la máquina pasó por '
-            f'{es_int(self.states)} estados distintos).</p>')
+            f'data-mismatches="{self.mismatches}">{text}</p>')
 
 
 def compare_masks(grammar, step, start, answers, vocab: list[bytes], mask_fn=None) -> FsmAgreement:
@@ -114,13 +116,14 @@ class ByteTrace:
     def _repr_html_(self) -> str:
         rows = [f"<tr><td></td><td><code>{escape(self.describe(self.start))}</code></td></tr>"]
         for b, s in zip(self.data, self.states):
-            after = "rechazado: ningún texto sigue" if s is None else self.describe(s)
+            after = _("rechazado: ningún texto sigue") if s is None else self.describe(s)
             rows.append(f'<tr><td><span class="tok">{escape(token_label(bytes([b])))}</span></td>'
                         f"<td><code>{escape(after)}</code></td></tr>")
-        return styled(_scroll("bytes y estados") + '<table class="levels byte-trace">'
-                      f"<caption>El token «{escape(token_label(self.data))}», byte a byte</caption>"
-                      "<thead><tr><th scope='col'>byte</th><th scope='col'>estado</th></tr></thead>"
-                      "<tbody>" + "".join(rows) + "</tbody></table></div>")
+        caption = _("El token «{token}», byte a byte").format(token=escape(token_label(self.data)))
+        return styled(_scroll(_("bytes y estados")) + '<table class="levels byte-trace">'
+                      f"<caption>{caption}</caption>"
+                      "<thead><tr><th scope='col'>" + _("byte") + "</th><th scope='col'>"
+                      + _("estado") + "</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
 def enum_object_machine(fields: dict[str, list[str]]):

@@ -30,7 +30,8 @@ from minigpt.gpt import softmax
 from ..batch import sample_batch
 from ..course import NAMES, PROMPT, answer  # noqa: F401  (answer: re-exported for the cells)
 from ..early_abort import sample_until_invalid
-from ..numbers import es_decimal, es_int, es_percent, es_sci
+from ..i18n import _, ngettext
+from ..numbers import fmt_decimal, fmt_int, fmt_percent, fmt_sci
 from ..views import _scroll, styled
 from .pictures import retry_figure
 
@@ -243,14 +244,17 @@ def fewest_tokens(text: str | bytes, vocab: list[bytes]) -> int:
 
 
 def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_tokens: int = 12,
-                   level: int = 0, name: str = "pedirlo en el prompt") -> LevelResult:
+                   level: int = 0, name: str | None = None) -> LevelResult:
     """Level 0: ``n`` unmasked answers to ``prompt`` (temperature 1), each stopped at
     ``max_tokens`` tokens or as soon as it can no longer be read by ``json.loads``
     (:func:`lesson.sample_until_invalid` watching :data:`JSON_TEXT_GBNF`: the harness checks, it
     does not mask), then read with ``json.loads`` and checked with :func:`matches_schema`.
     ``positions`` counts the tokens actually generated, ``token_counts`` each answer's and
     ``budget_hits`` the answers that ``max_tokens`` stopped while they could still become JSON. Raises what ``sample_until_invalid``
-    raises (ValueError for n < 1, max_tokens < 1, a prompt without room)."""
+    raises (ValueError for n < 1, max_tokens < 1, a prompt without room). ``name`` defaults to
+    «pedirlo en el prompt» in the current language."""
+    if name is None:
+        name = _("pedirlo en el prompt")
     start = time.perf_counter()
     run = sample_until_invalid(model, tok, prompt, json_text_grammar(), n=n, seed=seed,
                                max_tokens=max_tokens)
@@ -262,10 +266,13 @@ def measure_prompt(model, tok, prompt: str, *, n: int = 200, seed: int = 0, max_
 
 
 def with_retries(tries: LevelResult, k: int = RETRY_TRIES, level: int = 1,
-                 name: str = "validar y reintentar") -> LevelResult:
+                 name: str | None = None) -> LevelResult:
     """Level 1 from level 0's answers: consecutive groups of ``k`` tries make one answer, which
     succeeds at its first try that meets the format (the later tries are not spent).
-    Positions and seconds count the tries spent, pro rata (tries are independent draws)."""
+    Positions and seconds count the tries spent, pro rata (tries are independent draws).
+    ``name`` defaults to «validar y reintentar» in the current language."""
+    if name is None:
+        name = _("validar y reintentar")
     if k < 1:
         raise ValueError(f"k must be at least 1, found {k}")
     answers = tries.n // k
@@ -412,11 +419,12 @@ class StackCost:
 
     def _repr_html_(self) -> str:
         c = self.cost
-        return styled(f'<p class="stack-cost" data-testid="stack-cost">nivel 4 frente a nivel 3: '
-                      f'{es_decimal(c["positions"], 2)} veces las posiciones por respuesta válida, '
-                      f'<span data-measured="">{es_decimal(c["seconds"], 1)}</span> veces el tiempo; '
-                      f'por posición, <span data-measured="">{es_decimal(c["seconds_per_position"], 1)}'
-                      f'</span> veces</p>')
+        text = _("nivel 4 frente a nivel 3: {positions} veces las posiciones por respuesta válida, "
+                 "{seconds} veces el tiempo; por posición, {per_position} veces").format(
+            positions=fmt_decimal(c["positions"], 2),
+            seconds=f'<span data-measured="">{fmt_decimal(c["seconds"], 1)}</span>',
+            per_position=f'<span data-measured="">{fmt_decimal(c["seconds_per_position"], 1)}</span>')
+        return styled(f'<p class="stack-cost" data-testid="stack-cost">{text}</p>')
 
 
 # ---------------------------------------------------------------- level 1: retries
@@ -458,16 +466,19 @@ class RetryTable:
                      f'<td class="num">{_prob(r["per_question"])}</td>'
                      f'<td class="num">{_prob(r["naive"])}</td></tr>' for r in self.rows)
         return styled(
-            retry_figure(self.rows, [p for _, _, p in self.questions])
-            + _scroll("tasas de éxito por pregunta") + '<table class="levels" data-testid="retry-questions">'
-            "<caption>Tasa de éxito de un intento, por pregunta (exacta, por enumeración)</caption>"
-            "<thead><tr><th scope='col'>pregunta</th><th scope='col'>válida si empieza por</th>"
-            f"<th scope='col'>p<sub>i</sub></th><th scope='col'>falla {last} veces seguidas</th>"
-            f"</tr></thead><tbody>{qs}</tbody></table></div>"
-            + _scroll("fallos tras k intentos") + '<table class="levels" data-testid="retry-table">'
-            "<caption>Probabilidad de fallar k intentos seguidos, media de las preguntas</caption>"
-            "<thead><tr><th scope='col'>k</th><th scope='col'>media de (1 − p<sub>i</sub>)<sup>k</sup></th>"
-            "<th scope='col'>(1 − media de p<sub>i</sub>)<sup>k</sup></th></tr></thead>"
+            retry_figure(self.rows, [q[2] for q in self.questions])
+            + _scroll(_("tasas de éxito por pregunta"))
+            + '<table class="levels" data-testid="retry-questions">'
+            + "<caption>" + _("Tasa de éxito de un intento, por pregunta (exacta, por enumeración)")
+            + "</caption><thead><tr><th scope='col'>" + _("pregunta") + "</th><th scope='col'>"
+            + _("válida si empieza por") + "</th><th scope='col'>p<sub>i</sub></th><th scope='col'>"
+            + ngettext("falla {k} vez seguida", "falla {k} veces seguidas", last).format(k=fmt_int(last))
+            + f"</th></tr></thead><tbody>{qs}</tbody></table></div>"
+            + _scroll(_("fallos tras k intentos")) + '<table class="levels" data-testid="retry-table">'
+            + "<caption>" + _("Probabilidad de fallar k intentos seguidos, media de las preguntas")
+            + "</caption><thead><tr><th scope='col'>k</th><th scope='col'>"
+            + _("media de (1 − p<sub>i</sub>)<sup>k</sup>") + "</th><th scope='col'>"
+            + _("(1 − media de p<sub>i</sub>)<sup>k</sup>") + "</th></tr></thead>"
             f"<tbody>{ks}</tbody></table></div>")
 
 
@@ -476,30 +487,31 @@ class RetryTable:
 def _prob(p: float) -> str:
     """A probability for a table cell: 0 and 1 as such, tiny values as powers of ten."""
     if p == 0 or p == 1:
-        return es_int(int(p))
+        return fmt_int(int(p))
     if not math.isfinite(p):
         return "—"
-    return es_decimal(p, 3) if p >= 1e-3 else es_sci(p, 2)
+    return fmt_decimal(p, 3) if p >= 1e-3 else fmt_sci(p, 2)
 
 
 def _per_valid(x: float, unit: str = "") -> str:
     """A cost per valid answer (finite: a level without valid answers has no such cost; see
     :func:`_not_measured`)."""
     if x >= 1e6:
-        return es_sci(x, 2) + unit
-    return es_decimal(x, 1 if x >= 10 else 3) + unit
+        return fmt_sci(x, 2) + unit
+    return fmt_decimal(x, 1 if x >= 10 else 3) + unit
 
 
 def _ms(seconds: float) -> str:
-    """A time per valid answer in milliseconds to three significant figures (:func:`es_sci`; a
-    noisy wall-clock time deserves no more digits): 0.001528 s -> "1,53 ms", 0.035 s -> "35,0 ms"."""
+    """A time per valid answer in milliseconds to three significant figures (:func:`fmt_sci`; a
+    noisy wall-clock time deserves no more digits): 0.001528 s -> "1,53 ms" ("1.53 ms" in
+    English), 0.035 s -> "35,0 ms"."""
     ms = float(f"{seconds * 1000:.3g}")  # round first: 9.9996 is 10,0, not 10,00
-    return es_sci(ms, 3) + " ms"
+    return fmt_sci(ms, 3) + " ms"
 
 
 def _not_measured(n: int) -> str:
     """The cost cell of a level where none of ``n`` answers was valid: not infinite, unmeasured."""
-    return f"sin medir: 0 válidas de {es_int(n)}"
+    return _("sin medir: 0 válidas de {n}").format(n=fmt_int(n))
 
 
 class LevelsTable:
@@ -517,22 +529,22 @@ class LevelsTable:
             rows.append(
                 f'<tr data-level="{r.level}" data-n="{r.n}" data-parse-rate="{r.parse_rate!r}" '
                 f'data-schema-rate="{r.schema_rate!r}"><th scope="row">{r.level}</th>'
-                f'<td>{escape(r.name)}</td><td class="num">{es_int(r.n)}</td>'
+                f'<td>{escape(r.name)}</td><td class="num">{fmt_int(r.n)}</td>'
                 f'<td class="num">{_percent(r.parse_rate)}</td>'
                 f'<td class="num">{_percent(r.schema_rate)}</td>'
                 + (f'<td class="num">{_per_valid(r.calls_per_valid)}</td>'
                    f'<td class="num">{_ms(r.seconds_per_valid)}</td></tr>' if r.matched else
                    f'<td class="num" colspan="2">{_not_measured(r.n)}</td></tr>'))
         return styled(
-            _scroll("tabla de niveles") + '<table class="levels" data-testid="levels-table">'
-            "<caption>Cada nivel, medido en esta página</caption><thead><tr>"
-            "<th scope='col'>nivel</th><th scope='col'>cómo</th><th scope='col'>respuestas</th>"
-            "<th scope='col'>se leen con json.loads</th><th scope='col'>cumplen el formato</th>"
-            "<th scope='col'>posiciones del modelo por respuesta válida</th>"
-            "<th scope='col'>tiempo por respuesta válida</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table></div>")
+            _scroll(_("tabla de niveles")) + '<table class="levels" data-testid="levels-table">'
+            + "<caption>" + _("Cada nivel, medido en esta página") + "</caption><thead><tr>"
+            + "".join(f"<th scope='col'>{h}</th>" for h in (
+                _("nivel"), _("cómo"), _("respuestas"), _("se leen con json.loads"),
+                _("cumplen el formato"), _("posiciones del modelo por respuesta válida"),
+                _("tiempo por respuesta válida")))
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
 def _percent(x: float) -> str:
     """A rate as a percentage; exactly 0 and 1 without decimals, so no rate near them reads as them."""
-    return es_percent(x, 0) if x in (0, 1) else es_percent(x, 1)
+    return fmt_percent(x, 0) if x in (0, 1) else fmt_percent(x, 1)

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from html import escape
 
-from ..numbers import es_decimal, es_int
+from ..i18n import _, ngettext
+from ..numbers import fmt_decimal, fmt_int
 from ..views import _scroll, styled
 
 # Geometry of both plots (SVG user units; the picture scales with its box).
 WIDTH, HEIGHT = 420, 250
 LEFT, RIGHT, TOP, BOTTOM = 46, 14, 14, 40
-Y_LABEL = "probabilidad de fallar"  # the retry plot's vertical axis (the caption says it whole)
 PER_QUESTION_COLOR, NAIVE_COLOR, QUESTION_COLOR = "#1d4ed8", "#b45309", "#9aa3af"
 
 
@@ -70,8 +70,8 @@ def retry_svg(rows: list[dict], ps: list[float]) -> str:
     if not rows:
         raise ValueError("rows must hold at least one k")
     ks = [r["k"] for r in rows]
-    parts = _axes([(x_of(k, ks), es_int(k)) for k in ks], "k, intentos por pregunta",
-                  [(y_of(t / 4), es_decimal(t / 4, 2)) for t in range(5)], Y_LABEL)
+    parts = _axes([(x_of(k, ks), fmt_int(k)) for k in ks], _("k, intentos por pregunta"),
+                  [(y_of(t / 4), fmt_decimal(t / 4, 2)) for t in range(5)], _("probabilidad de fallar"))  # y: the caption says it whole
     for i, p in enumerate(ps):
         parts.append(_polyline([(x_of(k, ks), y_of((1 - p) ** k)) for k in ks], QUESTION_COLOR,
                                f"question-{i}", width=1))
@@ -79,23 +79,28 @@ def retry_svg(rows: list[dict], ps: list[float]) -> str:
                            dash="6 4"))
     parts.append(_polyline([(x_of(r["k"], ks), y_of(r["per_question"])) for r in rows],
                            PER_QUESTION_COLOR, "per_question"))
-    description = "; ".join(f"k = {r['k']}: media por pregunta {es_decimal(r['per_question'], 3)}, "
-                            f"cuenta ingenua {es_decimal(r['naive'], 3)}" for r in rows)
+    description = "; ".join(
+        _("k = {k}: media por pregunta {per_question}, cuenta ingenua {naive}").format(
+            k=r["k"], per_question=fmt_decimal(r["per_question"], 3), naive=fmt_decimal(r["naive"], 3))
+        for r in rows)
+    title = _("Probabilidad de fallar k intentos seguidos.")
     return (f'<svg class="cv-svg" data-testid="retry-plot" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Probabilidad de fallar k intentos seguidos. '
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)} '
             f'{escape(description)}">{"".join(parts)}</svg>')
 
 
 def retry_figure(rows: list[dict], ps: list[float]) -> str:
     """:func:`retry_svg` in a figure with its legend (the numbers are in the tables beside it)."""
-    legend = (f'<li><span class="pp-swatch" style="background:{PER_QUESTION_COLOR}"></span>media de las '
-              'preguntas, (1 − p<sub>i</sub>)<sup>k</sup> promediado</li>'
-              f'<li><span class="cv-dash" style="border-color:{NAIVE_COLOR}"></span>cuenta ingenua, '
-              '(1 − media de p<sub>i</sub>)<sup>k</sup></li>'
-              f'<li><span class="pp-swatch" style="background:{QUESTION_COLOR}"></span>cada pregunta sola</li>')
-    return (f'<figure class="convergence">{_scroll("gráfica de reintentos")}{retry_svg(rows, ps)}</div>'
-            '<figcaption>Eje vertical: probabilidad de fallar k intentos seguidos; eje horizontal: k, '
-            f'el número de intentos.<ul class="pp-legend">{legend}</ul></figcaption></figure>')
+    legend = (f'<li><span class="pp-swatch" style="background:{PER_QUESTION_COLOR}"></span>'
+              + _("media de las preguntas, (1 − p<sub>i</sub>)<sup>k</sup> promediado") + '</li>'
+              f'<li><span class="cv-dash" style="border-color:{NAIVE_COLOR}"></span>'
+              + _("cuenta ingenua, (1 − media de p<sub>i</sub>)<sup>k</sup>") + '</li>'
+              f'<li><span class="pp-swatch" style="background:{QUESTION_COLOR}"></span>'
+              + _("cada pregunta sola") + '</li>')
+    caption = _("Eje vertical: probabilidad de fallar k intentos seguidos; eje horizontal: k, "
+                "el número de intentos.")
+    return ('<figure class="convergence">' + _scroll(_("gráfica de reintentos")) + retry_svg(rows, ps)
+            + f'</div><figcaption>{caption}<ul class="pp-legend">{legend}</ul></figcaption></figure>')
 
 
 def nice_step(x: float) -> int:
@@ -109,8 +114,9 @@ def nice_step(x: float) -> int:
 
 
 def answers(count: int) -> str:
-    """«1 respuesta», «0 respuestas», «12 respuestas»: the count with the noun in agreement."""
-    return f"{es_int(count)} respuesta" + ("" if count == 1 else "s")
+    """«1 respuesta», «0 respuestas», «12 respuestas»: the count with the noun in agreement
+    (in the current language: "1 answer", "12 answers")."""
+    return ngettext("{n} respuesta", "{n} respuestas", count).format(n=fmt_int(count))
 
 
 def depth_svg(counts: dict[int, int]) -> str:
@@ -123,19 +129,21 @@ def depth_svg(counts: dict[int, int]) -> str:
     step = nice_step(max(counts.values()) / 4)
     top = 4 * step
     slot = (WIDTH - LEFT - RIGHT) / len(depths)
-    parts = _axes([(LEFT + (i + 0.5) * slot, es_int(d)) for i, d in enumerate(depths)],
-                  "profundidad de la nota", [(y_of(t / 4), es_int(t * step)) for t in range(5)])
+    parts = _axes([(LEFT + (i + 0.5) * slot, fmt_int(d)) for i, d in enumerate(depths)],
+                  _("profundidad de la nota"), [(y_of(t / 4), fmt_int(t * step)) for t in range(5)])
     for i, d in enumerate(depths):
         y = y_of(counts[d] / top)
         x = LEFT + (i + 0.2) * slot
         parts.append(f'<rect data-depth="{d}" data-count="{counts[d]}" x="{x:.2f}" y="{y:.2f}" '
                      f'width="{slot * 0.6:.2f}" height="{y_of(0) - y:.2f}" fill="{PER_QUESTION_COLOR}"/>')
         parts.append(f'<text x="{x + slot * 0.3:.2f}" y="{y - 4:.2f}" class="cv-tick" '
-                     f'text-anchor="middle">{es_int(counts[d])}</text>')
-    description = "; ".join(f"profundidad {es_int(d)}: {answers(counts[d])}" for d in depths)
+                     f'text-anchor="middle">{fmt_int(counts[d])}</text>')
+    description = "; ".join(_("profundidad {depth}: {answers}").format(depth=fmt_int(d), answers=answers(counts[d]))
+                            for d in depths)
+    title = _("Respuestas por profundidad de paréntesis.")
     return (f'<svg class="cv-svg" data-testid="depth-plot" width="{WIDTH}" height="{HEIGHT}" '
-            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="Respuestas por profundidad de '
-            f'paréntesis. {escape(description)}">{"".join(parts)}</svg>')
+            f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-label="{escape(title)} '
+            f'{escape(description)}">{"".join(parts)}</svg>')
 
 
 class DepthHistogram:
@@ -148,11 +156,13 @@ class DepthHistogram:
         depth_svg(self.counts)  # fail here, not when displayed
 
     def _repr_html_(self) -> str:
-        rows = "".join(f'<tr data-depth="{d}" data-count="{c}"><td class="num">{es_int(d)}</td>'
-                       f'<td class="num">{es_int(c)}</td></tr>' for d, c in self.counts.items())
+        rows = "".join(f'<tr data-depth="{d}" data-count="{c}"><td class="num">{fmt_int(d)}</td>'
+                       f'<td class="num">{fmt_int(c)}</td></tr>' for d, c in self.counts.items())
         return styled(
-            f'<figure class="convergence">{_scroll("profundidades")}{depth_svg(self.counts)}</div>'
-            '<figcaption>Respuestas por profundidad de paréntesis de la nota</figcaption></figure>'
-            + _scroll("tabla de profundidades") + '<table class="levels" data-testid="depth-table">'
-            "<caption>Profundidad de la nota</caption><thead><tr><th scope='col'>profundidad</th>"
-            f"<th scope='col'>respuestas</th></tr></thead><tbody>{rows}</tbody></table></div>")
+            '<figure class="convergence">' + _scroll(_("profundidades")) + depth_svg(self.counts)
+            + "</div><figcaption>" + _("Respuestas por profundidad de paréntesis de la nota")
+            + "</figcaption></figure>"
+            + _scroll(_("tabla de profundidades")) + '<table class="levels" data-testid="depth-table">'
+            + "<caption>" + _("Profundidad de la nota") + "</caption><thead><tr><th scope='col'>"
+            + _("profundidad") + "</th><th scope='col'>" + _("respuestas") + "</th>"
+            f"</tr></thead><tbody>{rows}</tbody></table></div>")
