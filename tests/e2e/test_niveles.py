@@ -4,6 +4,7 @@ CPython (``lesson.niveles.figures``) and against the issue's guarantees (levels 
 their format, JSON mode always parses, the hand-written mask agrees with the compiled one)."""
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -143,3 +144,68 @@ def test_level_3_prints_each_name_s_conditional_and_masked_probability(page):
         name = row.label.split('"')[3]
         assert (f"{name}: condicionada {es_decimal(row.conditional, 4)}, "
                 f"con máscara {es_decimal(row.masked, 4)}") in output
+
+
+# ---------------------------------------------------------------- the English edition
+
+PAGE_EN = "en/levels.html"
+
+
+@pytest.fixture(scope="module")
+def page_en(browser, servers):
+    """The English lesson after one «Run all»; ``page_en.before`` holds the precomputed results."""
+    yield from lesson_after_run_all(browser, servers, PAGE_EN, before=lambda lesson: SimpleNamespace(
+        levels=lesson.evaluate(LEVEL_ROWS), retry=lesson.evaluate(RETRY_ROWS),
+        agreement=lesson.evaluate(AGREEMENT)))
+
+
+def test_english_edition_measures_what_the_spanish_one_does(page_en, cpython):
+    """Every cell runs; the live levels, retry rates and mask check equal the precomputed ones and
+    CPython's (the English cells compute what the Spanish ones do)."""
+    cells = page_en.locator("[data-testid=cell]")
+    states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
+    assert cells.count() >= 9 and states == ["done"] * cells.count(), states
+    assert not page_en.problems
+    live = {r["level"]: r for r in page_en.evaluate(LEVEL_ROWS)}
+    assert page_en.before.levels == page_en.evaluate(LEVEL_ROWS)
+    for level in (0, 2, 3, 4):
+        ref = cpython.levels[level]
+        assert (live[level]["n"], live[level]["parse"], live[level]["schema"]) == \
+            (ref.n, ref.parse_rate, ref.schema_rate), level
+    for row, ref in zip(page_en.evaluate(RETRY_ROWS), cpython.retry):
+        assert row["per_question"] == pytest.approx(ref["per_question"], abs=1e-9)
+    agreement = page_en.evaluate(AGREEMENT)
+    assert agreement == page_en.before.agreement and agreement["mismatches"] == 0
+    assert agreement["positions"] == cpython.fsm["positions"]
+
+
+def test_english_outputs_speak_english_with_english_numbers(page_en, cpython):
+    from lesson import compile_json_schema, enumerate_paths
+    from lesson.niveles.levels import PROMPT, SCHEMA
+    from lesson.numbers import en_decimal
+    table = page_en.locator("[data-cell=tabla] [data-testid=cell-output]").inner_text()
+    assert "not measured: 0 valid of 200" in table and "level 4 against level 3" in table
+    assert "sin medir" not in table and not re.search(r"\d,\d\d?\b", table)
+    index, text = first_nested(cpython.levels[4].texts)
+    output = page_en.locator("[data-cell=nivel4] [data-testid=cell-output]").inner_text()
+    assert f"the first one that nests is number {index + 1}: {text}" in output
+    assert "Answers by the depth of parentheses of their note" in output
+    e = enumerate_paths(site_model(), load_tokenizer(), PROMPT, compile_json_schema(SCHEMA))
+    output = page_en.locator("[data-cell=nivel3] [data-testid=cell-output]").inner_text()
+    for row in e.rows:
+        name = row.label.split('"')[3]
+        assert f"{name}: conditional {en_decimal(row.conditional, 4)}, masked {en_decimal(row.masked, 4)}" in output
+    plot = page_en.locator("[data-testid=retry-plot]")
+    assert plot.get_attribute("aria-label").startswith("Probability of failing k tries in a row. k = 1:")
+
+
+def test_english_budget_question_wrong_then_right_through_the_ui(page_en):
+    question = page_en.locator("[data-testid=quiz-question]#q-budget")
+    question.get_by_role("radio", name="That the model cannot write the object.", exact=True).check()
+    question.get_by_role("button", name="Check").click()
+    assert question.get_attribute("data-result") == "wrong"
+    assert "the shortest needs" in question.locator("[data-testid=quiz-feedback]").inner_text()
+    question.get_by_role("radio", name="Nothing about the model: no valid answer fits in 12 tokens.",
+                         exact=True).check()
+    question.get_by_role("button", name="Check").click()
+    assert question.get_attribute("data-result") == "correct"

@@ -122,8 +122,9 @@ class ByteTrace:
         caption = _("El token «{token}», byte a byte").format(token=escape(token_label(self.data)))
         return styled(_scroll(_("bytes y estados")) + '<table class="levels byte-trace">'
                       f"<caption>{caption}</caption>"
-                      "<thead><tr><th scope='col'>" + _("byte") + "</th><th scope='col'>"
-                      + _("estado") + "</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+                      # one message: «estado» alone is another page's «status»
+                      + _("<thead><tr><th scope='col'>byte</th><th scope='col'>estado</th></tr></thead>")
+                      + "<tbody>" + "".join(rows) + "</tbody></table></div>")
 
 
 def enum_object_machine(fields: dict[str, list[str]]):
