@@ -8,6 +8,9 @@ Test hooks (stable): ``[data-testid=smc-convergence]`` holds one ``tr`` per (met
 of p(G | x)) and ``data-ess``; ``[data-testid=particles-table]`` rows have ``data-text`` and
 ``data-estimate``; ``[data-testid=particle-paths]`` is the paths picture (``data-resampled``: the
 positions after which run 0 was resampled, comma-separated).
+
+Words and numbers in the current language of :mod:`lesson.i18n`, as in :mod:`lesson.views`
+(English in ``locale/en/LC_MESSAGES/lesson.po``).
 """
 
 from __future__ import annotations

@@ -6,6 +6,13 @@ Test hooks (stable): ``[data-testid=masked-sample]`` / ``[data-testid=unmasked-s
 the generated text; ``[data-testid=enumeration-table]`` has one row per text with ``data-text``,
 ``data-conditional`` and ``data-masked`` (Python ``repr`` of the float); ``[data-testid=p-grammar]``
 carries p(G | x) in ``data-value``.
+
+Language: a view writes in the current language of :mod:`lesson.i18n` when it renders. Its words
+are Spanish message ids wrapped in ``_()`` / ``ngettext()`` (never inside an f-string: Babel must
+see the literal), translated in ``locale/en/LC_MESSAGES/lesson.po``; its numbers go through the
+``fmt_*`` functions of :mod:`lesson.numbers` («0,448» / "0.448"); word tables such as
+``KIND_NAMES`` are :class:`Translated` mappings, looked up at each use. The Spanish output is the
+one the Spanish edition has always printed.
 """
 
 from __future__ import annotations
