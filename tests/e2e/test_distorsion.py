@@ -1,6 +1,7 @@
 """The lesson «Corregir la distorsión» in the browser: one page load and one «Ejecutar todo», then
 the live results are checked against the same computations in CPython (the cells are seeded, so
-the browser must draw the same particles) and against the prose.
+the browser must draw the same particles) and against the prose. The English edition
+(``en/distortion.html``, «Correcting the distortion»): its exercise cell and its log-weight picture.
 """
 from __future__ import annotations
 
@@ -235,7 +236,7 @@ def test_the_english_exercise_checks_the_readers_own_edits(english):
     report = run_exercise(page, EN_WRONG_ANSWER)
     assert report.get_attribute("data-ok") == "false" and report.get_attribute("data-index") == "0"
     text = report.inner_text()
-    assert "the first index that differs is k = 0" in text and "picks particle 0" in text, text
+    assert "the first index that differs is k = 0" in text and "falls in particle 0" in text, text
     assert "[0.060, 0.260, 0.460, 0.660, 0.860]" in text, text
     assert not any(word in text for word in SPANISH_WORDS), text
     report = run_exercise(page, EN_RIGHT_ANSWER)
