@@ -65,7 +65,7 @@ def test_notebook_is_valid_and_holds_the_page_headings_and_cells_in_order(site):
     body = [("code" if c.cell_type == "code" else "h", c.source) for c in notebook.cells[2:]]
     assert [text for _, text in body] == [text for _, text in shown]
     assert notebook.cells[0].source.startswith("# La máscara")
-    assert notebook.cells[1].source == notebooks.NOTEBOOK_SETUP
+    assert notebook.cells[1].source == notebooks.NOTEBOOK_SETUP["es"]
     assert sum(kind == "code" for kind, _ in body) >= 5
     assert "mascara.ipynb" in html
     headings = [c.source for c in notebook.cells if c.cell_type == "markdown"]
@@ -112,7 +112,7 @@ def test_a_cell_source_reaches_the_notebook_exactly_as_written(tmp_path, monkeyp
         ("markdown", "### Después"), ("code", "x = 1\nx")]
     assert [c.source for c in notebook.cells[:2]] == [
         "# Prueba\n\nLas celdas de la lección «Prueba». Cada una se ejecuta en orden, como en la página.",
-        notebooks.NOTEBOOK_SETUP]
+        notebooks.NOTEBOOK_SETUP["es"]]
     assert notebooks.notebooks((page,), [rendered]) == [asset]  # numbered cell ids: the same bytes every build
 
 
@@ -120,7 +120,7 @@ def test_page_notebook_is_made_from_the_outline_alone():
     notebook = read_notebook(notebooks.page_notebook([("h3", "A & B"), ("code", SOURCE)], "T"))
     assert [(c.cell_type, c.source) for c in notebook.cells] == [
         ("markdown", "# T\n\nLas celdas de la lección «T». Cada una se ejecuta en orden, como en la página."),
-        ("code", notebooks.NOTEBOOK_SETUP), ("markdown", "### A & B"), ("code", SOURCE)]
+        ("code", notebooks.NOTEBOOK_SETUP["es"]), ("markdown", "### A & B"), ("code", SOURCE)]
     assert [c.id for c in notebook.cells] == ["cell-0", "cell-1", "cell-2", "cell-3"]
 
 
@@ -140,3 +140,33 @@ def test_notebook_runs_in_cpython_from_the_project_folder(site, monkeypatch):
     assert [g.text for g in namespace["con_mascara"]] == [s["text"] for s in mascara["masked"]]
     assert all(json.loads(g.text) for g in namespace["con_mascara"])
     assert any("<style>" in item._repr_html_() for item in shown)
+
+
+NOTEBOOKS = [spec["notebook"] for spec in build.editions() if spec.get("notebook")]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_notebook_of_both_editions_runs_in_jupyter(site, name, monkeypatch):
+    """Each notebook, Spanish and English, run by Jupyter's own client (nbclient, with an
+    IPython kernel) from the project's folder, as a reader runs it: every cell runs without an
+    error, except those its page marks as failing on purpose (its precomputed output is a
+    traceback), and an English notebook's views write English."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError  # noqa: F401  (raised on an unexpected error)
+    notebook = read_notebook((site / name).read_text(encoding="utf-8"))
+    page = (site / name.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    failing = page.count('class="out-error"')  # the cells the page expects to fail
+    monkeypatch.delenv("MINIGPT_WEIGHTS", raising=False)
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(build.ROOT)}})
+    client.execute()
+    errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(notebook.cells)
+              if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert len(errors) <= failing, f"{name}: cells raised {errors}"
+    if name.startswith("en/"):
+        html = [o["data"]["text/html"] for c in notebook.cells if c.cell_type == "code"
+                for o in c.outputs if "text/html" in o.get("data", {})]
+        text = "".join(c.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                       for c in cell.outputs)
+        assert "Package:" in text  # the English setup ran, so the views are English
+        assert not any("precalculado" in h or "Posición" in h for h in html)
