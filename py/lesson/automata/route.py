@@ -212,11 +212,15 @@ class DfaDiagram:
             f"<td><code>{escape(bytes_label(v, limit=99)[0])}</code></td>"
             f"<td class='num'>{t}{accepting if self.dfa.accepting[t] else ''}</td></tr>"
             for (s, t), v in sorted(dfa_edges(self.dfa).items()))
+        summary = _("Las aristas, en texto")
+        h_from = _("desde")
+        h_bytes = _("bytes")
+        h_to = _("hasta")
         return ('<details class="dfa-transitions" style="font-size:0.85rem">'
-                f'<summary>{_("Las aristas, en texto")}</summary>'
+                f'<summary>{summary}</summary>'
                 '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
-                f'<th scope="col">{_("desde")}</th><th scope="col">{_("bytes")}</th>'
-                f'<th scope="col">{_("hasta")}</th>'
+                f'<th scope="col">{h_from}</th><th scope="col">{h_bytes}</th>'
+                f'<th scope="col">{h_to}</th>'
                 f'</tr></thead><tbody>{rows}</tbody></table></details>')
 
     def _repr_html_(self) -> str:
@@ -225,8 +229,9 @@ class DfaDiagram:
                  "en el estado inicial 0. Cada arista lleva los bytes que la recorren: los de ASCII "
                  "visibles tal cual, los demás en hexadecimal.").format(
                      states=self.dfa.n_states, accepting=sum(self.dfa.accepting))
+        region_label = _("Diagrama del autómata")
         return styled(f'<figure class="dfa-figure"><div class="table-scroll" tabindex="0" role="region" '
-                      f'aria-label="{escape(_("Diagrama del autómata"))}">{self.svg()}</div>'
+                      f'aria-label="{escape(region_label)}">{self.svg()}</div>'
                       f'<figcaption>{caption}{text}</figcaption>' + self.transitions_html() + '</figure>')
 
 
@@ -301,12 +306,17 @@ class CrossingTable:
                  else _("los {n} que recorren más aristas (con los empates)").format(n=fmt_int(len(shown))))
         caption = _("Tras «{prefix}»: {n} tokens permitidos; {which}").format(
             prefix=escape(token_label(self.prefix)), n=fmt_int(len(self.rows)), which=which)
+        region_label = _("Tokens y aristas")
+        h_token = _("token")
+        h_edges = _("aristas")
+        h_states = _("estados")
+        h_partial = _("acaba a mitad de carácter")
         return styled(
-            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(_("Tokens y aristas"))}" '
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="crossings" data-allowed="{len(self.rows)}" data-shown="{len(shown)}">'
             '<table class="compact-table">'
             f'<caption>{caption}</caption><thead><tr>'
-            f'<th scope="col">{_("token")}</th><th scope="col">{_("aristas")}</th>'
-            f'<th scope="col">{_("estados")}</th>'
-            f'<th scope="col">{_("acaba a mitad de carácter")}</th></tr></thead><tbody>'
+            f'<th scope="col">{h_token}</th><th scope="col">{h_edges}</th>'
+            f'<th scope="col">{h_states}</th>'
+            f'<th scope="col">{h_partial}</th></tr></thead><tbody>'
             + rows + "</tbody></table></div>")

@@ -117,10 +117,12 @@ class StackPlot:
         """The two axis titles: depth under the x axis, items / states (log scale) along the y axis."""
         mid_x = (self.PAD + self.W - 16) / 2
         mid_y = (self.BOTTOM + self.TOP) / 2
+        x_title = _("profundidad (niveles)")
+        y_title = _("ítems / estados (escala log.)")
         return (f'<text class="axis-title" data-axis="x" x="{mid_x:.1f}" y="{self.H - 6}" '
-                f'text-anchor="middle">{_("profundidad (niveles)")}</text>'
+                f'text-anchor="middle">{x_title}</text>'
                 f'<text class="axis-title" data-axis="y" x="0" y="0" text-anchor="middle" '
-                f'transform="translate(13 {mid_y:.1f}) rotate(-90)">{_("ítems / estados (escala log.)")}</text>')
+                f'transform="translate(13 {mid_y:.1f}) rotate(-90)">{y_title}</text>')
 
     def _repr_html_(self) -> str:
         values = [r.earley_items for r in self.rows] + [r.dfa_states for r in self.rows if r.dfa_states]
@@ -140,19 +142,27 @@ class StackPlot:
             if pts:
                 parts.append(f'<polyline class="{cls}" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
                 parts.extend(f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in pts)
+        svg_label = _("Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica")
         svg = (f'<svg class="stack-svg" role="img" viewBox="0 0 {self.W} {self.H}" '
                f'style="width:100%;max-width:{self.W * 1.5:.0f}px;height:auto" '
-               f'aria-label="{escape(_("Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica"))}">'
+               f'aria-label="{escape(svg_label)}">'
                + "".join(parts) + "</svg>")
         missing = _("no calculado")
         rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{fmt_int(r.earley_items)}</td>"
                        f"<td class='num'>{fmt_int(r.dfa_states) if r.dfa_states else missing}</td></tr>" for r in self.rows)
+        plot_label = _("Gráfica de crecimiento")
+        key_earley = _("ítems vivos de Earley (gramática recursiva)")
+        key_dfa = _("estados del DFA con la profundidad acotada")
+        table_label = _("Crecimiento con la profundidad")
+        h_depth = _("profundidad")
+        h_earley = _("ítems de Earley")
+        h_dfa = _("estados del DFA")
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
-            f'aria-label="{escape(_("Gráfica de crecimiento"))}">{svg}</div><p class="legend"><span class="key s-earley"></span> '
-            f'{_("ítems vivos de Earley (gramática recursiva)")} · <span class="key s-dfa"></span> '
-            f'{_("estados del DFA con la profundidad acotada")}</p><div class="table-scroll" tabindex="0" role="region" '
-            f'aria-label="{escape(_("Crecimiento con la profundidad"))}"><table class="compact-table"><thead><tr>'
-            f'<th scope="col">{_("profundidad")}</th><th scope="col">{_("ítems de Earley")}</th>'
-            f'<th scope="col">{_("estados del DFA")}</th>'
+            f'aria-label="{escape(plot_label)}">{svg}</div><p class="legend"><span class="key s-earley"></span> '
+            f'{key_earley} · <span class="key s-dfa"></span> '
+            f'{key_dfa}</p><div class="table-scroll" tabindex="0" role="region" '
+            f'aria-label="{escape(table_label)}"><table class="compact-table"><thead><tr>'
+            f'<th scope="col">{h_depth}</th><th scope="col">{h_earley}</th>'
+            f'<th scope="col">{h_dfa}</th>'
             f'</tr></thead><tbody>{rows}</tbody></table></div></div>')

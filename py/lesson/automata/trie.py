@@ -110,6 +110,13 @@ class TrieWalk:
             f"<td>{alive if b.alive else dead_word}</td><td class='num'>{fmt_int(b.tokens)}</td>"
             f"<td class='num'>{fmt_int(b.steps)}</td><td class='num'>{fmt_int(b.allowed)}</td></tr>" for b in shown)
         dead = [b for b in self.branches if not b.alive]
+        branches_label = _("Ramas del trie")
+        branches_caption = _("Ramas de la raíz (las vivas primero)")
+        h_byte = _("primer byte")
+        h_state = _("estado")
+        h_tokens = _("tokens")
+        h_steps = _("pasos")
+        h_allowed = _("permitidos")
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
             f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
@@ -133,11 +140,11 @@ class TrieWalk:
             f'<figure class="trie-figure" style="margin:0.6rem 0">{pruning_svg(self.by_length())}'
             f'<figcaption style="font-size:0.8rem;color:#56606e">{self._caption()}</figcaption>'
             f'{pruning_legend()}</figure>'
-            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(_("Ramas del trie"))}">'
-            f'<table class="compact-table"><caption>{_("Ramas de la raíz (las vivas primero)")}</caption><thead><tr>'
-            f'<th scope="col">{_("primer byte")}</th><th scope="col">{_("estado")}</th>'
-            f'<th scope="col">{_("tokens")}</th><th scope="col">{_("pasos")}</th>'
-            f'<th scope="col">{_("permitidos")}</th></tr></thead><tbody>'
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(branches_label)}">'
+            f'<table class="compact-table"><caption>{branches_caption}</caption><thead><tr>'
+            f'<th scope="col">{h_byte}</th><th scope="col">{h_state}</th>'
+            f'<th scope="col">{h_tokens}</th><th scope="col">{h_steps}</th>'
+            f'<th scope="col">{h_allowed}</th></tr></thead><tbody>'
             + rows + "</tbody></table></div></div>")
 
 
@@ -306,12 +313,17 @@ class MaskIndex:
             distinct=self.distinct)
         if more:
             caption += _("; {n} filas más sin mostrar").format(n=more)
+        region_label = _("Índice de máscaras")
+        h_state = _("estado")
+        h_prefix = _("prefijo más corto")
+        h_allowed = _("permitidos")
+        h_first = _("primeros tokens")
         return styled(
-            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(_("Índice de máscaras"))}" '
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="mask-index" data-states="{self.dfa.n_states}" data-distinct="{self.distinct}">'
             f'<table class="compact-table"><caption>{caption}</caption>'
-            f'<thead><tr><th scope="col">{_("estado")}</th><th scope="col">{_("prefijo más corto")}</th>'
-            f'<th scope="col">{_("permitidos")}</th><th scope="col">{_("primeros tokens")}</th></tr></thead><tbody>'
+            f'<thead><tr><th scope="col">{h_state}</th><th scope="col">{h_prefix}</th>'
+            f'<th scope="col">{h_allowed}</th><th scope="col">{h_first}</th></tr></thead><tbody>'
             + "".join(rows) + "</tbody></table></div>")
 
 
