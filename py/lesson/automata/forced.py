@@ -17,6 +17,7 @@ from ..i18n import _
 from ..numbers import fmt_decimal, fmt_int, fmt_sci_log
 from ..sampling import Decoder, forced_bytes, generate
 from ..views import strip_html, styled, token_label
+from .route import header_cells
 
 
 def path_probability(model, tok, prompt: str, grammar, token_ids: list[int]) -> tuple[float, float]:
@@ -187,18 +188,10 @@ class FastForwardComparison:
             f"<td class='num'>{fmt_sci_log(lq)}</td></tr>"
             for ids, lp, lq, k, kf in self.split_rows())
         calls_label = _("Llamadas al modelo")
-        h_loop = _("bucle")
-        h_calls = _("llamadas al modelo")
-        h_tokens = _("tokens")
-        h_ms = _("ms (medidos)")
-        h_valid = _("válidas")
+        calls_head = header_cells(_("bucle|llamadas al modelo|tokens|ms (medidos)|válidas"))
         texts_title = _("Textos con adelanto:")
         splits_label = _("Particiones de la apertura")
-        h_split = _("partición")
-        h_times_step = _("veces paso a paso")
-        h_times_fast = _("veces con adelanto")
-        h_p = _("p sin máscara")
-        h_q = _("q̃ paso a paso")
+        splits_head = header_cells(_("partición|veces paso a paso|veces con adelanto|p sin máscara|q̃ paso a paso"))
         return styled(
             f'<div class="fast-forward" data-testid="fast-forward" data-n="{n}" data-calls-stepwise="{c_step}" '
             f'data-calls-fast-forward="{c_fast}" data-forced="{self.forced}" '
@@ -207,15 +200,11 @@ class FastForwardComparison:
             '<table class="compact-table"><caption>' + _(
                 "{n} respuestas con cada bucle (mismas semillas); {forced} posiciones forzadas en las de paso "
                 "a paso").format(n=n, forced=self.forced) + '</caption><thead><tr>'
-            f'<th scope="col">{h_loop}</th><th scope="col">{h_calls}</th>'
-            f'<th scope="col">{h_tokens}</th><th scope="col">{h_ms}</th>'
-            f'<th scope="col">{h_valid}</th></tr></thead><tbody>{rows}</tbody></table></div>'
+            f'{calls_head}</tr></thead><tbody>{rows}</tbody></table></div>'
             f'<p>{texts_title}</p><ul class="texts">{texts}</ul>'
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(splits_label)}">'
             '<table class="compact-table"><caption>' + _(
                 "La apertura forzada «{opening}»: las particiones que escribió cada bucle").format(
                 opening=escape(token_label(self.opening))) + '</caption><thead><tr>'
-            f'<th scope="col">{h_split}</th><th scope="col">{h_times_step}</th>'
-            f'<th scope="col">{h_times_fast}</th><th scope="col">{h_p}</th>'
-            f'<th scope="col">{h_q}</th>'
+            f'{splits_head}'
             f'</tr></thead><tbody>{splits}</tbody></table></div>{self._inversion_html(vocab)}</div>')

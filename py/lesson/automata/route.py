@@ -27,6 +27,13 @@ from ..numbers import fmt_int
 from ..views import is_partial, styled, token_html, token_label
 
 
+def header_cells(names: str) -> str:
+    """A table's column headers from one message, its names separated by «|» (one message per
+    row: a column's word alone, «estado», would be one message for every page, whatever its
+    sense there), as ``<th scope="col">`` cells."""
+    return "".join(f'<th scope="col">{name}</th>' for name in names.split("|"))
+
+
 # ---------------------------------------------------------------- regex -> automaton
 
 @dataclass
@@ -213,14 +220,11 @@ class DfaDiagram:
             f"<td class='num'>{t}{accepting if self.dfa.accepting[t] else ''}</td></tr>"
             for (s, t), v in sorted(dfa_edges(self.dfa).items()))
         summary = _("Las aristas, en texto")
-        h_from = _("desde")
-        h_bytes = _("bytes")
-        h_to = _("hasta")
+        head = header_cells(_("desde|bytes|hasta"))
         return ('<details class="dfa-transitions" style="font-size:0.85rem">'
                 f'<summary>{summary}</summary>'
                 '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
-                f'<th scope="col">{h_from}</th><th scope="col">{h_bytes}</th>'
-                f'<th scope="col">{h_to}</th>'
+                f'{head}'
                 f'</tr></thead><tbody>{rows}</tbody></table></details>')
 
     def _repr_html_(self) -> str:
@@ -307,16 +311,11 @@ class CrossingTable:
         caption = _("Tras «{prefix}»: {n} tokens permitidos; {which}").format(
             prefix=escape(token_label(self.prefix)), n=fmt_int(len(self.rows)), which=which)
         region_label = _("Tokens y aristas")
-        h_token = _("token")
-        h_edges = _("aristas")
-        h_states = _("estados")
-        h_partial = _("acaba a mitad de carácter")
+        head = header_cells(_("token|aristas|estados|acaba a mitad de carácter"))
         return styled(
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="crossings" data-allowed="{len(self.rows)}" data-shown="{len(shown)}">'
             '<table class="compact-table">'
             f'<caption>{caption}</caption><thead><tr>'
-            f'<th scope="col">{h_token}</th><th scope="col">{h_edges}</th>'
-            f'<th scope="col">{h_states}</th>'
-            f'<th scope="col">{h_partial}</th></tr></thead><tbody>'
+            f'{head}</tr></thead><tbody>'
             + rows + "</tbody></table></div>")

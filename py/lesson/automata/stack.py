@@ -16,6 +16,7 @@ from masker import compile_cfg, compile_regex
 from ..i18n import _
 from ..numbers import fmt_int
 from ..views import styled
+from .route import header_cells
 
 
 # ---------------------------------------------------------------- JSON needs a stack
@@ -154,15 +155,12 @@ class StackPlot:
         key_earley = _("ítems vivos de Earley (gramática recursiva)")
         key_dfa = _("estados del DFA con la profundidad acotada")
         table_label = _("Crecimiento con la profundidad")
-        h_depth = _("profundidad")
-        h_earley = _("ítems de Earley")
-        h_dfa = _("estados del DFA")
+        head = header_cells(_("profundidad|ítems de Earley|estados del DFA"))
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
             f'aria-label="{escape(plot_label)}">{svg}</div><p class="legend"><span class="key s-earley"></span> '
             f'{key_earley} · <span class="key s-dfa"></span> '
             f'{key_dfa}</p><div class="table-scroll" tabindex="0" role="region" '
             f'aria-label="{escape(table_label)}"><table class="compact-table"><thead><tr>'
-            f'<th scope="col">{h_depth}</th><th scope="col">{h_earley}</th>'
-            f'<th scope="col">{h_dfa}</th>'
+            f'{head}'
             f'</tr></thead><tbody>{rows}</tbody></table></div></div>')

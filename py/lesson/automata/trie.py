@@ -21,7 +21,7 @@ from masker.trie import TokenTrie, brute_force_mask, trie_mask
 from ..i18n import _, ngettext
 from ..numbers import fmt_int
 from ..views import styled, token_html, token_label
-from .route import byte_text
+from .route import byte_text, header_cells
 
 
 # ---------------------------------------------------------------- the token trie walk
@@ -112,11 +112,7 @@ class TrieWalk:
         dead = [b for b in self.branches if not b.alive]
         branches_label = _("Ramas del trie")
         branches_caption = _("Ramas de la raíz (las vivas primero)")
-        h_byte = _("primer byte")
-        h_state = _("estado")
-        h_tokens = _("tokens")
-        h_steps = _("pasos")
-        h_allowed = _("permitidos")
+        head = header_cells(_("primer byte|estado|tokens|pasos|permitidos"))
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
             f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
@@ -142,9 +138,7 @@ class TrieWalk:
             f'{pruning_legend()}</figure>'
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(branches_label)}">'
             f'<table class="compact-table"><caption>{branches_caption}</caption><thead><tr>'
-            f'<th scope="col">{h_byte}</th><th scope="col">{h_state}</th>'
-            f'<th scope="col">{h_tokens}</th><th scope="col">{h_steps}</th>'
-            f'<th scope="col">{h_allowed}</th></tr></thead><tbody>'
+            f'{head}</tr></thead><tbody>'
             + rows + "</tbody></table></div></div>")
 
 
@@ -314,16 +308,12 @@ class MaskIndex:
         if more:
             caption += _("; {n} filas más sin mostrar").format(n=more)
         region_label = _("Índice de máscaras")
-        h_state = _("estado")
-        h_prefix = _("prefijo más corto")
-        h_allowed = _("permitidos")
-        h_first = _("primeros tokens")
+        head = header_cells(_("estado|prefijo más corto|permitidos|primeros tokens"))
         return styled(
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="mask-index" data-states="{self.dfa.n_states}" data-distinct="{self.distinct}">'
             f'<table class="compact-table"><caption>{caption}</caption>'
-            f'<thead><tr><th scope="col">{h_state}</th><th scope="col">{h_prefix}</th>'
-            f'<th scope="col">{h_allowed}</th><th scope="col">{h_first}</th></tr></thead><tbody>'
+            f'<thead><tr>{head}</tr></thead><tbody>'
             + "".join(rows) + "</tbody></table></div>")
 
 
