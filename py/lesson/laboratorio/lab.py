@@ -108,6 +108,18 @@ PRESETS: dict[str, dict] = {
 }
 
 
+
+def preset_titles() -> dict[str, str]:
+    """Each preset's title (:data:`PRESETS`' ``title``) in the current language, by key. The
+    presets' prompts and texts stay Spanish in both editions: the model was trained on Spanish."""
+    titles = {"nombres": _("Los nombres de «La máscara»"), "etiquetas": _("Clasificar con etiquetas"),
+              "fecha": _("Una fecha en español"), "telefono": _("Un número de teléfono"),
+              "conjugacion": _("Un registro de conjugación (JSON Schema)"),
+              "arbol": _("Un árbol recursivo (JSON Schema con $ref)"), "aritmetica": _("Aritmética (gramática GBNF)"),
+              "parentesis": _("Paréntesis equilibrados (ningún JSON Schema lo expresa)")}
+    return {key: titles.get(key, preset["title"]) for key, preset in PRESETS.items()}
+
+
 class ConstraintError(ValueError):
     """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
     the current language; ``hint``: how to fix it, or ""; ``kind``: the catalog key
@@ -857,4 +869,5 @@ def _int(value) -> int | None:
 
 
 __all__ = ["act", "ConstraintError", "KINDS", "Lab", "MAX_BRANCHES", "MAX_TOKENS", "PRESETS", "SEED_MAX",
-           "check_prompt", "check_settings", "compile_constraint", "error_html", "refused_at", "spanish_error"]
+           "check_prompt", "check_settings", "compile_constraint", "english_error", "error_html", "masker_error",
+           "preset_titles", "refused_at", "spanish_error"]
