@@ -64,11 +64,11 @@ const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "
 function esNumber(x) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x);
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x, "es");
   const [m, exp] = Math.abs(x).toExponential().split("e"); // the shortest digits that give x back
   const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
   if (e >= -4 && e < 16) {
-    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0"))) : "0";
+    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0")), "es") : "0";
     const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
     return minus + whole + (frac ? `,${frac}` : "");
   }
@@ -108,7 +108,7 @@ function number(x) {
 }
 
 function int(n) {
-  return pageLanguage() === "en" ? enInt(n) : esInt(n);
+  return pageLanguage() === "en" ? enInt(n) : esInt(n, "es");
 }
 
 /* «1 token», «3 tokens» in the page's language. */
