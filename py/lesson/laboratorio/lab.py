@@ -307,7 +307,7 @@ def compile_constraint(kind: str, text: str):
     """The form's constraint as a masker Grammar (None for kind "none").
 
     kind: one of KINDS; text: the constraint as typed (choice: one text per line, blank lines
-    ignored; json_schema: the schema as JSON). Raises ConstraintError, in Spanish, for an unknown
+    ignored; json_schema: the schema as JSON). Raises ConstraintError, in the current language, for an unknown
     kind, an empty constraint, the masker's errors (position, caret and fix) and the JSON
     parser's (line, column).
     """
@@ -574,7 +574,7 @@ class Lab:
         earlier position a new branch leaves the current one there, with the same settings: it
         keeps the tokens before ``position``, takes ``token_id`` and, when the current branch had
         run to its end, runs to its own end too; it becomes the current branch. Choosing the same
-        token again opens the branch that already has it. ValueError (in Spanish) for a position
+        token again opens the branch that already has it. ValueError (current language) for a position
         outside the branch, a token the settings do not offer there (q̃ = 0), or a full tree.
         """
         decoder, position, token_id = self.decoder, int(position), int(token_id)
@@ -649,7 +649,7 @@ class Lab:
 
     def restore(self, tree: str, current: int | None = None, selected: int | None = None) -> "Lab":
         """Rebuild the branches that ``tree`` (from :meth:`tree`) describes, on a new Lab with the
-        same settings; ``tree == ""`` runs the first branch to its end. ValueError (in Spanish) when
+        same settings; ``tree == ""`` runs the first branch to its end. ValueError (current language) when
         the text does not describe a tree these settings give."""
         try:
             self.branches = replay(self._fresh_decoder(), decode_tree(tree))
@@ -775,7 +775,7 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     - "choose" (``token_id`` at ``position``, 1-based: the current branch goes on, or a new branch
       leaves it), "pick" (``token_id`` at the next position), "open" (``position``), "branch"
       (show branch ``branch``, 0-based).
-    Compile and settings errors come back as the error view, in Spanish, never as a traceback:
+    Compile and settings errors come back as the error view, in the current language, never as a traceback:
     the settings are checked (:func:`check_settings`, with the form's limit of MAX_TOKENS tokens)
     before anything runs, so a link with ``seed=1e30`` or ``max_tokens=2000`` gets a message too.
     The model and tokenizer are loaded once.

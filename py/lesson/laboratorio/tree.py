@@ -124,7 +124,7 @@ def encode_tree(branches: list[Branch]) -> str:
 
 def decode_tree(text: str) -> list[dict]:
     """The branch specifications of :func:`encode_tree`'s text, in order: dicts with parent,
-    start, start_token, picks, length (None: to the end) and stopped. ValueError (in Spanish)
+    start, start_token, picks, length (None: to the end) and stopped. ValueError (current language)
     for a malformed text, a parent that does not come first, or more than MAX_BRANCHES."""
     specs = []
     for i, part in enumerate(text.split("_") if text else []):
@@ -150,7 +150,7 @@ def decode_tree(text: str) -> list[dict]:
 
 def take(decoder: Decoder, token_id: int | None = None) -> None:
     """One step of the decoder: sampled, or ``token_id`` when it is one of the tokens the settings
-    offer at the next position (q̃ > 0; ValueError, in Spanish, otherwise)."""
+    offer at the next position (q̃ > 0; ValueError, in the current language, otherwise)."""
     if token_id is not None:
         position = len(decoder.generation.token_ids) + 1
         if token_id not in {t for t, _, _ in offered_at(decoder, position)}:
@@ -170,7 +170,7 @@ def advance(branch: Branch, length: int | None = None) -> Branch:
 
 def replay(first: Decoder, specs: list[dict]) -> list[Branch]:
     """The branches of :func:`decode_tree`'s specifications, rebuilt: the first from ``first``
-    (a fresh decoder), each other as a fork of its parent. ValueError (in Spanish) when a spec does
+    (a fresh decoder), each other as a fork of its parent. ValueError (current language) when a spec does
     not fit (a position its parent lacks, a token the settings do not offer there)."""
     branches: list[Branch] = []
     for i, spec in enumerate(specs or [{"parent": None, "start": None, "start_token": None, "picks": {},
