@@ -30,10 +30,19 @@ import traceback
 from typing import Any, Callable
 
 Emit = Callable[[str, dict], None]
-CELL_PREFIX = "<celda "
-INPUT_MESSAGE = ("input() no está disponible en las celdas: escribe el valor en el código "
-                 "(por ejemplo, nombre = \"Ana\") / input() is not available in the cells: "
-                 "assign the value in the code instead.")
+# The page's language ("es" or "en"), set by ``prepare``: the kernel's own messages and the name a
+# traceback gives a cell («<celda 3>», "<cell 3>") are in it.
+LANGUAGE = "es"
+CELL_PREFIXES = {"es": "<celda ", "en": "<cell "}
+CELL_PREFIX = CELL_PREFIXES["es"]
+INPUT_MESSAGES = {
+    "es": ("input() no está disponible en las celdas: escribe el valor en el código "
+           "(por ejemplo, nombre = \"Ana\") / input() is not available in the cells: "
+           "assign the value in the code instead."),
+    "en": ("input() is not available in the cells: assign the value in the code instead "
+           "(for example, name = \"Ana\")."),
+}
+INPUT_MESSAGE = INPUT_MESSAGES["es"]
 
 
 class Output:
@@ -136,7 +145,7 @@ def format_frames(tb) -> list[str]:
     for frame in traceback.extract_tb(tb):
         if frame.filename == __file__:  # the kernel's own helpers (no_input)
             continue
-        if frame.filename.startswith(CELL_PREFIX):
+        if frame.filename.startswith(tuple(CELL_PREFIXES.values())):
             close_run()
             lines.extend(traceback.format_list([frame]))
         else:
@@ -169,7 +178,7 @@ def format_cell_traceback(error: BaseException, _seen: set[int] | None = None) -
     if is_masker_error(error):
         return text + only
     tb = error.__traceback__
-    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(CELL_PREFIX):
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith(tuple(CELL_PREFIXES.values())):
         tb = tb.tb_next
     frames = format_frames(tb)
     if frames:
@@ -179,7 +188,7 @@ def format_cell_traceback(error: BaseException, _seen: set[int] | None = None) -
 
 def no_input(prompt: Any = "") -> str:
     """``input()`` inside a cell: there is no keyboard to read from."""
-    raise RuntimeError(INPUT_MESSAGE)
+    raise RuntimeError(INPUT_MESSAGES[LANGUAGE])
 
 
 class NoStdin(io.TextIOBase):
@@ -189,17 +198,22 @@ class NoStdin(io.TextIOBase):
         return True
 
     def read(self, size: int | None = -1) -> str:
-        raise RuntimeError(INPUT_MESSAGE)
+        raise RuntimeError(INPUT_MESSAGES[LANGUAGE])
 
     def readline(self, size: int | None = -1) -> str:
-        raise RuntimeError(INPUT_MESSAGE)
+        raise RuntimeError(INPUT_MESSAGES[LANGUAGE])
 
 
-FOREIGN_REQUEST_NOTE = (
-    "\nLa petición a {url} no salió de la página: este sitio solo deja leer archivos de su "
-    "propio origen ({origin}), por su política de seguridad (Content-Security-Policy, "
-    "connect-src 'self'). Las lecciones funcionan sin conexión: escribe en la celda los datos "
-    "que necesites. / The site's Content-Security-Policy allows requests to its own origin only.\n")
+FOREIGN_REQUEST_NOTES = {
+    "es": ("\nLa petición a {url} no salió de la página: este sitio solo deja leer archivos de su "
+           "propio origen ({origin}), por su política de seguridad (Content-Security-Policy, "
+           "connect-src 'self'). Las lecciones funcionan sin conexión: escribe en la celda los datos "
+           "que necesites. / The site's Content-Security-Policy allows requests to its own origin only.\n"),
+    "en": ("\nThe request to {url} never left the page: this site may only read files from its own "
+           "origin ({origin}), by its security policy (Content-Security-Policy, connect-src 'self'). "
+           "The lessons work offline: write the data you need into the cell.\n"),
+}
+FOREIGN_REQUEST_NOTE = FOREIGN_REQUEST_NOTES["es"]
 
 
 def foreign_request_note(message: str, origin: str | None) -> str:
@@ -213,7 +227,7 @@ def foreign_request_note(message: str, origin: str | None) -> str:
     for url in re.findall(r"[a-z][a-z0-9+.-]*://[^\s'\"<>]+", message, flags=re.I):
         url = url.rstrip(".,;:)")
         if not url.startswith(origin.rstrip("/") + "/") and url != origin:
-            return FOREIGN_REQUEST_NOTE.format(url=url, origin=origin)
+            return FOREIGN_REQUEST_NOTES[LANGUAGE].format(url=url, origin=origin)
     return ""
 
 
@@ -250,7 +264,7 @@ class Kernel:
         emitted as an ``error`` event, so the next cell runs as usual.
         """
         self.count += 1
-        filename = f"{CELL_PREFIX}{self.count}>"
+        filename = f"{CELL_PREFIXES[LANGUAGE]}{self.count}>"
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
         out, err = CellStream(self._output, "stdout"), CellStream(self._output, "stderr")
         with (contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
@@ -302,4 +316,6 @@ def prepare(py_dir: str, weights_dir: str, language: str = "es") -> None:
         sys.path.insert(0, py_dir)
     os.environ["MINIGPT_WEIGHTS"] = weights_dir
     from lesson import i18n  # after sys.path has py_dir
-    i18n.set_language(language)
+    i18n.set_language(language)  # raises ValueError for a language the course lacks
+    global LANGUAGE
+    LANGUAGE = language

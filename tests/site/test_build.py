@@ -213,10 +213,11 @@ def test_the_built_site_loads_its_float16_model_in_cpython(built, tmp_path):
 
 
 def test_full_build_references_only_files_it_wrote(built):
-    for page in ("index.html", "marco.html"):
+    for spec in build.editions():  # every page of both editions
+        page = spec["out"]
         html = (built / page).read_text()
         for ref in re.findall(r'(?:src|href)="([^"#:]+)"', html):
-            assert (built / ref).is_file(), f"{page} links to missing {ref}"
+            assert ((built / page).parent / ref).resolve().is_file(), f"{page} links to missing {ref}"
     raw = re.search(r'id="runtime-config">(.*?)</script>',
                     (built / "marco.html").read_text(), re.S).group(1)
     config = json.loads(raw)
@@ -267,18 +268,18 @@ def test_license_matches_package_json_and_the_model_card_credits_the_corpus():
 
 def test_every_page_credits_the_corpus_links_the_model_card_and_has_an_inline_icon(built):
     card = next((built / "weights").glob("MODEL_CARD.*.md"))
-    for page in ("index.html", "marco.html"):
+    for page in ("index.html", "marco.html", "en/index.html", "en/python.html"):
         html = (built / page).read_text()
         footer = html[html.index("<footer"):html.index("</footer>")]
         for words in ("Benito Pérez Galdós", "Misericordia", "Tristana", "La de Bringas",
                       "José Calvo Tello", "CLiGS", "CC BY 4.0"):
             assert words in footer, (page, words)
-        assert f'href="weights/{card.name}"' in footer
+        assert f'href="{"../" if page.startswith("en/") else ""}weights/{card.name}"' in footer
         assert re.search(r'<link rel="icon" href="data:image/svg\+xml,', html)  # no request
 
 
 def test_every_page_declares_the_content_security_policy_before_any_resource(built):
-    for spec in build.PAGES:
+    for spec in build.editions():  # both editions
         html = (built / spec["out"]).read_text()
         meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', html)
         assert meta, spec["out"]
