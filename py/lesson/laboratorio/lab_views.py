@@ -201,7 +201,8 @@ def choices_html(lab) -> str:
     chosen = gen.token_ids[j - 1] if j <= n else None
     buttons = "".join(_token_button(vocab, j, t, p, q, t == chosen) for t, p, q in tokens)
     token = token_html(vocab, tokens[0][0])
-    allowed = count(ngettext("{n} token permitido", "{n} tokens permitidos", len(tokens)), len(tokens))
+    allowed = count(ngettext("{n} token permitido por los ajustes", "{n} tokens permitidos por los ajustes",
+                             len(tokens)), len(tokens))
     if len(tokens) == 1 and j == n + 1:  # nothing to choose: say so instead of inviting a choice
         what = _("<strong>Posición {j}, la siguiente</strong>: forzada, {token} es el único token que los "
                  "ajustes permiten aquí (q̃ = 1). Pulsa «Paso» para tomarlo.").format(j=j, token=token)
@@ -209,10 +210,10 @@ def choices_html(lab) -> str:
         what = _("<strong>Posición {j}</strong>: forzada, {token} es el único token que los ajustes permiten "
                  "aquí (q̃ = 1).").format(j=j, token=token)
     elif j == n + 1:
-        what = _("<strong>Posición {j}, la siguiente</strong>: {allowed} por los ajustes (q̃ &gt; 0). Elige uno "
-                 "y la rama sigue con él, o pulsa «Paso».").format(j=j, allowed=allowed)
+        what = _("<strong>Posición {j}, la siguiente</strong>: {allowed} (q̃ &gt; 0). Elige uno y la rama sigue "
+                 "con él, o pulsa «Paso».").format(j=j, allowed=allowed)
     else:
-        what = _("<strong>Posición {j}</strong>: {allowed} por los ajustes (q̃ &gt; 0); el de esta rama va "
+        what = _("<strong>Posición {j}</strong>: {allowed} (q̃ &gt; 0); el de esta rama va "
                  "marcado. Elige otro y sale de aquí una rama nueva {keeping}; esta se queda como "
                  "está.").format(j=j, allowed=allowed, keeping=_before_words(j))
     look = _("buscar entre ellos")
