@@ -75,25 +75,39 @@ export function preferredLanguage(languages) {
 }
 
 /* The language switch opens the same section of the other edition: the id of the last section
- * heading above the top of the window (both editions give their sections the same ids), or the
+ * heading in the top third of the window (both editions give their sections the same ids), or the
  * address's own fragment. */
 function currentSection() {
   let id = "";
+  const line = innerHeight / 3;
   for (const heading of document.querySelectorAll("main h2[id], main h3[id]")) {
-    if (heading.getBoundingClientRect().top > 80) break;
+    if (heading.getBoundingClientRect().top > line) break;
     id = heading.id;
   }
   return id ? `#${id}` : location.hash;
 }
 
+/* The header's switch, and a short copy of it in the kernel bar, which stays on screen while the
+ * reader is deep in a lesson (the header has scrolled away by then). Each points at the section
+ * on screen when it is used. */
 function setupSwitch() {
-  for (const link of document.querySelectorAll("[data-testid=lang-switch]")) {
+  const links = [...document.querySelectorAll("[data-testid=lang-switch]")];
+  const actions = document.querySelector(".kernel-actions");
+  if (actions && links.length) {
+    const copy = links[0].cloneNode(false);
+    copy.className = "lang-switch-bar";
+    copy.dataset.testid = "lang-switch-bar";
+    copy.textContent = copy.getAttribute("hreflang").toUpperCase();
+    copy.setAttribute("aria-label", links[0].title);
+    actions.append(copy);
+    links.push(copy);
+  }
+  for (const link of links) {
     const base = link.getAttribute("href").split("#")[0];
     const follow = () => { link.setAttribute("href", base + currentSection()); };
-    link.addEventListener("click", follow);
-    link.addEventListener("auxclick", follow);
-    link.addEventListener("focus", follow);
-    link.addEventListener("pointerenter", follow);
+    for (const event of ["click", "auxclick", "focus", "pointerenter", "contextmenu"]) {
+      link.addEventListener(event, follow);
+    }
   }
 }
 

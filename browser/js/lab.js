@@ -1,10 +1,14 @@
 /* The «Laboratorio» page: a form whose every action runs one call of the Python function
  * lesson.laboratorio.act in the page's kernel, and shows the view it returns. The form's state lives in
- * the URL fragment, so a link reopens the same experiment (nothing leaves the page). */
+ * the URL fragment, so a link reopens the same experiment (nothing leaves the page); the fragment's
+ * format is the same in both editions, so a link opens the same experiment in either.
+ * Every string it shows is a Spanish id through t() / tn() (./i18n.js): English on an English page,
+ * from the catalog laboratorio_js.po. */
 import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
 import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { containing, esInt, plural } from "./views.js";
+import { esInt } from "./views.js";
+import { decimal, pageLanguage, t, tn } from "./i18n.js";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
 const COMPILERS = {
@@ -60,11 +64,11 @@ const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "
 function esNumber(x) {
   if (Number.isNaN(x)) return "NaN";
   if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x);
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x, "es");
   const [m, exp] = Math.abs(x).toExponential().split("e"); // the shortest digits that give x back
   const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
   if (e >= -4 && e < 16) {
-    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0"))) : "0";
+    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0")), "es") : "0";
     const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
     return minus + whole + (frac ? `,${frac}` : "");
   }
@@ -73,35 +77,99 @@ function esNumber(x) {
   return minus + (head === "1" ? power : `${head}·${power}`);
 }
 
+/* An integer the English way: commas between thousands (6765 -> "6,765"), minus sign U+2212, as
+ * lesson.numbers.en_int writes it. */
+function enInt(n) {
+  const text = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
+  return n < 0 ? `\u2212${text}` : text;
+}
+
+/* esNumber written the English way, as lesson.laboratorio.words.en_number: decimal point, commas
+ * between thousands, minus U+2212; powers of ten as «10³⁰» or «1.5×10⁻⁷». */
+function enNumber(x) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
+  if (Number.isInteger(x) && Math.abs(x) < 1e16) return enInt(x);
+  const [m, exp] = Math.abs(x).toExponential().split("e");
+  const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
+  if (e >= -4 && e < 16) {
+    const whole = e >= 0 ? enInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0"))) : "0";
+    const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
+    return minus + whole + (frac ? `.${frac}` : "");
+  }
+  const head = digits[0] + (digits.length > 1 ? `.${digits.slice(1)}` : "");
+  const power = "10" + String(e).replace(/./g, (c) => SUPERSCRIPT[c]);
+  return minus + (head === "1" ? power : `${head}×${power}`);
+}
+
+/* A number or an integer in the page's language (esNumber / enNumber, esInt / enInt). */
+function number(x) {
+  return pageLanguage() === "en" ? enNumber(x) : esNumber(x);
+}
+
+function int(n) {
+  return pageLanguage() === "en" ? enInt(n) : esInt(n, "es");
+}
+
+/* «1 token», «3 tokens» in the page's language. */
+function tokensText(n) {
+  return tn("{n} token", "{n} tokens", n, { n: int(n) });
+}
+
+/* A value the reader typed, quoted: «…» in Spanish, “…” in English. */
+function quoted(text) {
+  return pageLanguage() === "en" ? `“${text}”` : `«${text}»`;
+}
+
+/* How many of the ``total`` tokens allowed contain the searched text, in words that agree (as
+ * views.js's containing writes it in Spanish): «3 de los 9 tokens permitidos contienen «de»». */
+function searchCount(shown, total, query) {
+  const params = { shown: int(shown), total: int(total), query };
+  if (total === 0) return t("no hay tokens permitidos");
+  if (total === 1) {
+    return shown ? t("el único token permitido contiene «{query}»", params)
+      : t("el único token permitido no contiene «{query}»", params);
+  }
+  if (shown === 0) return t("ninguno de los {total} tokens permitidos contiene «{query}»", params);
+  if (shown === total) return t("los {total} tokens permitidos contienen «{query}»", params);
+  return tn("{shown} de los {total} tokens permitidos contiene «{query}»",
+    "{shown} de los {total} tokens permitidos contienen «{query}»", shown, params);
+}
+
 /* The number fields the page checks, with the words and limits of Python's check_settings
  * (lesson.laboratorio.lab), so that a field and a link get the same message. */
 /* A link's temperature that the slider cannot show (it would clamp 99 to 3, or drop «abc»): said,
  * instead of running with another value. */
 function temperatureProblem(text, value, input) {
-  const range = `la temperatura va de ${esNumber(Number(input.min))} a ${esNumber(Number(input.max))}`;
+  const range = t("la temperatura va de {low} a {high}", { low: number(Number(input.min)), high: number(Number(input.max)) });
   if (text !== "" && !Number.isFinite(value)) {
-    return { message: `la temperatura del enlace, «${text}», no es un número: ${range}; elige una en la barra`, input };
+    return { message: t("la temperatura del enlace, «{text}», no es un número: {range}; elige una en la barra",
+      { text, range }), input };
   }
   if (text !== "" && (value < Number(input.min) || value > Number(input.max))) {
-    return { message: `la temperatura del enlace vale ${esNumber(value)}, y ${range}: elige una en la barra`, input };
+    return { message: t("la temperatura del enlace vale {value}, y {range}: elige una en la barra",
+      { value: number(value), range }), input };
   }
   return null;
 }
 
+// the fields' names as the messages say them (functions: the page's language is read when shown)
 const FIELD_RULES = [
-  { field: "seed", name: "la semilla", integer: true, emptyOk: false },
-  { field: "top_k", name: "top-k", integer: true, emptyOk: true },
-  { field: "top_p", name: "top-p", integer: false, emptyOk: true },
-  { field: "max_tokens", name: "«tokens como máximo»", integer: true, emptyOk: true },
+  { field: "seed", name: () => t("la semilla"), integer: true, emptyOk: false },
+  { field: "top_k", name: () => "top-k", integer: true, emptyOk: true },
+  { field: "top_p", name: () => "top-p", integer: false, emptyOk: true },
+  { field: "max_tokens", name: () => t("«tokens como máximo»"), integer: true, emptyOk: true },
 ];
 
 /* What a number field takes, in words: «un entero de 1 a 200», «un entero de 1 o más», or top-p's
  * «un número mayor que 0 y de 1 como mucho»; «(o vacío)» where it may stay empty. */
 function rule(input, { integer, emptyOk }) {
+  const low = int(Number(input.min));
   const words = integer
-    ? `un entero de ${esInt(Number(input.min))}${input.max === "" ? " o más" : ` a ${esInt(Number(input.max))}`}`
-    : `un número mayor que 0 y de ${esNumber(Number(input.max))} como mucho`;
-  return words + (emptyOk ? " (o vacío)" : "");
+    ? (input.max === "" ? t("un entero de {low} o más", { low })
+      : t("un entero de {low} a {high}", { low, high: int(Number(input.max)) }))
+    : t("un número mayor que 0 y de {high} como mucho", { high: number(Number(input.max)) });
+  return emptyOk ? t("{words} (o vacío)", { words }) : words;
 }
 
 /* A number field's text as a number: a decimal comma or point («0,9», «0.9»); NaN when it is not
@@ -135,7 +203,7 @@ class LabRun {
 
   finish(ok, count, message) {
     // The kernel's own message speaks of cells; this page has none.
-    if (message) this.lab.showText(STOPPED, "lab-stopped");
+    if (message) this.lab.showText(STOPPED(), "lab-stopped");
     if (!ok && !this.interrupted) this.lab.markError();
     if (ok && !message && this.lab.goOn(this)) return; // a long run: its next piece is queued
     this.lab.setRunning(false);
@@ -148,7 +216,7 @@ class LabRun {
     else if (message.type === "error" && /\bKeyboardInterrupt\b/.test(message.traceback || "")) {
       // the kernel bar's «Detener» interrupted Python (isolated pages) outside the lab's own catch
       this.interrupted = true;
-      this.lab.showText(INTERRUPTED, "lab-stopped");
+      this.lab.showText(INTERRUPTED(), "lab-stopped");
     } else if (message.type === "error") this.lab.showText(message.traceback, "out-error");
     else if (message.type === "stream") this.lab.showText(message.text, `out-${message.name}`, true);
     else if (message.type === "display") this.lab.showText(message.text, "out-text");
@@ -156,13 +224,14 @@ class LabRun {
 }
 LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
-const STOPPED = "Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
-  "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.";
-const INTERRUPTED = "Detenida: Python paró esta acción a medias. El árbol de antes sigue en la dirección " +
-  "de la página: la próxima acción lo rehace desde ahí (o recarga la página), o pulsa «Generar» para empezar otro.";
-const STALE = "Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.";
-const STALE_ACTION = "Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
-  "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».";
+// messages in the page's language (functions: the catalog is read when one is shown)
+const STOPPED = () => t("Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
+  "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.");
+const INTERRUPTED = () => t("Detenida: Python paró esta acción a medias. El árbol de antes sigue en la dirección " +
+  "de la página: la próxima acción lo rehace desde ahí (o recarga la página), o pulsa «Generar» para empezar otro.");
+const STALE = () => t("Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.");
+const STALE_ACTION = () => t("Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
+  "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».");
 // actions on the result on show: they need the settings it was made with
 const ON_RESULT = ["choose", "pick", "open", "branch", "continue", "stop"];
 
@@ -330,8 +399,9 @@ export class Lab {
       else {
         state[name] = value;
         if (name === "kind" && !KINDS.includes(value)) {
-          this.linkProblem ||= { message: `el enlace trae un tipo de restricción desconocido, «${value}»: se ` +
-            "admiten ninguna, lista de opciones, expresión regular, JSON Schema y gramática GBNF", input: this.fields.kind };
+          this.linkProblem ||= { message: t("el enlace trae un tipo de restricción desconocido, «{kind}»: se " +
+            "admiten ninguna, lista de opciones, expresión regular, JSON Schema y gramática GBNF", { kind: value }),
+          input: this.fields.kind };
         }
       }
     }
@@ -382,7 +452,7 @@ export class Lab {
       hint = document.createElement("p");
       hint.className = "hint lab-unused-hint";
       hint.dataset.testid = "lab-constraint-unused";
-      hint.textContent = "Con «ninguna», este texto no se usa: se guarda por si vuelves a elegir una restricción.";
+      hint.textContent = t("Con «ninguna», este texto no se usa: se guarda por si vuelves a elegir una restricción.");
       box.after(hint);
     } else if (!unused && hint) hint.remove();
   }
@@ -424,14 +494,14 @@ export class Lab {
     note.dataset.testid = "lab-stale";
     note.setAttribute("role", "status");
     const text = document.createElement("p");
-    text.textContent = STALE;
+    text.textContent = STALE();
     const back = document.createElement("button");
     back.type = "button";
     back.dataset.testid = "lab-stale-restore";
-    back.textContent = "Volver a los ajustes de este árbol";
+    back.textContent = t("Volver a los ajustes de este árbol");
     back.addEventListener("click", () => this.backToShown());
     const or = document.createElement("span");
-    or.textContent = " o pulsa «Generar» para empezar uno con los ajustes nuevos.";
+    or.textContent = " " + t("o pulsa «Generar» para empezar uno con los ajustes nuevos.");
     const why = document.createElement("p");
     why.className = "lab-stale-why";
     why.dataset.testid = "lab-stale-why";
@@ -446,7 +516,7 @@ export class Lab {
     if (!this.shown) return;
     this.apply(this.shown.state);
     this.preset.value = this.shown.preset ?? "";
-    this.status.textContent = "Ajustes de este árbol de vuelta en el formulario; el enlace lo guarda otra vez.";
+    this.status.textContent = t("Ajustes de este árbol de vuelta en el formulario; el enlace lo guarda otra vez.");
   }
 
   /* The focus, after the stale mark went: the strip's open position, else «Generar». */
@@ -458,7 +528,7 @@ export class Lab {
   /* The form's state, and the tree of the result on show, into the fragment (no history entry). */
   writeHash() {
     const state = this.state();
-    this.temperatureValue.textContent = state.temperature.toFixed(1).replace(".", ",");
+    this.temperatureValue.textContent = decimal(state.temperature, 1);
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(state)) {
       params.set(name, typeof value === "boolean" ? (value ? "1" : "0") : (value ?? ""));
@@ -488,6 +558,8 @@ export class Lab {
 
   /* The same experiment as code a reader can paste into a cell. */
   python(state) {
+    const en = pageLanguage() === "en";
+    const grammar = en ? "grammar" : "gramatica", branchName = en ? "branch" : "rama";
     const lines = [
       "import json",
       "from minigpt.bpe import load_tokenizer",
@@ -497,8 +569,8 @@ export class Lab {
       "",
       "tok = load_tokenizer()",
       "model = load_model()",
-      `gramatica = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,
-      `g = generate(model, tok, ${py(state.prompt)}, gramatica, seed=${state.seed}, ` +
+      `${grammar} = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,
+      `g = generate(model, tok, ${py(state.prompt)}, ${grammar}, seed=${state.seed}, ` +
         `temperature=${state.temperature}, top_k=${py(state.top_k)}, top_p=${py(state.top_p)}, ` +
         `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
       "g.positions_view()",
@@ -507,16 +579,18 @@ export class Lab {
     const tree = this.currentTree();
     if (tree.tree && tree.tree !== "r" && ids.length) {
       const branch = Number(tree.branch || 0) + 1;
+      const comment = t("La rama {branch} que muestra la página: sus tokens, dados uno a uno (no gastan números aleatorios)",
+        { branch });
       lines.push(
         "",
-        `# La rama ${branch} que muestra la página: sus tokens, dados uno a uno (no gastan números aleatorios)`,
+        "# " + comment,
         "from lesson.sampling import Decoder",
-        `rama = Decoder(model, tok, ${py(state.prompt)}, gramatica, seed=${state.seed}, ` +
+        `${branchName} = Decoder(model, tok, ${py(state.prompt)}, ${grammar}, seed=${state.seed}, ` +
           `temperature=${state.temperature}, top_k=${py(state.top_k)}, top_p=${py(state.top_p)}, ` +
           `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
         `for t in ${JSON.stringify(ids)}:`,
-        "    rama.step(token_id=t)",
-        "rama.generation.positions_view()",
+        `    ${branchName}.step(token_id=t)`,
+        `${branchName}.generation.positions_view()`,
       );
     }
     return lines.join("\n");
@@ -544,32 +618,35 @@ export class Lab {
       if (!item.hidden) shown += 1;
     }
     const count = input.closest("[data-testid=lab-choices]").querySelector(".lab-search-count");
-    count.textContent = query ? containing(shown, items.length, ["token permitido", "tokens permitidos"], input.value) : "";
+    count.textContent = query ? searchCount(shown, items.length, input.value) : "";
   }
 
   runRestore() {
     this.run("restore", { ...(this.pending || NO_TREE) });
   }
 
-  /* The form's fields checked here, so the message is in Spanish, from the field and a link alike. */
+  /* The form's fields checked here, so the message is in the page's language, the same as Python's
+   * check_settings, from the field and a link alike. */
   invalid() {
     const f = this.fields;
     for (const spec of FIELD_RULES) {
       const input = f[spec.field];
-      const must = `${spec.name} tiene que ser ${rule(input, spec)}`;
-      if (input.validity?.badInput) return { message: `${must}; lo escrito no es un número`, input };
+      const must = t("{name} tiene que ser {rule}", { name: spec.name(), rule: rule(input, spec) });
+      if (input.validity?.badInput) return { message: t("{must}; lo escrito no es un número", { must }), input };
       if (input.value.trim() === "") {
         if (spec.emptyOk) continue;
-        return { message: `${must}; ahora está vacío`, input };
+        return { message: t("{must}; ahora está vacío", { must }), input };
       }
       const value = parseNumber(input.value);
       const max = input.max === "" ? Infinity : Number(input.max);
       const ok = Number.isFinite(value) && value <= max && (spec.integer
         ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
-      if (Number.isNaN(value)) return { message: `${must}; «${input.value.trim()}» no es un número`, input };
+      if (Number.isNaN(value)) {
+        return { message: t("{must}; «{text}» no es un número", { must, text: input.value.trim() }), input };
+      }
       // an integer of more than 15 digits is not the JavaScript number: quote the text instead
-      const shown = /^\d{16,}$/.test(input.value.trim()) ? `«${input.value.trim()}»` : esNumber(value);
-      if (!ok) return { message: `${must}; ahora vale ${shown}`, input };
+      const shown = /^\d{16,}$/.test(input.value.trim()) ? quoted(input.value.trim()) : number(value);
+      if (!ok) return { message: t("{must}; ahora vale {value}", { must, value: shown }), input };
     }
     return "";
   }
@@ -582,8 +659,8 @@ export class Lab {
       // the result's settings are not the form's: say so instead of mixing them (or of letting
       // Python refuse and the result vanish)
       const why = this.result.querySelector("[data-testid=lab-stale-why]");
-      if (why) why.textContent = STALE_ACTION;
-      if (!quiet) this.status.textContent = STALE_ACTION;
+      if (why) why.textContent = STALE_ACTION();
+      if (!quiet) this.status.textContent = STALE_ACTION();
       return;
     }
     const problem = this.linkProblem || this.invalid();
@@ -624,7 +701,7 @@ export class Lab {
       return true;
     }
     const tokens = this.result.querySelectorAll("[data-testid=lab-position]").length;
-    this.status.textContent = `Generando: ${plural(tokens, "token", "tokens")} hasta ahora («Detener» o Esc para parar).`;
+    this.status.textContent = t("Generando: {tokens} hasta ahora («Detener» o Esc para parar).", { tokens: tokensText(tokens) });
     this.progress(tokens);
     this.enqueue("continue", { ...labRun.state, ...tree }, { limit: PIECE });
     return true;
@@ -634,8 +711,8 @@ export class Lab {
     const note = this.form.parentElement.querySelector("[data-testid=lab-progress]");
     if (note) {
       note.textContent = tokens === null ? "" :
-        `Generando… ${plural(tokens, "token", "tokens")} hasta ahora. «Detener» (o Esc) la para al acabar ` +
-        `el trozo en curso (${PIECE} tokens como mucho) y guarda el texto.`;
+        t("Generando… {tokens} hasta ahora. «Detener» (o Esc) la para al acabar el trozo en curso ({piece} " +
+          "tokens como mucho) y guarda el texto.", { tokens: tokensText(tokens), piece: PIECE });
     }
   }
 
@@ -643,8 +720,8 @@ export class Lab {
   stopSoon() {
     this.stopping = true;
     this.progress(null);
-    this.status.textContent = "Deteniendo…";
-    this.haltButton.textContent = "Deteniendo…";
+    this.status.textContent = t("Deteniendo…");
+    this.haltButton.textContent = t("Deteniendo…");
     this.haltButton.setAttribute("aria-disabled", "true");
   }
 
@@ -719,7 +796,7 @@ export class Lab {
     const output = this.result.querySelector("[data-testid=lab-output]");
     const summary = output?.querySelector(".lab-summary")?.textContent;
     const error = this.result.querySelector("[data-testid=lab-error], .out-error");
-    this.status.textContent = error ? "Error: mira el resultado." : (summary || "");
+    this.status.textContent = error ? t("Error: mira el resultado.") : (summary || "");
     const open = output?.dataset.open;
     const entry = open && this.result.querySelector(`[data-testid=lab-position][data-position="${open}"] input`);
     const next = this.result.querySelector("[data-testid=lab-allowed-token]");
@@ -731,7 +808,7 @@ export class Lab {
   /* «Detener», beside the actions while a long run (in pieces) runs. */
   showHalt(visible) {
     this.haltButton.hidden = !visible;
-    this.haltButton.textContent = "Detener";
+    this.haltButton.textContent = t("Detener");
     this.haltButton.removeAttribute("aria-disabled");
   }
 

@@ -8,6 +8,9 @@ Test hooks (stable): ``[data-testid=smc-convergence]`` holds one ``tr`` per (met
 of p(G | x)) and ``data-ess``; ``[data-testid=particles-table]`` rows have ``data-text`` and
 ``data-estimate``; ``[data-testid=particle-paths]`` is the paths picture (``data-resampled``: the
 positions after which run 0 was resampled, comma-separated).
+
+Words and numbers in the current language of :mod:`lesson.i18n`, as in :mod:`lesson.views`
+(English in ``locale/en/LC_MESSAGES/lesson.po``).
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from html import escape
 import numpy as np
 
 from .enumeration import exact_table
-from .numbers import es_decimal, es_int, es_percent, es_prob, es_sci_log
-from .views import _bar, _scroll, styled
+from .i18n import _, ngettext
+from .numbers import fmt_decimal, fmt_int, fmt_percent, fmt_prob, fmt_sci_log
+from .views import Translated, _bar, _heads, _scroll, counted, plain_int, styled
 
-METHOD_NAMES = {"mask": "máscara sola", "is": "pesos de importancia", "smc": "Monte Carlo secuencial"}
+METHOD_NAMES = Translated(lambda: {"mask": _("máscara sola"), "is": _("pesos de importancia"),
+                                   "smc": _("Monte Carlo secuencial")})
 METHOD_COLORS = {"mask": "#8a8f98", "is": "#1f5fa8", "smc": "#b5541c"}
 # Colours for the texts of G in the paths picture (colour-blind-safe Okabe–Ito palette).
 TEXT_COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"]
@@ -29,7 +34,7 @@ UNDECIDED = "#9aa3ad"
 
 
 def _label(text: bytes | None) -> str:
-    return "(sin terminar)" if text is None else text.decode("utf-8", "replace")
+    return _("(sin terminar)") if text is None else text.decode("utf-8", "replace")
 
 
 def particles_html(result) -> str:
@@ -38,27 +43,33 @@ def particles_html(result) -> str:
     texts = sorted(set(est) | set(freq), key=lambda t: (-est.get(t, 0.0), t))
     rows = "".join(
         f'<tr data-text="{escape(_label(t))}" data-estimate="{est.get(t, 0.0)!r}"><th scope="row">'
-        f'<code>{escape(_label(t))}</code></th><td>{_bar(freq.get(t, 0.0), es_prob(freq.get(t, 0.0)))}</td>'
-        f'<td>{_bar(est.get(t, 0.0), es_prob(est.get(t, 0.0)))}</td></tr>' for t in texts)
+        f'<code>{escape(_label(t))}</code></th><td>{_bar(freq.get(t, 0.0), fmt_prob(freq.get(t, 0.0)))}</td>'
+        f'<td>{_bar(est.get(t, 0.0), fmt_prob(est.get(t, 0.0)))}</td></tr>' for t in texts)
     ess = result.final_ess(0)
-    method = "importancia" if result.method == "is" else f"SMC, umbral {es_decimal(result.ess_threshold, 2)}"
+    method = (_("importancia") if result.method == "is"
+              else _("SMC, umbral {threshold}").format(threshold=fmt_decimal(result.ess_threshold, 2)))
     resampled = result.resampled[0]
     extra = ""
     if result.method == "smc":
-        extra = (f" · remuestreos tras las posiciones {', '.join(map(str, resampled))}" if resampled
-                 else " · ningún remuestreo")
+        extra = " · " + (_("remuestreos tras las posiciones {positions}").format(
+            positions=", ".join(map(plain_int, resampled))) if resampled else _("ningún remuestreo"))
     summary = (f'<p class="enum-summary" data-testid="particles-summary" data-method="{result.method}" '
-               f'data-log-z="{float(result.log_z[0])!r}" data-ess="{ess!r}">{es_int(result.particles)} '
-               f'partículas ({method}){extra} · tamaño efectivo de la muestra final {es_decimal(ess, 1)} · '
-               f'estimación de p(G | x) = {es_sci_log(float(result.log_z[0]))}</p>'
-               f'<p class="enum-summary">Coste: {es_int(result.particle_steps)} tokens muestreados '
-               f'({es_int(result.runs)} {"ejecución" if result.runs == 1 else "ejecuciones"}), '
-               f'{result.forward_calls} llamadas al modelo con {es_int(result.forward_rows)} filas '
-               f'(las partículas con el mismo prefijo comparten fila) · {es_decimal(result.seconds, 2)} s</p>')
-    return styled(summary + _scroll("estimación por texto") +
+               f'data-log-z="{float(result.log_z[0])!r}" data-ess="{ess!r}">'
+               + _("{n} partículas ({method}){extra} · tamaño efectivo de la muestra final {ess} · "
+                   "estimación de p(G | x) = {estimate}").format(
+                   n=fmt_int(result.particles), method=method, extra=extra, ess=fmt_decimal(ess, 1),
+                   estimate=fmt_sci_log(float(result.log_z[0])))
+               + '</p><p class="enum-summary">'
+               + _("Coste: {tokens} tokens muestreados ({runs}), {calls} llamadas al modelo con {rows} filas "
+                   "(las partículas con el mismo prefijo comparten fila)").format(
+                   tokens=fmt_int(result.particle_steps),
+                   runs=counted(ngettext("{n} ejecución", "{n} ejecuciones", result.runs), result.runs),
+                   calls=plain_int(result.forward_calls), rows=fmt_int(result.forward_rows))
+               + f' · {fmt_decimal(result.seconds, 2)} s</p>')
+    return styled(summary + _scroll(_("estimación por texto")) +
                   '<table class="enumeration" data-testid="particles-table"><thead><tr>'
-                  "<th scope='col'>texto</th><th scope='col'>fracción de partículas</th>"
-                  "<th scope='col'>fracción del peso (estimación)</th></tr></thead><tbody>" + rows +
+                  + _heads([_("texto"), _("fracción de partículas"), _("fracción del peso (estimación)")])
+                  + "</tr></thead><tbody>" + rows +
                   "</tbody></table></div>")
 
 
@@ -79,39 +90,41 @@ class WeightsView:
         ess = r.final_ess(0)
         top1, top10 = float(w[order[:1]].sum()), float(w[order[:max(1, n // 100)]].sum())
         log_z = float(r.log_z[0])
+        words = _("{n} muestras con máscara · media de los pesos, la estimación de p(G | x): {estimate} · "
+                  "tamaño efectivo (Σw)²/Σw² = {ess} ({ess_share}) · la más pesada lleva el {top1} del peso; "
+                  "el 1 % más pesado ({top_count}), el {top_share}").format(
+            n=fmt_int(n), estimate=fmt_sci_log(log_z), ess=fmt_decimal(ess, 1), ess_share=fmt_percent(ess / n),
+            top1=fmt_percent(top1), top_count=fmt_int(max(1, n // 100)), top_share=fmt_percent(top10))
         summary = (f'<p class="enum-summary" data-testid="weights-summary" data-ess="{ess!r}" '
-                   f'data-log-z="{log_z!r}">{es_int(n)} muestras con máscara · media de los pesos, la '
-                   f'estimación de p(G | x): {es_sci_log(log_z)} · tamaño efectivo (Σw)²/Σw² = {es_decimal(ess, 1)} '
-                   f'({es_percent(ess / n)}) · la más pesada lleva el {es_percent(top1)} del peso; el 1 % más '
-                   f'pesado ({es_int(max(1, n // 100))}), el {es_percent(top10)}</p>')
+                   f'data-log-z="{log_z!r}">{words}</p>')
         heavy = "".join(
-            f'<tr><td class="num">{i}</td><td><code>{escape(_label(r.texts[0][j]))}</code></td>'
-            f'<td class="num">{es_sci_log(float(r.log_weights[0, j]))}</td>'
-            f'<td>{_bar(float(w[j]), es_prob(float(w[j])))}</td></tr>'
+            f'<tr><td class="num">{plain_int(i)}</td><td><code>{escape(_label(r.texts[0][j]))}</code></td>'
+            f'<td class="num">{fmt_sci_log(float(r.log_weights[0, j]))}</td>'
+            f'<td>{_bar(float(w[j]), fmt_prob(float(w[j])))}</td></tr>'
             for i, j in enumerate(order[:self.top].tolist(), start=1))
         est, freq = r.estimate(0), r.frequencies(0)
         exact = exact_table(self.exact) if self.exact is not None else {}
         texts = sorted(set(est) | set(freq) | set(exact), key=lambda t: (-exact.get(t, est.get(t, 0.0)), t))
-        head_exact = "<th scope='col'>exacta</th>" if exact else ""
+        head_exact = _heads([_("exacta")]) if exact else ""
         typical = {}
         for text, lw in zip(r.texts[0], r.log_weights[0].tolist()):
             typical.setdefault(text, []).append(lw)
         per_text = "".join(
             f'<tr><th scope="row"><code>{escape(_label(t))}</code></th>'
-            f'<td>{_bar(freq.get(t, 0.0), es_prob(freq.get(t, 0.0)))}</td>'
-            f'<td class="num">{es_sci_log(float(np.mean(typical[t]))) if t in typical else "—"}</td>'
-            f'<td>{_bar(est.get(t, 0.0), es_prob(est.get(t, 0.0)))}</td>'
-            + (f'<td>{_bar(exact.get(t, 0.0), es_prob(exact.get(t, 0.0)))}</td>' if exact else "")
+            f'<td>{_bar(freq.get(t, 0.0), fmt_prob(freq.get(t, 0.0)))}</td>'
+            f'<td class="num">{fmt_sci_log(float(np.mean(typical[t]))) if t in typical else "—"}</td>'
+            f'<td>{_bar(est.get(t, 0.0), fmt_prob(est.get(t, 0.0)))}</td>'
+            + (f'<td>{_bar(exact.get(t, 0.0), fmt_prob(exact.get(t, 0.0)))}</td>' if exact else "")
             + "</tr>" for t in texts)
-        return styled(summary + _scroll("las muestras más pesadas") +
-                      '<table class="compact-table" data-testid="heaviest"><caption>Las muestras más pesadas'
-                      '</caption><thead><tr><th scope="col">puesto</th><th scope="col">texto</th>'
-                      '<th scope="col">peso w</th><th scope="col">peso normalizado</th></tr></thead>'
-                      f'<tbody>{heavy}</tbody></table></div>' + _scroll("muestras y peso por texto") +
-                      '<table class="enumeration weights-by-text"><caption>Por texto: cuántas muestras, cuánto peso'
-                      '</caption><thead><tr><th scope="col">texto</th><th scope="col">fracción de '
-                      'muestras (máscara)</th><th scope="col">peso típico (media geométrica)</th>'
-                      '<th scope="col">fracción del peso</th>' + head_exact +
+        return styled(summary + _scroll(_("las muestras más pesadas")) +
+                      '<table class="compact-table" data-testid="heaviest"><caption>' + _("Las muestras más pesadas")
+                      + '</caption><thead><tr>'
+                      + _heads([_("puesto"), _("texto"), _("peso w"), _("peso normalizado")], '"')
+                      + f'</tr></thead><tbody>{heavy}</tbody></table></div>' + _scroll(_("muestras y peso por texto"))
+                      + '<table class="enumeration weights-by-text"><caption>'
+                      + _("Por texto: cuántas muestras, cuánto peso") + '</caption><thead><tr>'
+                      + _heads([_("texto"), _("fracción de muestras (máscara)"), _("peso típico (media geométrica)"),
+                                _("fracción del peso")], '"') + head_exact +
                       f'</tr></thead><tbody>{per_text}</tbody></table></div>')
 
 
@@ -137,7 +150,7 @@ class PathsView:
         steps = self.result.history
         k = self.result.particles
         if not steps:
-            return styled('<p class="enum-summary">Ninguna posición.</p>')
+            return styled('<p class="enum-summary">' + _("Ninguna posición.") + "</p>")
         dx, dy, left, top = 30, max(6, min(14, 360 // k)), 34, 22
         width, height = left + dx * len(steps) + 12, top + dy * k + 10
         parts = []
@@ -146,7 +159,7 @@ class PathsView:
             if step.ancestors is not None:
                 parts.append(f'<rect x="{x + 6}" y="{top - 6}" width="{dx - 12}" height="{dy * k + 4}" '
                              'class="pp-resample"/>')
-            parts.append(f'<text x="{x}" y="{top - 10}" class="pp-axis">{t + 1}</text>')
+            parts.append(f'<text x="{x}" y="{top - 10}" class="pp-axis">{plain_int(t + 1)}</text>')
         for t, step in enumerate(steps[:-1]):  # lines from position t to t + 1
             x = left + dx * t
             anc = step.ancestors if step.ancestors is not None else np.arange(k)
@@ -165,19 +178,25 @@ class PathsView:
                              f'fill="{self._color(step.labels[i])}"/>')
         resampled = [str(t + 1) for t, s in enumerate(steps) if s.ancestors is not None]
         names = [t.decode("utf-8", "replace") for t in self.texts]
-        description = (f"{k} partículas a lo largo de {len(steps)} posiciones; remuestreo tras "
-                       f"{'las posiciones ' + ', '.join(resampled) if resampled else 'ninguna posición'}.")
+        if resampled:
+            description = _("{k} partículas a lo largo de {n} posiciones; remuestreo tras las posiciones "
+                            "{positions}.").format(k=plain_int(k), n=plain_int(len(steps)),
+                                                   positions=", ".join(resampled))
+        else:
+            description = _("{k} partículas a lo largo de {n} posiciones; remuestreo tras ninguna "
+                            "posición.").format(k=plain_int(k), n=plain_int(len(steps)))
         legend = "".join(f'<li><span class="pp-swatch" style="background:{TEXT_COLORS[i % len(TEXT_COLORS)]}">'
                          f'</span><code>{escape(n)}</code></li>' for i, n in enumerate(names))
-        legend += f'<li><span class="pp-swatch" style="background:{UNDECIDED}"></span>aún sin decidir</li>'
+        legend += f'<li><span class="pp-swatch" style="background:{UNDECIDED}"></span>' + _("aún sin decidir") + "</li>"
         svg = (f'<svg class="pp-svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
                f'role="img" aria-label="{escape(description)}">{"".join(parts)}</svg>')
         caption = f'<p class="pv-caption">{escape(self.caption)}</p>' if self.caption else ""
         return styled(f'<figure class="particle-paths" data-testid="particle-paths" '
                       f'data-resampled="{",".join(resampled)}">{caption}'
-                      f'{_scroll("caminos de las partículas")}{svg}</div>'
-                      f'<figcaption><ul class="pp-legend">{legend}</ul>{escape(description)} Las franjas '
-                      'marcan los remuestreos; el área de cada punto crece con su peso.</figcaption></figure>')
+                      + _scroll(_("caminos de las partículas")) + f'{svg}</div>'
+                      f'<figcaption><ul class="pp-legend">{legend}</ul>{escape(description)} '
+                      + _("Las franjas marcan los remuestreos; el área de cada punto crece con su peso.")
+                      + '</figcaption></figure>')
 
 
 def convergence_html(conv) -> str:
@@ -186,12 +205,12 @@ def convergence_html(conv) -> str:
     methods = [m for m in ("mask", "is", "smc") if any(r.method == m for r in conv.rows)]
     legend = "".join(f'<li><span class="pp-swatch" style="background:{METHOD_COLORS[m]}"></span>'
                      f'{METHOD_NAMES[m]}</li>' for m in methods)
-    legend += ('<li><span class="cv-dash"></span>distancia exacta de la máscara, '
-               f'{es_decimal(conv.exact_tv, 3)}</li>')
-    summary = (f'<p class="enum-summary">{conv.runs} ejecuciones independientes por método y N · '
-               f'umbral de remuestreo del SMC {es_decimal(conv.ess_threshold, 2)} · '
-               f'{es_decimal(conv.seconds, 2)} s</p>')
-    return styled(summary + f'<figure class="convergence">{_scroll("gráfica de convergencia")}'
+    legend += ('<li><span class="cv-dash"></span>'
+               + _("distancia exacta de la máscara, {tv}").format(tv=fmt_decimal(conv.exact_tv, 3)) + "</li>")
+    words = _("{runs} ejecuciones independientes por método y N · umbral de remuestreo del SMC {threshold}").format(
+        runs=plain_int(conv.runs), threshold=fmt_decimal(conv.ess_threshold, 2))
+    summary = f'<p class="enum-summary">{words} · {fmt_decimal(conv.seconds, 2)} s</p>'
+    return styled(summary + '<figure class="convergence">' + _scroll(_("gráfica de convergencia")) +
                   f'{_convergence_svg(conv, methods)}</div>'
                   f'<figcaption><ul class="pp-legend">{legend}</ul></figcaption></figure>'
                   + _convergence_table(conv))
@@ -217,12 +236,12 @@ def _convergence_svg(conv, methods: list[str], w: int = 420, h: int = 240) -> st
     step = 0.1 if top_tv <= 0.5 else 0.2
     for tick in np.arange(0, top_tv, step).tolist():
         parts.append(f'<text x="{left - 4}" y="{py(tick) + 4:.1f}" class="cv-tick" text-anchor="end">'
-                     f'{es_decimal(tick, 2)}</text>')
+                     f'{fmt_decimal(tick, 2)}</text>')
     for n in sizes:
         parts.append(f'<text x="{px(n):.1f}" y="{h - bottom + 16}" class="cv-tick" text-anchor="middle">'
-                     f'{es_int(n)}</text>')
-    parts.append(f'<text x="{(w + left) / 2}" y="{h - 4}" class="cv-tick" text-anchor="middle">N '
-                 '(muestras o partículas), escala logarítmica</text>')
+                     f'{fmt_int(n)}</text>')
+    parts.append(f'<text x="{(w + left) / 2}" y="{h - 4}" class="cv-tick" text-anchor="middle">'
+                 + _("N (muestras o partículas), escala logarítmica") + "</text>")
     parts.append(f'<line x1="{left}" y1="{py(conv.exact_tv):.1f}" x2="{w - right}" y2="{py(conv.exact_tv):.1f}" '
                  'class="cv-exact"/>')
     for m in methods:
@@ -236,9 +255,10 @@ def _convergence_svg(conv, methods: list[str], w: int = 420, h: int = 240) -> st
         points = " ".join(f"{px(r.n) + offset:.1f},{py(r.mean):.1f}" for r in rows)
         parts.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2.5"/>')
     description = "; ".join(
-        f"{METHOD_NAMES[r.method]}, N = {r.n}: {es_decimal(r.mean, 3)}" for r in conv.rows)
+        f"{METHOD_NAMES[r.method]}, N = {plain_int(r.n)}: {fmt_decimal(r.mean, 3)}" for r in conv.rows)
+    label = _("Distancia de variación total media frente a N. {description}").format(description=description)
     return (f'<svg class="cv-svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
-            f'aria-label="Distancia de variación total media frente a N. {escape(description)}">'
+            f'aria-label="{escape(label)}">'
             f'{"".join(parts)}</svg>')
 
 
@@ -247,13 +267,12 @@ def _convergence_table(conv) -> str:
     total variation over the runs, and the tokens per run."""
     rows = "".join(
         f'<tr data-method="{r.method}" data-n="{r.n}" data-tv="{r.mean!r}"><td>{METHOD_NAMES[r.method]}</td>'
-        f'<td class="num">{es_int(r.n)}</td><td class="num">{es_decimal(r.mean, 3)}</td>'
-        f'<td class="num">{es_decimal(float(r.tvs.min()), 3)} – {es_decimal(float(r.tvs.max()), 3)}</td>'
-        f'<td class="num">{es_int(round(r.particle_steps))}</td></tr>'
+        f'<td class="num">{fmt_int(r.n)}</td><td class="num">{fmt_decimal(r.mean, 3)}</td>'
+        f'<td class="num">{fmt_decimal(float(r.tvs.min()), 3)} – {fmt_decimal(float(r.tvs.max()), 3)}</td>'
+        f'<td class="num">{fmt_int(round(r.particle_steps))}</td></tr>'
         for r in sorted(conv.rows, key=lambda r: (["mask", "is", "smc"].index(r.method), r.n)))
-    return (_scroll("tabla de convergencia")
-            + '<table class="compact-table" data-testid="smc-convergence"><caption>Distancia de '
-            'variación total a la condicionada exacta</caption><thead><tr><th scope="col">método</th>'
-            '<th scope="col">N</th><th scope="col">media</th><th scope="col">mín. – máx.</th>'
-            '<th scope="col">tokens por ejecución</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table></div>')
+    return (_scroll(_("tabla de convergencia"))
+            + '<table class="compact-table" data-testid="smc-convergence"><caption>'
+            + _("Distancia de variación total a la condicionada exacta") + "</caption><thead><tr>"
+            + _heads([_("método"), "N", _("media"), _("mín. – máx."), _("tokens por ejecución")], '"')
+            + f'</tr></thead><tbody>{rows}</tbody></table></div>')

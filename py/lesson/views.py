@@ -6,6 +6,13 @@ Test hooks (stable): ``[data-testid=masked-sample]`` / ``[data-testid=unmasked-s
 the generated text; ``[data-testid=enumeration-table]`` has one row per text with ``data-text``,
 ``data-conditional`` and ``data-masked`` (Python ``repr`` of the float); ``[data-testid=p-grammar]``
 carries p(G | x) in ``data-value``.
+
+Language: a view writes in the current language of :mod:`lesson.i18n` when it renders. Its words
+are Spanish message ids wrapped in ``_()`` / ``ngettext()`` (never inside an f-string: Babel must
+see the literal), translated in ``locale/en/LC_MESSAGES/lesson.po``; its numbers go through the
+``fmt_*`` functions of :mod:`lesson.numbers` («0,448» / "0.448"); word tables such as
+``KIND_NAMES`` are :class:`Translated` mappings, looked up at each use. The Spanish output is the
+one the Spanish edition has always printed.
 """
 
 from __future__ import annotations
@@ -18,7 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .numbers import SECONDS_PER_YEAR, es_decimal, es_int, es_prob, es_sci, es_sci_log
+from collections.abc import Mapping
+
+from .i18n import _, get_language, ngettext
+from .numbers import (SECONDS_PER_YEAR, en_int, es_int, fmt_decimal, fmt_int, fmt_prob, fmt_sci,
+                      fmt_sci_log)
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
 _CSS: list[str] = []  # views.css, read once
@@ -33,14 +44,53 @@ def styled(html: str) -> str:
 
 def by_count(n: int, singular: str, plural: str) -> str:
     """``n`` followed by ``singular`` when ``n`` is 1 and by ``plural`` otherwise (Spanish agreement:
-    «1 forzada», «0 forzadas», «3 forzadas»)."""
+    «1 forzada», «0 forzadas», «3 forzadas»). The words are not translated: for text in the current
+    language, write ``counted(ngettext("{n} forzada", "{n} forzadas", n), n)``."""
     return f"{n} {singular if n == 1 else plural}"
 
 
 def es_count(n: int, singular: str, plural: str) -> str:
     """As :func:`by_count`, with the number written by :func:`~lesson.numbers.es_int` (a thin space
-    between groups of three from five digits on): «1 camino», «12 345 caminos»."""
+    between groups of three from five digits on): «1 camino», «12 345 caminos». Spanish only, like
+    :func:`by_count`; :func:`counted` is its counterpart in the current language."""
     return f"{es_int(n)} {singular if n == 1 else plural}"
+
+
+def counted(message: str, n: int) -> str:
+    """``message`` (an ``ngettext`` result with ``{n}`` in it) with ``n`` written by
+    :func:`~lesson.numbers.fmt_int`: ``counted(ngettext("{n} camino", "{n} caminos", n), n)`` is
+    «12 345 caminos» in Spanish (as :func:`es_count`) and "12,345 paths" in English."""
+    return message.format(n=fmt_int(n))
+
+
+def plain_int(n: int) -> str:
+    """An integer the views used to print with ``str`` (seeds, small counts): ``str(n)`` in
+    Spanish, unchanged, and :func:`~lesson.numbers.en_int` in English (commas from four digits)."""
+    return str(n) if get_language() == "es" else en_int(n)
+
+
+class Translated(Mapping):
+    """A dict of words in the current language: ``make`` returns it with every value wrapped in
+    ``_()`` (so Babel finds the ids), and is called at each lookup, so ``KIND_NAMES["regex"]``
+    is «expresión regular» on a Spanish page and "regular expression" on an English one."""
+
+    def __init__(self, make):
+        self._make = make
+
+    def _now(self) -> dict:
+        return self._make()
+
+    def __getitem__(self, key):
+        return self._now()[key]
+
+    def __iter__(self):
+        return iter(self._now())
+
+    def __len__(self) -> int:
+        return len(self._now())
+
+    def __repr__(self) -> str:
+        return f"Translated({self._now()!r})"
 
 
 def token_label(piece: bytes) -> str:
@@ -85,8 +135,8 @@ def strip_html(vocab: list[bytes], tokens: list[int]) -> str:
             + "</span>")
 
 
-KIND_NAMES = {"choice": "lista de opciones", "regex": "expresión regular", "json_schema": "JSON Schema",
-              "cfg": "gramática GBNF"}
+KIND_NAMES = Translated(lambda: {"choice": _("lista de opciones"), "regex": _("expresión regular"),
+                                  "json_schema": "JSON Schema", "cfg": _("gramática GBNF")})
 
 
 def status_html(gen) -> str:
@@ -94,13 +144,15 @@ def status_html(gen) -> str:
     that ran out before the grammar's text was complete."""
     if gen.status == "budget":
         if gen.grammar.accepts(gen.bytes):
-            what = "el texto ya es válido, pero la gramática permitía seguir"
+            what = _("el texto ya es válido, pero la gramática permitía seguir")
         else:
-            what = "texto incompleto"
-        return (f'<span class="status-budget" data-testid="budget-reached">presupuesto agotado '
-                f'({by_count(gen.max_tokens, "token", "tokens")}): {what}</span>')
+            what = _("texto incompleto")
+        budget = ngettext("{n} token", "{n} tokens", gen.max_tokens).format(n=plain_int(gen.max_tokens))
+        words = _("presupuesto agotado ({budget}): {what}").format(budget=budget, what=what)
+        return f'<span class="status-budget" data-testid="budget-reached">{words}</span>'
     if gen.status == "stopped":
-        return '<span class="status-note">parada en cuanto el texto fue válido</span>'
+        words = _("parada en cuanto el texto fue válido")
+        return f'<span class="status-note">{words}</span>'
     return ""
 
 
@@ -108,19 +160,24 @@ def generation_html(gen) -> str:
     """One Generation: the answer (test hook), its token strip, its path probabilities, why it
     stopped and, with a grammar, whether the grammar accepts the text."""
     hook = "masked-sample" if gen.masked else "unmasked-sample"
-    kind = f"con máscara ({KIND_NAMES.get(gen.grammar.kind, gen.grammar.kind)})" if gen.masked else "sin máscara"
-    probs = f"p(y | x) = {es_sci_log(gen.log_p)}"
+    kind = (_("con máscara ({kind})").format(kind=KIND_NAMES.get(gen.grammar.kind, gen.grammar.kind))
+            if gen.masked else _("sin máscara"))
+    probs = f"p(y | x) = {fmt_sci_log(gen.log_p)}"
     if gen.masked:
-        probs += f" · q̃(camino) = {es_sci_log(gen.log_q)}"
+        probs += " · " + _("q̃(camino)") + f" = {fmt_sci_log(gen.log_q)}"
     verdict = ""
     if gen.masked:
         ok = gen.grammar.accepts(gen.bytes)
+        words = _("la gramática lo acepta") if ok else _("la gramática no lo acepta (aún)")
         verdict = (f'<span class="verdict" data-testid="verdict" data-accepted="{str(ok).lower()}">'
-                   f'{"la gramática lo acepta" if ok else "la gramática no lo acepta (aún)"}</span>')
+                   f'{words}</span>')
     extra = " · ".join(x for x in (status_html(gen), verdict) if x)
+    n = len(gen.token_ids)
+    caption = " · ".join((kind, _("semilla {seed}").format(seed=plain_int(gen.seed)),
+                          _("temperatura {t}").format(t=fmt_decimal(gen.temperature, 1)),
+                          ngettext("{n} token", "{n} tokens", n).format(n=plain_int(n)), probs))
     return styled(f'<figure class="generation">'
-            f'<figcaption>{kind} · semilla {gen.seed} · temperatura {es_decimal(gen.temperature, 1)} · '
-            f'{by_count(len(gen.token_ids), "token", "tokens")} · {probs}{" · " + extra if extra else ""}</figcaption>'
+            f'<figcaption>{caption}{" · " + extra if extra else ""}</figcaption>'
             f'<pre class="answer"><code data-testid="{hook}">{escape(gen.text)}</code></pre>'
             f'{strip_html(gen.vocab, gen.token_ids)}</figure>')
 
@@ -136,16 +193,21 @@ class SampleTable:
         rows = []
         for gen in self.generations:
             hook = "masked-sample" if gen.masked else "unmasked-sample"
-            extra = f"<br><small>q̃(camino) = {es_sci_log(gen.log_q)}</small>" if gen.masked else ""
+            extra = "<br><small>" + _("q̃(camino)") + f" = {fmt_sci_log(gen.log_q)}</small>" if gen.masked else ""
             if status_html(gen):
                 extra += f"<br><small>{status_html(gen)}</small>"
-            rows.append(f'<tr><td>{gen.seed}</td><td><code class="answer" data-testid="{hook}">'
+            rows.append(f'<tr><td>{plain_int(gen.seed)}</td><td><code class="answer" data-testid="{hook}">'
                         f'{escape(gen.text)}</code>{extra}</td>'
                         f'<td>{strip_html(gen.vocab, gen.token_ids)}</td></tr>')
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
-        return styled(_scroll("muestras") + '<table class="samples">' + caption +
-                "<thead><tr><th scope='col'>semilla</th><th scope='col'>respuesta</th>"
-                "<th scope='col'>tokens</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
+        return styled(_scroll(_("muestras")) + '<table class="samples">' + caption +
+                "<thead><tr>" + _heads([_("semilla"), _("respuesta"), _("tokens")]) + "</tr></thead><tbody>"
+                + "".join(rows) + "</tbody></table></div>")
+
+
+def _heads(labels, quote: str = "'") -> str:
+    """Column headers: ``<th scope='col'>label</th>`` for each label (``quote``: the attribute's)."""
+    return "".join(f"<th scope={quote}col{quote}>{label}</th>" for label in labels)
 
 
 def _scroll(label: str) -> str:
@@ -163,14 +225,14 @@ def _bar(p: float, label: str, chosen: bool = False) -> str:
 
 def _table_prob(p: float) -> str:
     """Four decimals, or a power of ten below 10^-4 (so no row reads 0,0000)."""
-    return es_decimal(p, 4) if p >= 1e-4 else es_sci(p, 3)
+    return fmt_decimal(p, 4) if p >= 1e-4 else fmt_sci(p, 3)
 
 
 def _ranked(vocab, pairs, chosen: int, limit: int) -> str:
     items = [f'<li>{token_html(vocab, t, "chosen" if t == chosen else "")} '
-             f'{_bar(p, es_prob(p), t == chosen)}</li>' for t, p in pairs[:limit]]
+             f'{_bar(p, fmt_prob(p), t == chosen)}</li>' for t, p in pairs[:limit]]
     if len(pairs) > limit:
-        items.append(f'<li class="more">y {len(pairs) - limit} más</li>')
+        items.append('<li class="more">' + _("y {n} más").format(n=plain_int(len(pairs) - limit)) + "</li>")
     return '<ol class="ranked">' + "".join(items) + "</ol>"
 
 
@@ -183,10 +245,11 @@ def log_width(p: float, decades: int = 12) -> float:
 
 ALL_STATIC = 12  # rows of the whole-vocabulary list written as HTML (all of them with views.js)
 
-FORCED_LABELS = {"token": "forzada: un solo token",
-                 "split": "forzada: una sola continuación, que {starts} (solo cambia la partición en tokens)",
-                 "fast_forward": "adelantada: escrita sin muestrear (partición BPE)",
-                 None: "se elige el texto"}
+FORCED_LABELS = Translated(lambda: {
+    "token": _("forzada: un solo token"),
+    "split": _("forzada: una sola continuación, que {starts} (solo cambia la partición en tokens)"),
+    "fast_forward": _("adelantada: escrita sin muestrear (partición BPE)"),
+    None: _("se elige el texto")})
 
 
 def forced_label(pos) -> str:
@@ -201,7 +264,7 @@ def forced_label(pos) -> str:
 def starts_words(n: int) -> str:
     """How many allowed tokens can start a forced continuation: «3 tokens distintos pueden empezar»
     («1 token puede empezar», never the case at a "split" position, which has two or more)."""
-    return by_count(n, "token puede empezar", "tokens distintos pueden empezar")
+    return ngettext("{n} token puede empezar", "{n} tokens distintos pueden empezar", n).format(n=plain_int(n))
 
 
 def split_clause(counts: list[int]) -> str:
@@ -212,25 +275,33 @@ def split_clause(counts: list[int]) -> str:
     if not counts:
         return ""
     lo, hi = min(counts), max(counts)
-    many = "tokens distintos pueden empezar" if hi > 1 else "token puede empezar"
-    starts = f"{lo} {many}" if lo == hi else f"de {lo} a {hi} {many}"
-    each = "" if len(counts) == 1 else " cada una"
-    return f"{len(counts)} con una sola continuación{each} (que {starts})"
+    if lo == hi:
+        starts = starts_words(lo)
+    else:
+        starts = ngettext("de {lo} a {hi} token puede empezar", "de {lo} a {hi} tokens distintos pueden empezar",
+                          hi).format(lo=plain_int(lo), hi=plain_int(hi))
+    return ngettext("{n} con una sola continuación (que {starts})",
+                    "{n} con una sola continuación cada una (que {starts})",
+                    len(counts)).format(n=plain_int(len(counts)), starts=starts)
 
 
 def _is_prob(x: float) -> str:
     """«= 0,543», or «> 0,999» for one that would round to 1 (see :func:`~lesson.numbers.es_prob`)."""
-    text = es_prob(x)
+    text = fmt_prob(x)
     return text if text.startswith(">") else f"= {text}"
 
 
-CUT_MARK = '<span class="cut-mark">recortado por top-k / top-p</span>'
+def cut_mark() -> str:
+    """The mark of an allowed token that top-k / top-p left out, in the current language."""
+    return '<span class="cut-mark">' + _("recortado por top-k / top-p") + "</span>"
 
 
 def _cut_words(allowed) -> str:
     """«; 1 recortado por top-k / top-p» for the allowed tokens top-k / top-p leave out (q̃ = 0)."""
     cut = sum(1 for _, _, q in allowed if q == 0)
-    return f"; {es_count(cut, 'recortado', 'recortados')} por top-k / top-p" if cut else ""
+    if not cut:
+        return ""
+    return "; " + counted(ngettext("{n} recortado por top-k / top-p", "{n} recortados por top-k / top-p", cut), cut)
 
 
 class PositionsView:
@@ -269,31 +340,38 @@ class PositionsView:
         for t, p in pos.top:
             removed = allowed is not None and t not in allowed
             tok = token_html(vocab, t, "chosen" if t == pos.chosen else ("removed" if removed else ""))
-            mark = ' <span class="removed-mark">fuera</span>' if removed else ""
+            mark = ' <span class="removed-mark">' + _("fuera") + "</span>" if removed else ""
             before.append(f'<li{" class=removed" if removed else ""}>{tok}{mark} '
-                          f'{_bar(p, es_prob(p), t == pos.chosen)}</li>')
-        head = (f'<p class="pv-head"><strong>Posición {j}</strong> · token elegido '
+                          f'{_bar(p, fmt_prob(p), t == pos.chosen)}</li>')
+        position, chosen = _("Posición {j}").format(j=j), _("token elegido")
+        head = (f'<p class="pv-head"><strong>{position}</strong> · {chosen} '
                 f'{token_html(vocab, pos.chosen, "chosen")} · p {_is_prob(pos.p_chosen)}')
         if pos.allowed is None:
-            return (f'{head} (sin máscara)</p><div class="pv-cols"><div><h4>antes: p(v | x, y<sub>&lt;j</sub>)</h4>'
-                    f'<ol class="ranked">{"".join(before)}</ol></div></div>')
+            no_mask, earlier = _("(sin máscara)"), _("antes")
+            return (f'{head} {no_mask}</p><div class="pv-cols"><div><h4>{earlier}: '
+                    f'p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div></div>')
         head += (f' · q̃ {_is_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
                  f'{forced_label(pos)}</span></p>')
-        kept = (f'<p class="pv-kept">masa conservada p(A<sub>{j}</sub>) = <strong>{es_prob(pos.kept_mass)}</strong> '
+        n_allowed = len(pos.allowed)
+        allowed_words = counted(ngettext("{n} token permitido", "{n} tokens permitidos", n_allowed), n_allowed)
+        kept_mass = _("masa conservada")
+        kept = (f'<p class="pv-kept">{kept_mass} p(A<sub>{j}</sub>) = <strong>{fmt_prob(pos.kept_mass)}</strong> '
                 f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '
                 f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
                 f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'
                 f'<span>1</span></span></span> · '
-                f'{es_count(len(pos.allowed), "token permitido", "tokens permitidos")}{_cut_words(pos.allowed)}</p>')
+                f'{allowed_words}{_cut_words(pos.allowed)}</p>')
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
-                 f'<span class="pq">p {es_prob(p)}</span> '
-                 f'{_bar(q, es_prob(q), t == pos.chosen) if q > 0 else CUT_MARK}</li>'
+                 f'<span class="pq">p {fmt_prob(p)}</span> '
+                 f'{_bar(q, fmt_prob(q), t == pos.chosen) if q > 0 else cut_mark()}</li>'
                  for t, p, q in pos.allowed[:self.top_k]]
         if len(pos.allowed) > self.top_k:
-            after.append(f'<li class="more">y {len(pos.allowed) - self.top_k} más</li>')
+            after.append('<li class="more">' + _("y {n} más").format(n=plain_int(len(pos.allowed) - self.top_k))
+                         + "</li>")
+        earlier, later = _("antes de la máscara"), _("después")
         return (head + kept + self._all_tokens(pos) + '<div class="pv-cols">'
-                f'<div><h4>antes de la máscara: p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div>'
-                f'<div><h4>después: q̃(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(after)}</ol></div>'
+                f'<div><h4>{earlier}: p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div>'
+                f'<div><h4>{later}: q̃(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(after)}</ol></div>'
                 '</div>')
 
     def _all_tokens(self, pos) -> str:
@@ -310,57 +388,70 @@ class PositionsView:
         allowed = ({t for t, _, _ in pos.allowed} if pos.allowed is not None else set(range(len(vocab))))
         order = np.argsort(-p, kind="stable")
         rows = "".join(f'<li{"" if t in allowed else " class=out"}>'
-                       f'{token_html(vocab, t, "" if t in allowed else "removed")} {es_prob(float(p[t]))}</li>'
+                       f'{token_html(vocab, t, "" if t in allowed else "removed")} {fmt_prob(float(p[t]))}</li>'
                        for t in order[:ALL_STATIC].tolist())
         bits = 0
         for t in allowed:
             bits |= 1 << t
         hexmask = "".join(f"{(bits >> (4 * i)) & 15:x}" for i in range((len(vocab) + 3) // 4))
         probs = ",".join(f"{x:.3g}" for x in p.tolist())
-        return (f'<details class="pv-all" data-testid="pv-all"><summary>Los {len(vocab)} tokens, '
-                f'del más probable al menos (los que quita la máscara, en gris)</summary>'
+        summary = _("Los {n} tokens, del más probable al menos (los que quita la máscara, en gris)").format(
+            n=plain_int(len(vocab)))
+        more = _("Los {n} primeros; la página de la lección muestra todos, con un buscador.").format(
+            n=plain_int(ALL_STATIC))
+        return (f'<details class="pv-all" data-testid="pv-all"><summary>{summary}</summary>'
                 f'<div class="pv-all-body" data-p="{probs}" data-allowed="{hexmask}">'
-                f'<ol class="pv-all-list">{rows}</ol><p class="more">Los {ALL_STATIC} primeros; '
-                f'la página de la lección muestra todos, con un buscador.</p></div></details>')
+                f'<ol class="pv-all-list">{rows}</ol><p class="more">{more}</p></div></details>')
 
     def _repr_html_(self) -> str:
         gen, uid = self.gen, self._uid()
         n = len(gen.positions)
         if n == 0:
-            return styled(f'<p class="enum-summary">«{escape(gen.text)}»: ninguna posición.</p>')
+            words = _("«{text}»: ninguna posición.").format(text=escape(gen.text))
+            return styled(f'<p class="enum-summary">{words}</p>')
         open_j = self.open_at or next((j for j, pos in enumerate(gen.positions, start=1) if not pos.is_forced), 1)
         testid = f' data-testid="{self.entry_testid}"' if self.entry_testid else ""
         strip, panels, rules = [], [], []
         for j, pos in enumerate(gen.positions, start=1):
             kind = "forced" if pos.is_forced else "choice"
             checked = " checked" if j == open_j else ""
+            label = _("posición {j}").format(j=j)
             strip.append(f'<label class="pv-pos {kind}"{testid} data-position="{j}" data-forced="{pos.forced or ""}" '
-                         f'title="posición {j}"><input type="radio" name="{uid}" id="{uid}-{j}" '
-                         f'aria-label="posición {j}"{checked}>'
+                         f'title="{label}"><input type="radio" name="{uid}" id="{uid}-{j}" '
+                         f'aria-label="{label}"{checked}>'
                          f'<span class="pv-j">{j}</span>{token_html(gen.vocab, pos.chosen)}</label>')
             panels.append(f'<section class="pv-panel" data-panel="{j}" id="{uid}-p{j}">{self._panel(j, pos)}</section>')
             rules.append(f"#{uid}:has(#{uid}-{j}:checked) #{uid}-p{j}")
         forced = [pos.forced for pos in gen.positions]
         choices = n - sum(f is not None for f in forced)
+        tokens = ngettext("{n} token", "{n} tokens", n).format(n=plain_int(n))
+        how = _("Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
         if gen.grammar is None:  # no mask: every position is the model's own choice
-            caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}, sin "
-                       "restricción. Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
+            caption = _("«{text}», posición a posición: {tokens}, sin restricción.").format(
+                text=escape(gen.text), tokens=tokens) + " " + how
         else:
-            caption = (f"«{escape(gen.text)}», posición a posición: {by_count(n, 'token', 'tokens')}; "
-                   + (f"{by_count(forced.count('token'), 'forzada', 'forzadas')} con un solo token, "
-                      if "token" in forced else "")
-                   + (split_clause([len(pos.allowed) for pos in gen.positions if pos.forced == "split"]) + ", "
-                      if "split" in forced else "")
-                   + (f"{by_count(forced.count('fast_forward'), 'adelantada', 'adelantadas')} sin muestrear, "
-                      if "fast_forward" in forced else "")
-                   + by_count(choices, "en la que se elige el texto (marcada en azul)",
-                              "en las que se elige el texto (marcadas en azul)")
-                   + ". Elige una posición con un clic, o con Tab y las flechas, para ver su detalle.")
+            parts = []
+            if "token" in forced:
+                k = forced.count("token")
+                parts.append(ngettext("{n} forzada con un solo token", "{n} forzadas con un solo token",
+                                      k).format(n=plain_int(k)))
+            if "split" in forced:
+                parts.append(split_clause([len(pos.allowed) for pos in gen.positions if pos.forced == "split"]))
+            if "fast_forward" in forced:
+                k = forced.count("fast_forward")
+                parts.append(ngettext("{n} adelantada sin muestrear", "{n} adelantadas sin muestrear",
+                                      k).format(n=plain_int(k)))
+            parts.append(ngettext("{n} en la que se elige el texto (marcada en azul)",
+                                  "{n} en las que se elige el texto (marcadas en azul)",
+                                  choices).format(n=plain_int(choices)))
+            caption = _("«{text}», posición a posición: {tokens}; {parts}.").format(
+                text=escape(gen.text), tokens=tokens, parts=", ".join(parts)) + " " + how
+        positions = _("posiciones")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
         labels = escape(json.dumps([token_label(piece) for piece in gen.vocab], ensure_ascii=False))
         return styled(f'<div class="pv" id="{uid}" data-testid="positions-view" data-vocab="{labels}">{style}'
                       f'<p class="pv-caption">{caption}</p>'
-                      f'<div class="pv-strip" role="radiogroup" aria-label="posiciones">{"".join(strip)}</div>'
+                      f'<div class="pv-strip" role="radiogroup" aria-label="{positions}">{"".join(strip)}</div>'
                       f'<div class="pv-panels">{"".join(panels)}</div></div>')
 
 
@@ -371,27 +462,35 @@ def enumeration_html(result) -> str:
         ratio = r.masked / r.conditional if r.conditional > 0 else math.inf
         rows.append(f'<tr data-text="{escape(r.label)}" data-conditional="{r.conditional!r}" '
                     f'data-masked="{r.masked!r}"><th scope="row"><code>{escape(r.label)}</code></th>'
-                    f'<td class="num">{es_int(r.paths)}</td>'
+                    f'<td class="num">{fmt_int(r.paths)}</td>'
                     f'<td>{_bar(r.conditional, _table_prob(r.conditional))}</td>'
                     f'<td>{_bar(r.masked, _table_prob(r.masked))}</td>'
-                    f'<td class="num">×{es_sci(ratio, 2)}</td></tr>')
+                    f'<td class="num">×{fmt_sci(ratio, 2)}</td></tr>')
     cond_sum = sum(r.conditional for r in result.rows)
     mask_sum = sum(r.masked for r in result.rows)
+    paths = counted(ngettext("{n} camino de tokens", "{n} caminos de tokens", result.paths), result.paths)
+    work = _("{positions} en {passes}").format(
+        positions=counted(ngettext("{n} posición del modelo", "{n} posiciones del modelo", result.forward_rows),
+                          result.forward_rows),
+        passes=counted(ngettext("{n} pasada", "{n} pasadas", result.forward_calls), result.forward_calls))
+    rejection = _("Muestreo por rechazo: 1 / p(G | x) = {tries} intentos de media; a un nanosegundo por "
+                  "intento, {years} años.").format(
+        tries=fmt_sci_log(-result.log_p_grammar),
+        years=fmt_sci_log(-result.log_p_grammar + math.log(1e-9 / SECONDS_PER_YEAR)))
+    temperature = _("temperatura {t}").format(t=fmt_decimal(result.temperature, 2))
     summary = (f'<p class="enum-summary">p(G | x) = <strong data-testid="p-grammar" '
-               f'data-value="{result.p_grammar!r}">{es_sci_log(result.log_p_grammar, 6)}</strong> '
-               f'(ln p = {es_decimal(result.log_p_grammar, 4)}) · {es_count(result.paths, "camino", "caminos")} de tokens · '
-               f'{es_count(result.forward_rows, "posición", "posiciones")} del modelo en '
-               f'{es_count(result.forward_calls, "pasada", "pasadas")} · '
-               f'temperatura {es_decimal(result.temperature, 2)} · {es_decimal(result.seconds, 2)} s</p>'
-               f'<p class="enum-summary">Muestreo por rechazo: 1 / p(G | x) = '
-               f'{es_sci_log(-result.log_p_grammar)} intentos de media; a un nanosegundo por intento, '
-               f'{es_sci_log(-result.log_p_grammar + math.log(1e-9 / SECONDS_PER_YEAR))} años.</p>')
-    return styled(summary + _scroll("tabla de la enumeración") + '<table class="enumeration" data-testid="enumeration-table">'
-            "<thead><tr><th scope='col'>texto g</th><th scope='col'>caminos</th>"
-            "<th scope='col'>condicionada p(g | x, G)</th><th scope='col'>máscara q̃(g | x)</th>"
-            "<th scope='col'>q̃ / condicionada</th></tr></thead><tbody>" + "".join(rows) + "</tbody>"
-            f"<tfoot><tr><th scope='row'>suma</th><td class='num'>{es_int(result.paths)}</td>"
-            f"<td>{es_decimal(cond_sum, 6)}</td><td>{es_decimal(mask_sum, 6)}</td><td></td></tr></tfoot>"
+               f'data-value="{result.p_grammar!r}">{fmt_sci_log(result.log_p_grammar, 6)}</strong> '
+               f'(ln p = {fmt_decimal(result.log_p_grammar, 4)}) · {paths} · {work} · '
+               f'{temperature} · '
+               f'{fmt_decimal(result.seconds, 2)} s</p>'
+               f'<p class="enum-summary">{rejection}</p>')
+    return styled(summary + _scroll(_("tabla de la enumeración"))
+            + '<table class="enumeration" data-testid="enumeration-table">'
+            + "<thead><tr>" + _heads([_("texto g"), _("caminos"), _("condicionada p(g | x, G)"),
+                                      _("máscara q̃(g | x)"), _("q̃ / condicionada")])
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody>"
+            + "<tfoot><tr><th scope='row'>" + _("suma") + f"</th><td class='num'>{fmt_int(result.paths)}</td>"
+            f"<td>{fmt_decimal(cond_sum, 6)}</td><td>{fmt_decimal(mask_sum, 6)}</td><td></td></tr></tfoot>"
             "</table></div>")
 
 
@@ -399,13 +498,17 @@ def rejection_html(result) -> str:
     """Rejection sampling: tries, passes with and without early abort, and the accepted answers."""
     counts = result.counts()
     rows = "".join(f"<tr><td><code>{escape(text.decode('utf-8', 'replace'))}</code></td>"
-                   f"<td class='num'>{n}</td></tr>" for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    accepted = len(result.accepted)
-    return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{len(result.tries)}" '
-            f'data-accepted="{accepted}">{es_count(len(result.tries), "intento", "intentos")} para '
-            f'{es_count(accepted, "respuesta", "respuestas")} '
-            f'de la gramática: {es_decimal(result.mean_tries, 1)} intentos por respuesta. Pasadas del modelo: '
-            f'{es_int(result.passes)} abortando en cuanto el prefijo sale de la gramática, '
-            f'{es_int(result.passes_full)} sin abortar · {es_decimal(result.seconds, 2)} s</p>'
-            '<table class="compact-table"><thead><tr><th scope="col">respuesta aceptada</th>'
-            f'<th scope="col">veces</th></tr></thead><tbody>{rows}</tbody></table>')
+                   f"<td class='num'>{plain_int(n)}</td></tr>"
+                   for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    accepted, tries = len(result.accepted), len(result.tries)
+    words = _("{tries} para {answers}: {mean} intentos por respuesta. Pasadas del modelo: {passes} abortando "
+              "en cuanto el prefijo sale de la gramática, {passes_full} sin abortar").format(
+        tries=counted(ngettext("{n} intento", "{n} intentos", tries), tries),
+        answers=counted(ngettext("{n} respuesta de la gramática", "{n} respuestas de la gramática", accepted),
+                        accepted),
+        mean=fmt_decimal(result.mean_tries, 1), passes=fmt_int(result.passes),
+        passes_full=fmt_int(result.passes_full))
+    return styled(f'<p class="enum-summary" data-testid="rejection-summary" data-tries="{tries}" '
+            f'data-accepted="{accepted}">{words} · {fmt_decimal(result.seconds, 2)} s</p>'
+            '<table class="compact-table"><thead><tr>' + _heads([_("respuesta aceptada"), _("veces")], '"')
+            + f'</tr></thead><tbody>{rows}</tbody></table>')

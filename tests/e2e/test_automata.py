@@ -205,3 +205,111 @@ def test_quiz_on_keys_in_any_order_answers_correcto(page):
 def test_page_after_run_all_has_no_serious_accessibility_violations(page):
     violations = run_axe(page)
     assert not violations, describe(violations)
+
+
+# ---------------------------------------------------------------- the English edition
+
+PAGE_EN = "en/automata.html"
+EXERCISE_EN = '[data-testid=cell][data-cell=ejercicio]'
+WRONG_FIRST_DIGIT_EN = """digits = b"0123456789"
+phone = {0: {b: 1 for b in b"56789"}, 11: {}}
+for s in (1, 2, 4, 5, 6, 8, 9, 10):
+    phone[s] = {b: s + 1 for b in digits}
+for s in (3, 7):
+    phone[s] = {ord(" "): s + 1}
+phone_accepting = {11}
+"""
+# labels of the package's views and of the Spanish cells' prints, none of them an English word
+SPANISH_IN_OUTPUT = re.compile(r"\b(estados?|aceptación|permitidos?|coinciden|elegido|pasa al|"
+                               r"respuesta|aristas|recorrido|ramas|pasos|profundidad|ítems|"
+                               r"calculado|muestras|llamadas|bucle|adelanto|partición|veces|"
+                               r"válidas|Tras|Correcto|Pista|enmascarador|patrón|claves|"
+                               r"índice|máscara|niveles|acepta)\b")
+
+
+@pytest.fixture(scope="module")
+def page_en(browser, servers):
+    """The English lesson after one «Run all», every cell finished."""
+    yield from lesson_after_run_all(browser, servers, PAGE_EN)
+
+
+def cell_output(page, name: str) -> str:
+    return page.locator(f"[data-testid=cell][data-cell={name}] [data-testid=cell-output]").inner_text()
+
+
+def test_english_cells_run_and_print_english(page_en):
+    cells = page_en.locator("[data-testid=cell]")
+    states = [cells.nth(i).get_attribute("data-state") for i in range(cells.count())]
+    assert cells.count() >= 8 and states == ["done"] * cells.count(), states
+    assert page_en.locator("html").get_attribute("lang") == "en"
+    for name in ("mano", "bucle", "regex-bucle", "ruta", "trie", "orden", "pila", "adelanto", "telefonos"):
+        text = cell_output(page_en, name)
+        assert not SPANISH_IN_OUTPUT.findall(text), (name, SPANISH_IN_OUTPUT.findall(text))
+        # a decimal comma (not a pattern's {1,2}), a Spanish power of ten or a thin-space group
+        assert not re.search(r"(?<![{\d])\d,\d{1,2}(?![\d}])|·10|\u202f", text), (name, text)
+    assert not page_en.problems
+
+
+def test_english_hand_loop_and_the_masker_agree(page_en):
+    text = cell_output(page_en, "regex-bucle")
+    assert text.count("agree: True") == 6 and "False" not in text
+    assert re.search(r"state 0: \d+ allowed, chose .* with q = \d\.\d{3}; moves to state \d",
+                     cell_output(page_en, "bucle"))
+
+
+def test_english_views_compute_what_the_spanish_ones_do(page_en, cpython):
+    walk = page_en.locator("[data-testid=trie-walk]")
+    assert int(walk.get_attribute("data-steps")) == cpython.walk.steps
+    assert int(walk.get_attribute("data-unvisited")) == cpython.walk.unvisited
+    assert "same as the masker's mask: True" in cell_output(page_en, "trie")
+    text = cell_output(page_en, "pila")
+    assert "Earley accepts 20 levels: True" in text and re.search(r"7 levels:\s+False", text)
+    dfa_cells = page_en.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
+    assert dfa_cells[DFA_DEPTHS[-1]:] == ["not computed"] * (8 - DFA_DEPTHS[-1])
+    rows = re.findall(r"k = (\d+): fixed order +(\d+) states; any order +(\d+)", cell_output(page_en, "orden"))
+    fig = order_figures()
+    assert [tuple(map(int, r)) for r in rows] == list(zip(fig["keys"], fig["fixed"], fig["any"]))
+    view = page_en.locator("[data-testid=fast-forward]")
+    assert (int(view.get_attribute("data-calls-stepwise")),
+            int(view.get_attribute("data-calls-fast-forward"))) == cpython.fast.calls
+    samples = page_en.locator("[data-testid=phone-samples]")
+    assert json.loads(samples.get_attribute("data-texts")) == cpython.phone
+    assert "With the mask: 1,000 samples" in samples.inner_text()
+
+
+def test_english_exercise_reports_in_english_then_says_correct(page_en, cpython):
+    check = page_en.locator(EXERCISE_EN + " [data-testid=dfa-check]")
+    assert check.get_attribute("data-ok") == "false" and check.get_attribute("data-prefix") == "600␣0"
+    assert "your DFA (in its state 5) accepts the byte “␣”" in check.inner_text()
+    source = next(s for s in page_cell_sources(page_en) if "check_phone_dfa(phone" in s)
+    head, tail = source.split("digits =")[0], "report =" + source.split("report =")[1]
+    cell = page_en.locator(EXERCISE_EN)
+
+    def run(dfa_code: str) -> str:
+        before = cell.locator("[data-testid=cell-output]").inner_text()
+        set_code(page_en, cell, head + dfa_code + "\n" + tail)
+        cell.locator("[data-testid=cell-run]").click()
+        page_en.wait_for_function(NEW_OUTPUT, arg=[EXERCISE_EN, before], timeout=60_000)
+        assert cell.get_attribute("data-state") == "done"
+        return cell.locator("[data-testid=cell-output]").inner_text()
+
+    text = run(WRONG_FIRST_DIGIT_EN)
+    assert "At the start (empty prefix) the masks differ" in text
+    assert "Your DFA allows 1 token that the masker does not: “5”" in text and "6–9" in text
+    text = run(page_en.locator("[data-testid=phone-solution]").text_content())
+    assert text.startswith("Correct")
+    mine = re.search(r"your loop: (.*)", text).group(1)
+    theirs = re.search(r"generate: +(.*)", text).group(1)
+    assert re.fullmatch(PHONE, mine) and mine == theirs == cpython.generate_phone
+
+
+def test_english_quiz_on_keys_in_any_order_answers_correct(page_en):
+    question = page_en.locator("[data-testid=quiz-question]#q-order")
+    question.locator("[data-testid=quiz-option][data-correct=true] input").check()
+    question.locator("[data-testid=quiz-check]").click()
+    assert question.get_attribute("data-result") == "correct"
+
+
+def test_english_page_after_run_all_has_no_serious_accessibility_violations(page_en):
+    violations = run_axe(page_en)
+    assert not violations, describe(violations)

@@ -1,9 +1,11 @@
 """The lesson «Corregir la distorsión» in the browser: one page load and one «Ejecutar todo», then
 the live results are checked against the same computations in CPython (the cells are seeded, so
-the browser must draw the same particles) and against the prose.
+the browser must draw the same particles) and against the prose. The English edition
+(``en/distortion.html``, «Correcting the distortion»): its exercise cell and its log-weight picture.
 """
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -168,5 +170,107 @@ def test_the_weight_picture_reads_at_390_px(browser, servers):
         assert smallest >= 10, smallest
         assert svg.get_attribute("role") == "img" and "Benina" in svg.get_attribute("aria-label")
         assert phone.locator("[data-testid=weight-curves] details table").count() == 1
+    finally:
+        context.close()
+
+
+# The English edition (en/distortion.html): the same exercise and picture, in English. The page is
+# opened without «Run all»: the exercise cell needs no model, and the picture is built in.
+EN_PAGE = "en/distortion.html"
+EN_WRONG_ANSWER = '''import numpy as np
+from lesson.distorsion import check_resampling
+
+def systematic(weights, u):
+    M = len(weights)
+    cumulative = np.cumsum(weights) / np.sum(weights)
+    return [int(np.searchsorted(cumulative, u + k / M)) for k in range(M)]
+
+check_resampling(systematic)
+'''
+EN_RIGHT_ANSWER = '''import numpy as np
+from lesson.distorsion import check_resampling
+
+def systematic(weights, u):
+    M = len(weights)
+    cumulative = np.cumsum(weights) / np.sum(weights)
+    chosen = []
+    for k in range(M):
+        i = 0
+        while i < M - 1 and cumulative[i] <= (u + k) / M:
+            i += 1
+        chosen.append(i)
+    return chosen
+
+check_resampling(systematic)
+'''
+SPANISH_WORDS = ("Aún no", "índice", "partícula", "posición", "comilla", "pesos", "Correcto")
+
+
+@pytest.fixture(scope="module")
+def english(browser, servers):
+    from tests.e2e.conftest import NetworkGuard
+    from tests.e2e.helpers import open_lesson
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    context.on("console", lambda message: problems.append(f"console: {message.text}")
+               if message.type == "error" else None)
+    page = open_lesson(context, servers["plain"], EN_PAGE)
+    page.problems = problems
+    yield page
+    context.close()
+    assert not guard.foreign, f"the page requested other origins: {guard.foreign}"
+
+
+def test_the_english_exercise_checks_the_readers_own_edits(english):
+    """The precomputed report of the starter is English; a wrong edit is told, in English and with
+    decimal points, the first index that differs; a right edit is told it is correct."""
+    page = english
+    cell = page.locator("[data-testid=cell][data-cell=remuestreo]")
+    starter = cell.locator("[data-testid=resampling-check]")
+    assert starter.get_attribute("data-ok") == "false"
+    text = starter.inner_text()
+    assert "Not yet" in text and "0 indices" in text, text
+    report = run_exercise(page, EN_WRONG_ANSWER)
+    assert report.get_attribute("data-ok") == "false" and report.get_attribute("data-index") == "0"
+    text = report.inner_text()
+    assert "the first index that differs is k = 0" in text and "falls in particle 0" in text, text
+    assert "[0.060, 0.260, 0.460, 0.660, 0.860]" in text, text
+    assert not any(word in text for word in SPANISH_WORDS), text
+    report = run_exercise(page, EN_RIGHT_ANSWER)
+    assert report.get_attribute("data-ok") == "true"
+    assert "Correct: your function gives the same indices as the library" in report.inner_text()
+    assert not page.problems
+
+
+def test_the_english_weight_picture_is_english_and_reads_at_390_px(browser, servers):
+    """The English page's log-weight picture: English words, decimal points, the same dots as the
+    Spanish page's, and it fits a phone's width with legible text."""
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    try:
+        phone = context.new_page()
+        phone.goto(servers["plain"] + PAGE)
+        dots_es = phone.locator("[data-testid=weight-curves] svg circle[data-position]").evaluate_all(
+            "cs => cs.map(c => [c.dataset.curve, c.dataset.position, c.dataset.logW, c.getAttribute('cy')])")
+        phone.goto(servers["plain"] + EN_PAGE)
+        figure = phone.locator("[data-testid=weight-curves]")
+        svg = figure.locator("svg")
+        box = svg.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        smallest = svg.locator("text").evaluate_all(
+            "ts => Math.min(...ts.map(t => t.getBoundingClientRect().height))")
+        assert smallest >= 10, smallest
+        label = svg.get_attribute("aria-label")
+        assert label.startswith("ln w of the prefix against the position, for Benina and "), label
+        words = svg.locator("text").all_text_contents() + [label]
+        assert "position j" in words
+        shown = " ".join(words) + " " + figure.locator("details table").text_content()
+        assert not any(word in shown for word in SPANISH_WORDS), shown
+        assert not re.search(r"\d,\d", shown), shown
+        dots_en = svg.locator("circle[data-position]").evaluate_all(
+            "cs => cs.map(c => [c.dataset.curve, c.dataset.position, c.dataset.logW, c.getAttribute('cy')])")
+        assert dots_en == dots_es and dots_en
     finally:
         context.close()

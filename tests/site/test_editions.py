@@ -34,8 +34,8 @@ SUPERSCRIPTS = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 POWER = r"(?:(?:·|×)10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
 # A number as each edition writes it (lesson.numbers): groups of three digits, then decimals.
 NUMBER = {
-    "es": re.compile(r"(?<![\w.,])([-−]?\d{1,3}(?:[\u202f\u00a0]\d{3})+|[-−]?\d+)(?:,(\d+))?" + POWER),
-    "en": re.compile(r"(?<![\w.,])([-−]?\d{1,3}(?:,\d{3})+|[-−]?\d+)(?:\.(\d+))?" + POWER),
+    "es": re.compile(r"(?<![\w.,{])([-−]?\d{1,3}(?:[\u202f\u00a0]\d{3})+|[-−]?\d+)(?:,(\d+))?" + POWER),
+    "en": re.compile(r"(?<![\w.,{])([-−]?\d{1,3}(?:,\d{3})+|[-−]?\d+)(?:\.(\d+))?" + POWER),
 }
 # A measured time ("· 2,16 s", "13 ms"): different in every run, so never compared.
 DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:[.,]\d+)? ?(?:s|ms|µs)(?![\w])")
@@ -165,7 +165,7 @@ def _page_name(href: str, page_path: str, mapped: bool = True) -> str:
     site_path = "/".join(parts)
     if not mapped:
         return site_path + ("#" + fragment if fragment else "")
-    spanish = {spec["out"]: spec["source"] for spec in build.PAGES_EN}
+    spanish = {entry["out"]: source for source, entry in build.ENGLISH.items()}  # every page, BUILD_ONLY or not
     if site_path.startswith("assets/") or site_path.startswith("weights/"):
         site_path = re.sub(r"\.[0-9a-f]{10}(?=\.[^.]+$)", "", site_path)  # hashed names
     elif site_path.endswith(".ipynb"):
@@ -283,6 +283,7 @@ def test_numbers_are_read_the_way_each_edition_writes_them():
         numbers_in("p = 0.448; 1,488,000 paths; 4.85×10⁻⁶⁹; −3; 12.3%", "en") == \
         ["0.448", "1488000", "4.85e-69", "-3", "12.3"]
     assert numbers_in("tardó 2,16 s y 13 ms", "es") == []
+    assert numbers_in(r"\d{1,2} de", "es") == numbers_in(r"\d{1,2} de", "en") == []  # a regex
 
 
 def test_matching_editions_have_no_fault():

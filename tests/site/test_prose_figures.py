@@ -190,7 +190,7 @@ def _lessons(built: Path, pages=None):
 
 # The English edition writes a decimal point, and a comma only between groups of three digits:
 # "0,448" or "1,5" is a Spanish decimal comma, and so is a power of ten written "·10".
-COMMA_NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d+)+(?![\w])|\d·10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
+COMMA_NUMBER = re.compile(r"(?<![\w.,{])\d+(?:,\d+)+(?![\w])|\d·10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
 THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+")
 
 
@@ -218,6 +218,7 @@ def test_a_spanish_number_on_an_english_page_is_a_fault():
     assert decimal_comma_faults(_cell("a", '<pre class="out-stdout">p 0,448 of 1,488,000; 4,85·10⁻⁶⁹; [1, 2]</pre>')) == [
         "cell 1 (a) prints 0,448", "cell 1 (a) prints 4,85"]
     assert decimal_comma_faults(_cell("a", "<pre>4·10⁻³</pre>")) == ["cell 1 (a) prints 4·10⁻"]
+    assert decimal_comma_faults(_cell("a", r"<pre>\d{1,2}</pre>")) == []  # a regex quantifier
     assert [f.split(" in ")[0] for f in prose_decimal_comma_faults("<p>12,5 and 1,234 and f(1,2)</p>")] == [
         "the prose writes 12,5", "the prose writes 1,2"]
 

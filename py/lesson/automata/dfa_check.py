@@ -22,6 +22,8 @@ import numpy as np
 from masker import compile_regex
 from masker.trie import TokenTrie, trie_mask
 
+from ..i18n import _, ngettext
+from ..numbers import fmt_int
 from ..views import styled, token_label
 from .route import bytes_label
 
@@ -38,28 +40,32 @@ class _MissingState(Exception):
 
 def _byte_name(b: int) -> str:
     """A byte for the report: «␣», «6», or 0xC3 for a byte that is not printable ASCII."""
-    return f"«{token_label(bytes([b]))}»" if 0x20 <= b <= 0x7E else f"0x{b:02X}"
+    return _("«{text}»").format(text=token_label(bytes([b]))) if 0x20 <= b <= 0x7E else f"0x{b:02X}"
 
 
 def _shape_fault(dfa, accepting) -> str | None:
     """What is wrong with the dict's shape (a sentence for the reader), or None when it has one."""
     if not isinstance(dfa, dict):
-        return f"el DFA tiene que ser un dict {{estado: {{byte: estado siguiente}}}}, y es un {type(dfa).__name__}"
+        return _("el DFA tiene que ser un dict {{estado: {{byte: estado siguiente}}}}, y es un {kind}").format(
+            kind=type(dfa).__name__)
     if 0 not in dfa:
-        return "falta el estado inicial: el DFA empieza en el estado 0, y 0 no es una clave del dict"
+        return _("falta el estado inicial: el DFA empieza en el estado 0, y 0 no es una clave del dict")
     try:
         accepting = set(accepting)
     except TypeError:
-        return "los estados de aceptación tienen que ser un conjunto de estados, como {11}"
+        return _("los estados de aceptación tienen que ser un conjunto de estados, como {{11}}").format()
     for state, moves in dfa.items():
         if not isinstance(moves, dict):
-            return f"el estado {state!r} tiene que llevar un dict {{byte: estado siguiente}} (vacío si no sale ninguna arista)"
+            return _("el estado {state} tiene que llevar un dict {{byte: estado siguiente}} (vacío si no sale "
+                     "ninguna arista)").format(state=repr(state))
         for key in moves:
             if isinstance(key, (str, bytes)) and len(key) == 1:
-                return (f"el estado {state!r} usa la clave {key!r}: las claves son bytes, enteros de 0 a 255 "
-                        f"(ord({key!r}) si es un texto, o un bucle sobre b\"…\", que da enteros)")
+                return _("el estado {state} usa la clave {key}: las claves son bytes, enteros de 0 a 255 "
+                         "(ord({key}) si es un texto, o un bucle sobre b\"…\", que da enteros)").format(
+                    state=repr(state), key=repr(key))
             if not isinstance(key, (int, np.integer)) or isinstance(key, bool) or not 0 <= key <= 255:
-                return f"el estado {state!r} usa la clave {key!r}: las claves son bytes, enteros de 0 a 255"
+                return _("el estado {state} usa la clave {key}: las claves son bytes, enteros de 0 a 255").format(
+                    state=repr(state), key=repr(key))
     return None
 
 
@@ -111,31 +117,37 @@ class DfaCheck:
     vocab: list[bytes] = field(default_factory=list, repr=False)
 
     def _tokens(self, ids: list[int], limit: int = 6) -> str:
-        shown = ", ".join(f"«{token_label(self.vocab[t])}»" for t in ids[:limit])
-        return shown + (f" y {len(ids) - limit} más" if len(ids) > limit else "")
+        shown = ", ".join(_("«{text}»").format(text=token_label(self.vocab[t])) for t in ids[:limit])
+        return shown + (_(" y {n} más").format(n=fmt_int(len(ids) - limit)) if len(ids) > limit else "")
 
     def lines(self) -> list[str]:
         """The report as sentences (what ``_repr_html_`` shows, and ``str``)."""
         if self.ok:
-            return [f"Correcto: tu DFA y el de compile_regex dan la misma máscara y el mismo final en "
-                    f"los {self.pairs} pares de estados a los que llegan los mismos bytes, y por tanto "
-                    "tras cualquier prefijo."]
+            return [_("Correcto: tu DFA y el de compile_regex dan la misma máscara y el mismo final en los "
+                      "{pairs} pares de estados a los que llegan los mismos bytes, y por tanto tras cualquier "
+                      "prefijo.").format(pairs=fmt_int(self.pairs))]
         if self.problem == "forma":
-            return [f"Todavía no se puede comparar: {self.hint}."]
-        where = f"Tras «{token_label(self.prefix)}»" if self.prefix else "Al principio (prefijo vacío)"
+            return [_("Todavía no se puede comparar: {hint}.").format(hint=self.hint)]
+        after = (_("Tras «{prefix}»").format(prefix=token_label(self.prefix)) if self.prefix
+                 else _("Al principio (prefijo vacío)"))
         out = []
         if self.problem == "máscara":
-            out.append(f"{where} las máscaras difieren.")
-            for who, ids, other in (("El enmascarador", self.masker_only, "tu DFA"),
-                                    ("Tu DFA", self.reader_only, "el enmascarador")):
+            out.append(_("{where} las máscaras difieren.").format(where=after))
+            for ids, sentence in ((self.masker_only, ngettext(
+                                       "El enmascarador permite {n} token que tu DFA no: {tokens}.",
+                                       "El enmascarador permite {n} tokens que tu DFA no: {tokens}.",
+                                       len(self.masker_only))),
+                                  (self.reader_only, ngettext(
+                                       "Tu DFA permite {n} token que el enmascarador no: {tokens}.",
+                                       "Tu DFA permite {n} tokens que el enmascarador no: {tokens}.",
+                                       len(self.reader_only)))):
                 if ids:
-                    noun = "token" if len(ids) == 1 else "tokens"
-                    out.append(f"{who} permite {len(ids)} {noun} que {other} no: {self._tokens(ids)}.")
+                    out.append(sentence.format(n=fmt_int(len(ids)), tokens=self._tokens(ids)))
         elif self.problem == "final":
-            out.append(f"{where} las máscaras coinciden, pero no el final.")
+            out.append(_("{where} las máscaras coinciden, pero no el final.").format(where=after))
         else:
-            out.append(f"{where} tu DFA se sale de su propia tabla.")
-        out.append(f"Pista: {self.hint}.")
+            out.append(_("{where} tu DFA se sale de su propia tabla.").format(where=after))
+        out.append(_("Pista: {hint}.").format(hint=self.hint))
         return out
 
     def __str__(self) -> str:
@@ -156,14 +168,16 @@ def _part(masker, reader, ms, rs, piece: bytes, prefix: bytes) -> str:
     k = next(i for i in range(1, len(piece) + 1)
              if (i >= len(mp) or mp[i] is None) != (i >= len(rp) or rp[i] is None))
     byte, before = piece[k - 1], prefix + piece[:k - 1]
-    at = f"tras «{token_label(before)}»" if before else "al principio"
+    at = _("tras «{prefix}»").format(prefix=token_label(before)) if before else _("al principio")
     live = [b for b in range(256) if masker.step(mp[k - 1], b) is not None]
-    wants = f"el patrón admite ahí {bytes_label(live)[0]}" if live else "el patrón ya no admite ningún byte más"
+    wants = (_("el patrón admite ahí {bytes}").format(bytes=bytes_label(live)[0]) if live
+             else _("el patrón ya no admite ningún byte más"))
     if k < len(rp) and rp[k] is not None:
-        return (f"{at}, tu DFA (en su estado {rp[k - 1]!r}) acepta el byte {_byte_name(byte)} y pasa al "
-                f"estado {rp[k]!r}, pero {wants}")
-    return (f"{at}, {wants}, y tu DFA, en su estado {rp[k - 1]!r}, no tiene arista con el byte "
-            f"{_byte_name(byte)}")
+        return _("{at}, tu DFA (en su estado {state}) acepta el byte {byte} y pasa al estado {next}, pero "
+                 "{wants}").format(at=at, state=repr(rp[k - 1]), byte=_byte_name(byte), next=repr(rp[k]),
+                                   wants=wants)
+    return _("{at}, {wants}, y tu DFA, en su estado {state}, no tiene arista con el byte {byte}").format(
+        at=at, wants=wants, state=repr(rp[k - 1]), byte=_byte_name(byte))
 
 
 def _reader_mask(reader, state, vocab) -> np.ndarray:
@@ -182,10 +196,10 @@ def _compare(masker, reader, ms, rs, prefix, vocab, trie, pairs) -> DfaCheck | N
         hint = _part(masker, reader, ms, rs, vocab[first], prefix)
         return DfaCheck(False, pairs, "máscara", prefix, only_m, only_r, hint, vocab)
     if masker.is_accepting(ms) != reader.is_accepting(rs):
-        which = ("el patrón da el texto por completo y tu DFA no: añade el estado "
-                 f"{rs!r} a la aceptación" if masker.is_accepting(ms) else
-                 f"tu DFA da el texto por completo en su estado {rs!r}, y el patrón pide más bytes: "
-                 "quítalo de la aceptación")
+        which = (_("el patrón da el texto por completo y tu DFA no: añade el estado {state} a la "
+                   "aceptación") if masker.is_accepting(ms) else
+                 _("tu DFA da el texto por completo en su estado {state}, y el patrón pide más bytes: "
+                   "quítalo de la aceptación")).format(state=repr(rs))
         return DfaCheck(False, pairs, "final", prefix, hint=which, vocab=vocab)
     return None
 
@@ -213,9 +227,10 @@ def check_dfa(dfa: dict, accepting, pattern: str, vocab: list[bytes]) -> DfaChec
                     seen.add((m2, r2))
                     todo.append((m2, r2, prefix + bytes([b])))
         except _MissingState as e:
-            return DfaCheck(False, len(seen), "estado", prefix, hint=(
-                f"desde el estado {e.state!r}, el byte {_byte_name(e.byte)} lleva al estado {e.target!r}, "
-                "que no es una clave del dict: escríbelo (con {} si no sale ninguna arista)"), vocab=vocab)
+            return DfaCheck(False, len(seen), "estado", prefix, hint=_(
+                "desde el estado {state}, el byte {byte} lleva al estado {target}, que no es una clave del "
+                "dict: escríbelo (con {{}} si no sale ninguna arista)").format(
+                    state=repr(e.state), byte=_byte_name(e.byte), target=repr(e.target)), vocab=vocab)
     return DfaCheck(True, len(seen), vocab=vocab)
 
 

@@ -13,9 +13,11 @@ import time
 from dataclasses import dataclass
 from html import escape
 
-from ..numbers import es_decimal, es_int, es_sci_log
+from ..i18n import _
+from ..numbers import fmt_decimal, fmt_int, fmt_sci_log
 from ..sampling import Decoder, forced_bytes, generate
 from ..views import strip_html, styled, token_label
+from .route import header_cells
 
 
 def path_probability(model, tok, prompt: str, grammar, token_ids: list[int]) -> tuple[float, float]:
@@ -54,7 +56,7 @@ def split_inversion(rows) -> dict | None:
                     best = (gap, low, high)
     if best is None:
         return None
-    _, low, high = best
+    _gap, low, high = best
     return {"low": list(low[0]), "high": list(high[0]), "p_ratio": math.exp(high[1] - low[1]),
             "q_ratio": math.exp(low[2] - high[2])}
 
@@ -152,10 +154,12 @@ class FastForwardComparison:
         inv = self.inversion()
         if inv is None:
             return ""
+        text = _("Al revés de lo que diría p: {low} es {p_ratio} veces menos probable que {high} sin máscara, "
+                 "y paso a paso su q̃ es {q_ratio} veces mayor.").format(
+            low=strip_html(vocab, inv["low"]), p_ratio=fmt_sci_log(math.log(inv["p_ratio"])),
+            high=strip_html(vocab, inv["high"]), q_ratio=fmt_decimal(inv["q_ratio"], 1))
         return (f'<p data-testid="split-inversion" data-p-ratio="{inv["p_ratio"]!r}" data-q-ratio="{inv["q_ratio"]!r}">'
-                f'Al revés de lo que diría p: {strip_html(vocab, inv["low"])} es {es_sci_log(math.log(inv["p_ratio"]))} '
-                f'veces menos probable que {strip_html(vocab, inv["high"])} sin máscara, y paso a paso su q̃ es '
-                f'{es_decimal(inv["q_ratio"], 1)} veces mayor.</p>')
+                f'{text}</p>')
 
     def _repr_html_(self) -> str:
         (c_step, c_fast), (v_step, v_fast) = self.calls, self.valid
@@ -163,34 +167,44 @@ class FastForwardComparison:
         ms_fast = sum(r.ms for r in self.fast)
         n = len(self.stepwise)
         vocab = self.stepwise[0].gen.vocab if self.stepwise else []
+
+        def of(k: int) -> str:
+            return _("{k} de {n}").format(k=k, n=n)
+
         rows = "".join(
-            f"<tr><th scope='row'>{label}</th><td class='num'>{es_int(calls)}</td>"
-            f"<td class='num'>{es_int(sum(len(r.gen.token_ids) for r in runs))}</td>"
-            f"<td class='num' data-measured=''>{es_decimal(ms, 1)}</td><td class='num'>{valid} de {n}</td></tr>"
-            for label, runs, calls, ms, valid in (("paso a paso", self.stepwise, c_step, ms_step, v_step),
-                                                 ("con adelanto", self.fast, c_fast, ms_fast, v_fast)))
+            f"<tr><th scope='row'>{label}</th><td class='num'>{fmt_int(calls)}</td>"
+            f"<td class='num'>{fmt_int(sum(len(r.gen.token_ids) for r in runs))}</td>"
+            f"<td class='num' data-measured=''>{fmt_decimal(ms, 1)}</td><td class='num'>{of(valid)}</td></tr>"
+            for label, runs, calls, ms, valid in ((_("paso a paso"), self.stepwise, c_step, ms_step, v_step),
+                                                 (_("con adelanto"), self.fast, c_fast, ms_fast, v_fast)))
         texts = "".join(f"<li><code data-testid='fast-forward-text'>{escape(r.gen.text)}</code></li>"
                         for r in self.fast)
         bpe = list(self.bpe)
+        bpe_note = _(" (BPE, la del adelanto)")
         splits = "".join(
             f"<tr{HIGHLIGHT if ids == bpe else ''}><td>{strip_html(vocab, ids)}"
-            f"{' (BPE, la del adelanto)' if ids == bpe else ''}</td><td class='num'>{k} de {n}</td>"
-            f"<td class='num'>{kf} de {n}</td><td class='num'>{es_sci_log(lp)}</td>"
-            f"<td class='num'>{es_sci_log(lq)}</td></tr>"
+            f"{bpe_note if ids == bpe else ''}</td><td class='num'>{of(k)}</td>"
+            f"<td class='num'>{of(kf)}</td><td class='num'>{fmt_sci_log(lp)}</td>"
+            f"<td class='num'>{fmt_sci_log(lq)}</td></tr>"
             for ids, lp, lq, k, kf in self.split_rows())
+        calls_label = _("Llamadas al modelo")
+        calls_head = header_cells(_("bucle|llamadas al modelo|tokens|ms (medidos)|válidas"))
+        texts_title = _("Textos con adelanto:")
+        splits_label = _("Particiones de la apertura")
+        splits_head = header_cells(_("partición|veces paso a paso|veces con adelanto|p sin máscara|q̃ paso a paso"))
         return styled(
             f'<div class="fast-forward" data-testid="fast-forward" data-n="{n}" data-calls-stepwise="{c_step}" '
             f'data-calls-fast-forward="{c_fast}" data-forced="{self.forced}" '
             f'data-valid-fast-forward="{v_fast}">'
-            '<div class="table-scroll" tabindex="0" role="region" aria-label="Llamadas al modelo">'
-            f'<table class="compact-table"><caption>{n} respuestas con cada bucle (mismas semillas); '
-            f'{self.forced} posiciones forzadas en las de paso a paso</caption><thead><tr><th scope="col">bucle</th>'
-            '<th scope="col">llamadas al modelo</th><th scope="col">tokens</th><th scope="col">ms (medidos)</th>'
-            f'<th scope="col">válidas</th></tr></thead><tbody>{rows}</tbody></table></div>'
-            f'<p>Textos con adelanto:</p><ul class="texts">{texts}</ul>'
-            '<div class="table-scroll" tabindex="0" role="region" aria-label="Particiones de la apertura">'
-            f'<table class="compact-table"><caption>La apertura forzada «{escape(token_label(self.opening))}»: '
-            'las particiones que escribió cada bucle</caption><thead><tr><th scope="col">partición</th>'
-            '<th scope="col">veces paso a paso</th><th scope="col">veces con adelanto</th>'
-            '<th scope="col">p sin máscara</th><th scope="col">q̃ paso a paso</th>'
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(calls_label)}">'
+            '<table class="compact-table"><caption>' + _(
+                "{n} respuestas con cada bucle (mismas semillas); {forced} posiciones forzadas en las de paso "
+                "a paso").format(n=n, forced=self.forced) + '</caption><thead><tr>'
+            f'{calls_head}</tr></thead><tbody>{rows}</tbody></table></div>'
+            f'<p>{texts_title}</p><ul class="texts">{texts}</ul>'
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(splits_label)}">'
+            '<table class="compact-table"><caption>' + _(
+                "La apertura forzada «{opening}»: las particiones que escribió cada bucle").format(
+                opening=escape(token_label(self.opening))) + '</caption><thead><tr>'
+            f'{splits_head}'
             f'</tr></thead><tbody>{splits}</tbody></table></div>{self._inversion_html(vocab)}</div>')

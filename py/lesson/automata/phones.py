@@ -11,7 +11,8 @@ import re
 from html import escape
 
 from ..early_abort import EarlyAbort
-from ..numbers import es_decimal, es_int
+from ..i18n import _, ngettext
+from ..numbers import fmt_decimal, fmt_int
 from ..views import styled
 
 
@@ -48,27 +49,28 @@ class PhoneCheck:
         free = self.unmasked
         if free is None:
             return ""
-        took = f" en {es_decimal(self.seconds[1], 2)} s" if self.seconds else ""
+        took = _(" en {seconds} s").format(seconds=fmt_decimal(self.seconds[1], 2)) if self.seconds else ""
         first = free.died_at[0] if free.died_at else 0
         digit = self.digit_start
-        return (f'<p data-testid="phone-unmasked" data-n="{free.n}" data-valid="{free.hits}">Sin máscara: '
-                f'{es_int(free.n)} muestras{took}; empiezan por un número que cumple el '
-                f'patrón: <strong>{es_int(free.hits)}</strong>. {es_int(first)} se salen del patrón en el '
-                f'primer token ({es_int(digit)} empiezan por una cifra), y cada muestra se corta en cuanto se '
-                f'sale: tras el prompt, el modelo calculó '
-                f'{es_int(free.rows_computed)} posiciones en vez de {es_int(free.rows_whole)} '
-                f'({es_int(free.model_calls)} {"llamada" if free.model_calls == 1 else "llamadas"}, '
-                f'la del prompt incluida).</p>')
+        calls = ngettext("{n} llamada", "{n} llamadas", free.model_calls).format(n=fmt_int(free.model_calls))
+        text = _("Sin máscara: {n} muestras{took}; empiezan por un número que cumple el patrón: "
+                 "<strong>{hits}</strong>. {first} se salen del patrón en el primer token ({digit} empiezan "
+                 "por una cifra), y cada muestra se corta en cuanto se sale: tras el prompt, el modelo calculó "
+                 "{rows} posiciones en vez de {whole} ({calls}, la del prompt incluida).").format(
+            n=fmt_int(free.n), took=took, hits=fmt_int(free.hits), first=fmt_int(first), digit=fmt_int(digit),
+            rows=fmt_int(free.rows_computed), whole=fmt_int(free.rows_whole), calls=calls)
+        return f'<p data-testid="phone-unmasked" data-n="{free.n}" data-valid="{free.hits}">{text}</p>'
 
     def _repr_html_(self) -> str:
         texts = [g.text for g in self.masked]
-        took = f" en {es_decimal(self.seconds[0], 2)} s" if self.seconds else ""
+        took = _(" en {seconds} s").format(seconds=fmt_decimal(self.seconds[0], 2)) if self.seconds else ""
         data = escape(json.dumps(texts, ensure_ascii=False))
         shown = "".join(f"<li><code>{escape(t)}</code></li>" for t in texts[:self.show])
         return styled(
             f'<div class="phone-check"><p data-testid="phone-samples" data-n="{len(texts)}" '
-            f'data-invalid="{self.invalid}" data-texts="{data}">Con máscara: <strong>{es_int(len(texts))}</strong> '
-            f'muestras{took}, {es_int(self.distinct)} números distintos; no cumplen el patrón (comprobado '
-            f'con re.fullmatch): '
-            f'<strong>{es_int(self.invalid)}</strong>.</p><ul class="texts phone-list">{shown}</ul>'
+            f'data-invalid="{self.invalid}" data-texts="{data}">' + _(
+                "Con máscara: <strong>{n}</strong> muestras{took}, {distinct} números distintos; no cumplen el "
+                "patrón (comprobado con re.fullmatch): <strong>{invalid}</strong>.").format(
+                n=fmt_int(len(texts)), took=took, distinct=fmt_int(self.distinct),
+                invalid=fmt_int(self.invalid)) + f'</p><ul class="texts phone-list">{shown}</ul>'
             f'{self._free_html()}</div>')

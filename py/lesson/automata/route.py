@@ -22,7 +22,16 @@ from html import escape
 from masker.dfa import DEFAULT_MAX_DFA_STATES, determinize
 from masker.nfa import build_nfa
 from masker.regex_parse import parse_regex
+from ..i18n import _
+from ..numbers import fmt_int
 from ..views import is_partial, styled, token_html, token_label
+
+
+def header_cells(names: str) -> str:
+    """A table's column headers from one message, its names separated by «|» (one message per
+    row: a column's word alone, «estado», would be one message for every page, whatever its
+    sense there), as ``<th scope="col">`` cells."""
+    return "".join(f'<th scope="col">{name}</th>' for name in names.split("|"))
 
 
 # ---------------------------------------------------------------- regex -> automaton
@@ -169,8 +178,8 @@ class DfaDiagram:
             parts.append(f'<g class="dfa-state{" accepting" if dfa.accepting[s] else ""}" data-state="{s}">'
                          f'<circle cx="{x}" cy="{y}" r="{r}"/>{ring}'
                          f'<text x="{x}" y="{y + 4}" text-anchor="middle">{s}</text></g>')
-        label = (f"Diagrama del autómata: {dfa.n_states} estados, {n_acc} de aceptación"
-                 + (f" ({self.title})" if self.title else ""))
+        label = (_("Diagrama del autómata: {states} estados, {accepting} de aceptación").format(
+                     states=dfa.n_states, accepting=n_acc) + (f" ({self.title})" if self.title else ""))
         return (f'<svg class="dfa-diagram" data-testid="dfa-diagram" data-states="{dfa.n_states}" '
                 f'data-accepting="{n_acc}" role="img" aria-label="{escape(label)}" '
                 f'style="width:100%;max-width:{width:.0f}px;height:auto" '
@@ -204,25 +213,30 @@ class DfaDiagram:
     def transitions_html(self) -> str:
         """The diagram as text: one row per drawn arrow (state, bytes, next state), for a reader who
         cannot see the picture (``[data-testid=dfa-transitions]``)."""
+        accepting = _(" (aceptación)")
         rows = "".join(
-            f"<tr><td class='num'>{s}{' (aceptación)' if self.dfa.accepting[s] else ''}</td>"
+            f"<tr><td class='num'>{s}{accepting if self.dfa.accepting[s] else ''}</td>"
             f"<td><code>{escape(bytes_label(v, limit=99)[0])}</code></td>"
-            f"<td class='num'>{t}{' (aceptación)' if self.dfa.accepting[t] else ''}</td></tr>"
+            f"<td class='num'>{t}{accepting if self.dfa.accepting[t] else ''}</td></tr>"
             for (s, t), v in sorted(dfa_edges(self.dfa).items()))
+        summary = _("Las aristas, en texto")
+        head = header_cells(_("desde|bytes|hasta"))
         return ('<details class="dfa-transitions" style="font-size:0.85rem">'
-                '<summary>Las aristas, en texto</summary>'
+                f'<summary>{summary}</summary>'
                 '<table class="compact-table" data-testid="dfa-transitions"><thead><tr>'
-                '<th scope="col">desde</th><th scope="col">bytes</th><th scope="col">hasta</th>'
+                f'{head}'
                 f'</tr></thead><tbody>{rows}</tbody></table></details>')
 
     def _repr_html_(self) -> str:
         caption = f"<code>{escape(self.title)}</code>: " if self.title else ""
+        text = _("{states} estados, {accepting} de aceptación (círculo doble); la flecha sin origen entra "
+                 "en el estado inicial 0. Cada arista lleva los bytes que la recorren: los de ASCII "
+                 "visibles tal cual, los demás en hexadecimal.").format(
+                     states=self.dfa.n_states, accepting=sum(self.dfa.accepting))
+        region_label = _("Diagrama del autómata")
         return styled(f'<figure class="dfa-figure"><div class="table-scroll" tabindex="0" role="region" '
-                      f'aria-label="Diagrama del autómata">{self.svg()}</div>'
-                      f'<figcaption>{caption}{self.dfa.n_states} estados, {sum(self.dfa.accepting)} de '
-                      'aceptación (círculo doble); la flecha sin origen entra en el estado inicial 0. '
-                      'Cada arista lleva los bytes que la recorren: los de ASCII visibles tal cual, los '
-                      'demás en hexadecimal.</figcaption>' + self.transitions_html() + '</figure>')
+                      f'aria-label="{escape(region_label)}">{self.svg()}</div>'
+                      f'<figcaption>{caption}{text}</figcaption>' + self.transitions_html() + '</figure>')
 
 
 # ---------------------------------------------------------------- tokens cross transitions
@@ -287,18 +301,21 @@ class CrossingTable:
 
     def _repr_html_(self) -> str:
         shown = self.shown()
+        yes = _("sí")
         rows = "".join(
             f"<tr><td>{token_html(self.vocab, c.token)}</td><td class='num'>{c.edges}</td>"
-            f"<td>{' → '.join(map(str, c.path))}</td><td>{'sí' if c.partial else ''}</td></tr>"
+            f"<td>{' → '.join(map(str, c.path))}</td><td>{yes if c.partial else ''}</td></tr>"
             for c in shown)
-        which = ("todos, de más a menos aristas" if len(shown) == len(self.rows)
-                 else f"los {len(shown)} que recorren más aristas (con los empates)")
+        which = (_("todos, de más a menos aristas") if len(shown) == len(self.rows)
+                 else _("los {n} que recorren más aristas (con los empates)").format(n=fmt_int(len(shown))))
+        caption = _("Tras «{prefix}»: {n} tokens permitidos; {which}").format(
+            prefix=escape(token_label(self.prefix)), n=fmt_int(len(self.rows)), which=which)
+        region_label = _("Tokens y aristas")
+        head = header_cells(_("token|aristas|estados|acaba a mitad de carácter"))
         return styled(
-            f'<div class="table-scroll" tabindex="0" role="region" aria-label="Tokens y aristas" '
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="crossings" data-allowed="{len(self.rows)}" data-shown="{len(shown)}">'
             '<table class="compact-table">'
-            f'<caption>Tras «{escape(token_label(self.prefix))}»: {len(self.rows)} tokens permitidos; '
-            f'{which}</caption><thead><tr>'
-            '<th scope="col">token</th><th scope="col">aristas</th><th scope="col">estados</th>'
-            '<th scope="col">acaba a mitad de carácter</th></tr></thead><tbody>'
+            f'<caption>{caption}</caption><thead><tr>'
+            f'{head}</tr></thead><tbody>'
             + rows + "</tbody></table></div>")

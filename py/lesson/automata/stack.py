@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from html import escape
 
 from masker import compile_cfg, compile_regex
 
-from ..numbers import es_int
+from ..i18n import _
+from ..numbers import fmt_int
 from ..views import styled
+from .route import header_cells
 
 
 # ---------------------------------------------------------------- JSON needs a stack
@@ -29,7 +32,7 @@ def bounded_regex(depth: int) -> str:
     if depth < 0:
         raise ValueError(f"depth must be >= 0, found {depth}")
     value = "0"
-    for _ in range(depth):
+    for _level in range(depth):
         value = f'(0|\\[{value}(,{value})*\\]|\\{{"a":{value}\\}})'
     return value
 
@@ -115,21 +118,23 @@ class StackPlot:
         """The two axis titles: depth under the x axis, items / states (log scale) along the y axis."""
         mid_x = (self.PAD + self.W - 16) / 2
         mid_y = (self.BOTTOM + self.TOP) / 2
+        x_title = _("profundidad (niveles)")
+        y_title = _("ítems / estados (escala log.)")
         return (f'<text class="axis-title" data-axis="x" x="{mid_x:.1f}" y="{self.H - 6}" '
-                'text-anchor="middle">profundidad (niveles)</text>'
+                f'text-anchor="middle">{x_title}</text>'
                 f'<text class="axis-title" data-axis="y" x="0" y="0" text-anchor="middle" '
-                f'transform="translate(13 {mid_y:.1f}) rotate(-90)">ítems / estados (escala log.)</text>')
+                f'transform="translate(13 {mid_y:.1f}) rotate(-90)">{y_title}</text>')
 
     def _repr_html_(self) -> str:
         values = [r.earley_items for r in self.rows] + [r.dfa_states for r in self.rows if r.dfa_states]
         top = math.ceil(math.log10(max(values + [10])))
         parts = []
         for k in range(0, top + 1, max(1, math.ceil((top + 1) / 6))):  # at most 6 grid lines
-            _, y = self._xy(self.rows[0].depth, 10 ** k, top)
+            _x, y = self._xy(self.rows[0].depth, 10 ** k, top)
             parts.append(f'<line class="grid" x1="{self.PAD}" x2="{self.W - 10}" y1="{y:.1f}" y2="{y:.1f}"/>'
                          f'<text x="{self.PAD - 6}" y="{y + 4:.1f}" text-anchor="end">10{str(k).translate(SUPERSCRIPT)}</text>')
         for r in self.rows:
-            x, _ = self._xy(r.depth, 1, top)
+            x, _y = self._xy(r.depth, 1, top)
             parts.append(f'<text x="{x:.1f}" y="{self.BOTTOM + 18}" text-anchor="middle">{r.depth}</text>')
         parts.append(self._axis_titles())
         for name, cls, get in (("Earley", "s-earley", lambda r: r.earley_items),
@@ -138,17 +143,24 @@ class StackPlot:
             if pts:
                 parts.append(f'<polyline class="{cls}" points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in pts)}"/>')
                 parts.extend(f'<circle class="{cls}" cx="{x:.1f}" cy="{y:.1f}" r="3"/>' for x, y in pts)
+        svg_label = _("Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica")
         svg = (f'<svg class="stack-svg" role="img" viewBox="0 0 {self.W} {self.H}" '
                f'style="width:100%;max-width:{self.W * 1.5:.0f}px;height:auto" '
-               'aria-label="Ítems de Earley y estados del DFA acotado según la profundidad, escala logarítmica">'
+               f'aria-label="{escape(svg_label)}">'
                + "".join(parts) + "</svg>")
-        rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{es_int(r.earley_items)}</td>"
-                       f"<td class='num'>{es_int(r.dfa_states) if r.dfa_states else 'no calculado'}</td></tr>" for r in self.rows)
+        missing = _("no calculado")
+        rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{fmt_int(r.earley_items)}</td>"
+                       f"<td class='num'>{fmt_int(r.dfa_states) if r.dfa_states else missing}</td></tr>" for r in self.rows)
+        plot_label = _("Gráfica de crecimiento")
+        key_earley = _("ítems vivos de Earley (gramática recursiva)")
+        key_dfa = _("estados del DFA con la profundidad acotada")
+        table_label = _("Crecimiento con la profundidad")
+        head = header_cells(_("profundidad|ítems de Earley|estados del DFA"))
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
-            f'aria-label="Gráfica de crecimiento">{svg}</div><p class="legend"><span class="key s-earley"></span> '
-            'ítems vivos de Earley (gramática recursiva) · <span class="key s-dfa"></span> estados del DFA '
-            'con la profundidad acotada</p><div class="table-scroll" tabindex="0" role="region" '
-            'aria-label="Crecimiento con la profundidad"><table class="compact-table"><thead><tr>'
-            '<th scope="col">profundidad</th><th scope="col">ítems de Earley</th><th scope="col">estados del DFA</th>'
+            f'aria-label="{escape(plot_label)}">{svg}</div><p class="legend"><span class="key s-earley"></span> '
+            f'{key_earley} · <span class="key s-dfa"></span> '
+            f'{key_dfa}</p><div class="table-scroll" tabindex="0" role="region" '
+            f'aria-label="{escape(table_label)}"><table class="compact-table"><thead><tr>'
+            f'{head}'
             f'</tr></thead><tbody>{rows}</tbody></table></div></div>')

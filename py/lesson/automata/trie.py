@@ -18,9 +18,10 @@ import numpy as np
 
 from masker.trie import TokenTrie, brute_force_mask, trie_mask
 
-from ..numbers import es_int
+from ..i18n import _, ngettext
+from ..numbers import fmt_int
 from ..views import styled, token_html, token_label
-from .route import byte_text
+from .route import byte_text, header_cells
 
 
 # ---------------------------------------------------------------- the token trie walk
@@ -76,10 +77,10 @@ class TrieWalk:
 
     def _caption(self) -> str:
         start = self.unvisited_from()
-        tail = (f" Desde {start} bytes, el recorrido no visita ningún token: todos cuelgan de un nodo muerto."
-                if start else "")
-        return ("Los tokens del vocabulario por longitud, y lo que hace con ellos el recorrido: un token "
-                f"cuesta un paso solo si el recorrido llega a su nodo.{tail}")
+        tail = (" " + _("Desde {n} bytes, el recorrido no visita ningún token: todos cuelgan de un nodo "
+                        "muerto.").format(n=start) if start else "")
+        return _("Los tokens del vocabulario por longitud, y lo que hace con ellos el recorrido: un token "
+                 "cuesta un paso solo si el recorrido llega a su nodo.") + tail
 
     def by_length(self) -> dict[int, tuple[int, int, int]]:
         """For each token length in bytes: (allowed, refused at their own node, never visited)."""
@@ -103,33 +104,41 @@ class TrieWalk:
 
     def _repr_html_(self) -> str:
         shown = sorted(self.branches, key=lambda b: (not b.alive, -b.tokens))[:self.limit]
+        alive, dead_word = _("vivo"), _("muerto: poda")
         rows = "".join(
             f"<tr class='{'alive' if b.alive else 'dead'}'><td><code>{escape(byte_text(b.byte))}</code></td>"
-            f"<td>{'vivo' if b.alive else 'muerto: poda'}</td><td class='num'>{es_int(b.tokens)}</td>"
-            f"<td class='num'>{es_int(b.steps)}</td><td class='num'>{es_int(b.allowed)}</td></tr>" for b in shown)
+            f"<td>{alive if b.alive else dead_word}</td><td class='num'>{fmt_int(b.tokens)}</td>"
+            f"<td class='num'>{fmt_int(b.steps)}</td><td class='num'>{fmt_int(b.allowed)}</td></tr>" for b in shown)
         dead = [b for b in self.branches if not b.alive]
+        branches_label = _("Ramas del trie")
+        branches_caption = _("Ramas de la raíz (las vivas primero)")
+        head = header_cells(_("primer byte|estado|tokens|pasos|permitidos"))
         return styled(
             f'<div class="trie-walk" data-testid="trie-walk" data-steps="{self.steps}" '
             f'data-brute-steps="{self.brute_steps}" data-allowed="{len(self.allowed)}" '
             f'data-pruned="{self.pruned_tokens}" data-pruned-root="{self.pruned_root}" '
             f'data-pruned-inside="{self.pruned_inside}" data-unvisited="{self.unvisited}" '
             f'data-dead-steps="{self.dead_steps}">'
-            f'<p>Recorrido del trie: <strong>{es_int(self.steps)}</strong> pasos del autómata, '
-            f'{es_int(self.dead_steps)} de ellos a un nodo en el que el autómata muere; fuerza '
-            f'bruta: {es_int(self.brute_steps)} pasos (cota |V| × longitud: {es_int(self.vocab_bytes)} bytes). '
-            f'{es_int(len(self.allowed))} tokens permitidos y {es_int(self.pruned_tokens)} descartados: '
-            f'{es_int(self.pruned_root)} en {len(dead)} de las {len(self.branches)} ramas de la raíz, que mueren en su '
-            f'primer byte (un paso cada una) y {es_int(self.pruned_inside)} dentro de las ramas vivas. '
-            f'{es_int(self.refused_visited)} de los descartados se tocan una vez: el recorrido lee el byte que '
-            f'lleva a su nodo y el autómata muere ahí; los otros {es_int(self.unvisited)} cuelgan por debajo de '
-            f'un nodo muerto y el recorrido no llega a visitarlos.</p>'
+            '<p>' + _(
+                "Recorrido del trie: <strong>{steps}</strong> pasos del autómata, {dead_steps} de ellos a un "
+                "nodo en el que el autómata muere; fuerza bruta: {brute} pasos (cota |V| × longitud: "
+                "{vocab_bytes} bytes). {allowed} tokens permitidos y {pruned} descartados: {pruned_root} en "
+                "{dead} de las {branches} ramas de la raíz, que mueren en su primer byte (un paso cada una) y "
+                "{pruned_inside} dentro de las ramas vivas. {refused} de los descartados se tocan una vez: el "
+                "recorrido lee el byte que lleva a su nodo y el autómata muere ahí; los otros {unvisited} "
+                "cuelgan por debajo de un nodo muerto y el recorrido no llega a visitarlos.").format(
+                steps=fmt_int(self.steps), dead_steps=fmt_int(self.dead_steps),
+                brute=fmt_int(self.brute_steps), vocab_bytes=fmt_int(self.vocab_bytes),
+                allowed=fmt_int(len(self.allowed)), pruned=fmt_int(self.pruned_tokens),
+                pruned_root=fmt_int(self.pruned_root), dead=len(dead), branches=len(self.branches),
+                pruned_inside=fmt_int(self.pruned_inside), refused=fmt_int(self.refused_visited),
+                unvisited=fmt_int(self.unvisited)) + '</p>'
             f'<figure class="trie-figure" style="margin:0.6rem 0">{pruning_svg(self.by_length())}'
             f'<figcaption style="font-size:0.8rem;color:#56606e">{self._caption()}</figcaption>'
             f'{pruning_legend()}</figure>'
-            '<div class="table-scroll" tabindex="0" role="region" aria-label="Ramas del trie">'
-            '<table class="compact-table"><caption>Ramas de la raíz (las vivas primero)</caption><thead><tr>'
-            '<th scope="col">primer byte</th><th scope="col">estado</th><th scope="col">tokens</th>'
-            '<th scope="col">pasos</th><th scope="col">permitidos</th></tr></thead><tbody>'
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(branches_label)}">'
+            f'<table class="compact-table"><caption>{branches_caption}</caption><thead><tr>'
+            f'{head}</tr></thead><tbody>'
             + rows + "</tbody></table></div></div>")
 
 
@@ -185,7 +194,18 @@ def trie_walk(automaton, state, vocab: list[bytes], trie: TokenTrie | None = Non
 # ---------------------------------------------------------------- the walk as a picture
 
 KINDS = (("permitidos", "#6f8f4e"), ("descartados en su nodo (un paso)", "#c9834f"),
-         ("descartados sin visitar", "#b8bec8"))
+         ("descartados sin visitar", "#b8bec8"))  # Spanish names; kinds() gives them in the current language
+
+
+def kinds() -> tuple[tuple[str, str], ...]:
+    """:data:`KINDS` with each name in the current language (``lesson.i18n``)."""
+    names = (_("permitidos"), _("descartados en su nodo (un paso)"), _("descartados sin visitar"))
+    return tuple((name, color) for name, (_spanish, color) in zip(names, KINDS))
+
+
+def length_label(n: int) -> str:
+    """A token length: «1 byte», «3 bytes»."""
+    return ngettext("{n} byte", "{n} bytes", n).format(n=n)
 
 
 def pruning_svg(rows: dict[int, tuple[int, int, int]], width: int = 320) -> str:
@@ -198,20 +218,20 @@ def pruning_svg(rows: dict[int, tuple[int, int, int]], width: int = 320) -> str:
     left, right, bar, gap = 60, 36, 16, 6
     top = max(sum(v) for v in rows.values()) or 1
     scale = (width - left - right) / top
-    parts, said = [], []
+    parts, said, named = [], [], kinds()
     for i, (n, counts) in enumerate(rows.items()):
         y, x = 8 + i * (bar + gap), left
         parts.append(f'<g class="trie-bar" data-length="{n}" data-counts="{",".join(map(str, counts))}">'
-                     f'<text x="{left - 6}" y="{y + bar - 4}" text-anchor="end">{n} {"byte" if n == 1 else "bytes"}</text>')
-        for (_, color), c in zip(KINDS, counts):
+                     f'<text x="{left - 6}" y="{y + bar - 4}" text-anchor="end">{length_label(n)}</text>')
+        for (_name, color), c in zip(named, counts):
             if c:
                 parts.append(f'<rect x="{x:.1f}" y="{y}" width="{c * scale:.1f}" height="{bar}" fill="{color}"/>')
             x += c * scale
-        parts.append(f'<text x="{x + 4:.1f}" y="{y + bar - 4}">{es_int(sum(counts))}</text></g>')
-        said.append(f"{n} {'byte' if n == 1 else 'bytes'}: " + ", ".join(
-            f"{es_int(c)} {name}" for (name, _), c in zip(KINDS, counts)))
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + bar - 4}">{fmt_int(sum(counts))}</text></g>')
+        said.append(f"{length_label(n)}: " + ", ".join(
+            f"{fmt_int(c)} {name}" for (name, _color), c in zip(named, counts)))
     height = 8 + len(rows) * (bar + gap)
-    label = "Tokens por longitud en el recorrido del trie. " + "; ".join(said)
+    label = _("Tokens por longitud en el recorrido del trie.") + " " + "; ".join(said)
     return (f'<svg class="trie-svg" data-testid="trie-pruning" role="img" aria-label="{escape(label)}" '
             f'viewBox="0 0 {width} {height}" style="width:100%;max-width:{width}px;height:auto;'
             f'font:12px system-ui, sans-serif">{"".join(parts)}</svg>')
@@ -221,7 +241,7 @@ def pruning_legend() -> str:
     """The picture's legend, in HTML (the colours of :data:`KINDS`)."""
     return '<p class="legend" style="font-size:0.8rem">' + " · ".join(
         f'<span style="display:inline-block;width:0.8rem;height:0.8rem;background:{color};'
-        f'vertical-align:middle"></span> {name}' for name, color in KINDS) + "</p>"
+        f'vertical-align:middle"></span> {name}' for name, color in kinds()) + "</p>"
 
 
 # ---------------------------------------------------------------- the per-state index
@@ -279,16 +299,21 @@ class MaskIndex:
             ids = np.flatnonzero(self.masks[s])[:6].tolist()
             toks = "".join(token_html(self.vocab, t) for t in ids) + (" …" if counts[s] > 6 else "")
             rows.append(f"<tr><td class='num'>{s}</td><td><code>{escape(token_label(self.prefixes[s]))}</code></td>"
-                        f"<td class='num'>{es_int(int(counts[s]))}</td><td>{toks}</td></tr>")
+                        f"<td class='num'>{fmt_int(int(counts[s]))}</td><td>{toks}</td></tr>")
         more = self.dfa.n_states - min(self.limit, self.dfa.n_states)
+        caption = _("Índice estado → tokens permitidos: {states} estados × {vocab} tokens = {nbytes} bytes "
+                    "como tabla de bits; {distinct} máscaras distintas").format(
+            states=self.dfa.n_states, vocab=fmt_int(len(self.vocab)), nbytes=fmt_int(self.nbytes),
+            distinct=self.distinct)
+        if more:
+            caption += _("; {n} filas más sin mostrar").format(n=more)
+        region_label = _("Índice de máscaras")
+        head = header_cells(_("estado|prefijo más corto|permitidos|primeros tokens"))
         return styled(
-            f'<div class="table-scroll" tabindex="0" role="region" aria-label="Índice de máscaras" '
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(region_label)}" '
             f'data-testid="mask-index" data-states="{self.dfa.n_states}" data-distinct="{self.distinct}">'
-            f'<table class="compact-table"><caption>Índice estado → tokens permitidos: {self.dfa.n_states} '
-            f'estados × {len(self.vocab)} tokens = {es_int(self.nbytes)} bytes como tabla de bits; '
-            f'{self.distinct} máscaras distintas{f"; {more} filas más sin mostrar" if more else ""}</caption>'
-            '<thead><tr><th scope="col">estado</th><th scope="col">prefijo más corto</th>'
-            '<th scope="col">permitidos</th><th scope="col">primeros tokens</th></tr></thead><tbody>'
+            f'<table class="compact-table"><caption>{caption}</caption>'
+            f'<thead><tr>{head}</tr></thead><tbody>'
             + "".join(rows) + "</tbody></table></div>")
 
 

@@ -4,9 +4,10 @@ Its cells call the decoding library itself (``from lesson import importance_samp
 convergence, ...``: :mod:`lesson.smc`, :mod:`lesson.smc_views`); this package holds what only the
 page computes: its prose figures, :mod:`lesson.distorsion.figures` (``compute_figures``, called by
 the build), the log-weight picture, :mod:`lesson.distorsion.curves`, and the checker of the
-systematic-resampling exercise, :mod:`lesson.distorsion.exercise` (``comprobar_remuestreo``).
+systematic-resampling exercise, :mod:`lesson.distorsion.exercise` (``comprobar_remuestreo``, and
+``check_resampling``, its English name, for the English page's cell).
 """
 
-from .exercise import comprobar_remuestreo
+from .exercise import check_resampling, comprobar_remuestreo
 
-__all__ = ["comprobar_remuestreo"]
+__all__ = ["comprobar_remuestreo", "check_resampling"]

@@ -6,6 +6,9 @@ and records the kept mass p(A_j | x, y_<j) of the page's grammar at every positi
 sum of their logarithms is ln w of that prefix, the weight an SMC particle on that path carries
 after position j. :func:`weight_curves_svg` draws two such curves as a build-time SVG, so the
 reader sees the short name pay its closing quote positions before the long one does.
+
+The picture and its table write in the current language (:mod:`lesson.i18n`: Spanish ids, English
+in ``distorsion.po``); the page's figures store both (``lesson.i18n.each_language``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import numpy as np
 
 from masker import Grammar, compile_choice
 
-from ..numbers import es_decimal
+from ..i18n import _
+from ..numbers import fmt_decimal
 from ..sampling import Decoder
 
 COLORS = ("#0072B2", "#D55E00")  # Okabe–Ito blue and vermilion (colour-blind-safe)
@@ -90,10 +94,11 @@ def weight_curves_svg(curves: list[WeightCurve], width: int = 360, height: int =
              f'<line x1="{x0}" y1="{y1}" x2="{x1}" y2="{y1}" stroke="#1d2430"/>']
     for v in range(0, bottom_value - 1, -40):
         parts.append(f'<line x1="{x0}" y1="{py(v):.1f}" x2="{x1}" y2="{py(v):.1f}" stroke="#e3e0d8"/>'
-                     f'<text x="{x0 - 5}" y="{py(v) + 4:.1f}" text-anchor="end" {font}>{es_decimal(v, 0)}</text>')
+                     f'<text x="{x0 - 5}" y="{py(v) + 4:.1f}" text-anchor="end" {font}>{fmt_decimal(v, 0)}</text>')
     for j in range(1, n + 1, 3):
         parts.append(f'<text x="{px(j):.1f}" y="{y1 + 16}" text-anchor="middle" {font}>{j}</text>')
-    parts.append(f'<text x="{(x0 + x1) / 2}" y="{height - 6}" text-anchor="middle" {font}>posición j</text>'
+    x_axis = escape(_("posición j"))
+    parts.append(f'<text x="{(x0 + x1) / 2}" y="{height - 6}" text-anchor="middle" {font}>{x_axis}</text>'
                  f'<text x="{x0 - 5}" y="{y0 - 8}" text-anchor="end" {font}>ln w</text>')
     for i in reversed(range(len(curves))):
         c, color = curves[i], COLORS[i % len(COLORS)]
@@ -108,19 +113,24 @@ def weight_curves_svg(curves: list[WeightCurve], width: int = 360, height: int =
                      f'stroke-width="2" data-closing="{escape(c.name)}"/>')
         ly = 16 + 20 * i
         parts.append(f'<line x1="{x0 + 4}" y1="{ly - 4}" x2="{x0 + 28}" y2="{ly - 4}" stroke="{color}" '
-                     f'stroke-width="2.5"{dash}/><text x="{x0 + 34}" y="{ly}" {font}>{escape(c.name)}: '
-                     f'comilla de cierre en {c.closing} (círculo)</text>')
+                     f'stroke-width="2.5"{dash}/><text x="{x0 + 34}" y="{ly}" {font}>'
+                     + escape(_("{name}: comilla de cierre en {position} (círculo)").format(
+                         name=c.name, position=c.closing)) + '</text>')
     if len(curves) > 1:
         j = curves[0].closing
         a, b = curves[0].cumulative[j - 1], curves[1].cumulative[j - 1]
         parts.append(f'<line x1="{px(j) - 12:.1f}" y1="{py(a):.1f}" x2="{px(j) - 12:.1f}" y2="{py(b):.1f}" '
                      f'stroke="#1d2430" stroke-width="1.5" data-gap="{b - a!r}"/>'
                      f'<text x="{px(j) - 16:.1f}" y="{(py(a) + py(b)) / 2 + 4:.1f}" text-anchor="end" {font}>'
-                     f'{es_decimal(b - a, 1)} nats</text>')
-    description = "; ".join(f"{c.name}: cierra la comilla en la posición {c.closing}, donde ln w pasa de "
-                            f"{es_decimal(c.cumulative[c.closing - 2], 1)} a {es_decimal(c.cumulative[c.closing - 1], 1)}, "
-                            f"y termina en {es_decimal(c.cumulative[-1], 1)}" for c in curves)
-    title = "ln w del prefijo frente a la posición, para " + " y ".join(c.name for c in curves)
+                     + escape(_("{gap} nats").format(gap=fmt_decimal(b - a, 1))) + '</text>')
+    description = "; ".join(
+        _("{name}: cierra la comilla en la posición {position}, donde ln w pasa de {before} a {after}, "
+          "y termina en {final}").format(
+            name=c.name, position=c.closing, before=fmt_decimal(c.cumulative[c.closing - 2], 1),
+            after=fmt_decimal(c.cumulative[c.closing - 1], 1), final=fmt_decimal(c.cumulative[-1], 1))
+        for c in curves)
+    title = _("ln w del prefijo frente a la posición, para {names}").format(
+        names=_(" y ").join(c.name for c in curves))
     return (f'<svg class="weight-curves" viewBox="0 0 {width} {height}" style="width:100%;max-width:{round(width * 1.5)}px;'
             f'height:auto;display:block" role="img" aria-label="{escape(title)}. {escape(description)}." '
             f'data-top="0" data-bottom="{bottom_value}" data-y-top="{y0}" data-y-bottom="{y1}" '
@@ -130,14 +140,16 @@ def weight_curves_svg(curves: list[WeightCurve], width: int = 360, height: int =
 
 def weight_curves_table(curves: list[WeightCurve]) -> str:
     """The numbers of the picture as an HTML table (for a ``<details>`` under it): per position,
-    each curve's token and ln w of the prefix (one decimal, decimal comma)."""
+    each curve's token and ln w of the prefix (one decimal, in the current language's notation)."""
     n = max(len(c.log_kept) for c in curves)
-    head = "".join(f'<th scope="col">token de {escape(c.name)}</th><th scope="col">ln w</th>' for c in curves)
+    heads = [escape(_("token de {name}").format(name=c.name)) for c in curves]
+    head = "".join(f'<th scope="col">{h}</th><th scope="col">ln w</th>' for h in heads)
     rows = []
     for j in range(n):
         cells = "".join(f'<td><code>{escape(_label(c.labels[j]))}</code></td><td class="num">'
-                        f'{es_decimal(c.cumulative[j], 1)}</td>' if j < len(c.labels) else "<td></td><td></td>"
+                        f'{fmt_decimal(c.cumulative[j], 1)}</td>' if j < len(c.labels) else "<td></td><td></td>"
                         for c in curves)
         rows.append(f'<tr><th scope="row" class="num">{j + 1}</th>{cells}</tr>')
+    position = escape(_("posición"))
     return ('<div class="table-scroll"><table class="compact-table" data-testid="weight-curves-table">'
-            f'<thead><tr><th scope="col">posición</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+            f'<thead><tr><th scope="col">{position}</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')

@@ -1,10 +1,14 @@
 """The exercise of «Corregir la distorsión» §4: systematic resampling written by the reader.
 
-The reader writes ``sistematico(pesos, u)``, the M indices (from 0) of the particles that M
+The reader writes ``sistematico(pesos, u)`` (``systematic(weights, u)`` on the English page), the M indices (from 0) of the particles that M
 systematic draws pick, or just the list of indices for the page's weights and ``u``. The checker
 compares that answer with the library's :func:`lesson.smc.systematic_resample` (the one the SMC of
 the page runs) on the page's case and, for a function, on a few more, and says where the two first
 differ, with the cumulative sums and the points (u + k) / M that decide each index.
+
+The report is written in the current language (:mod:`lesson.i18n`: Spanish ids, English in
+``distorsion.po``). The Spanish page calls the checker :func:`comprobar_remuestreo`, the English
+one :func:`check_resampling`: the same function.
 
 Systematic resampling: Kitagawa (1996); Douc, Cappé & Moulines (2005), "Comparison of resampling
 schemes for particle filtering".
@@ -17,7 +21,8 @@ from html import escape
 
 import numpy as np
 
-from ..numbers import es_decimal
+from ..i18n import _, get_language
+from ..numbers import fmt_decimal
 from ..smc import systematic_resample
 
 # The page's case: M = 5 normalised weights and the one uniform u (no point falls on a cumulative
@@ -38,7 +43,7 @@ EXTRA_CASES = (
 @dataclass
 class Verdict:
     """What the checker found. ok: the answer equals the library's on every case tried;
-    lines: the report, in Spanish, one sentence or hint a line; case: (weights, u) of the first
+    lines: the report, in the language current when it was made, one sentence or hint a line; case: (weights, u) of the first
     case that differs (None when ok or when the answer could not be run); index: the first k at
     which the indices differ (None when the lengths differ or the answer failed)."""
     ok: bool
@@ -60,7 +65,10 @@ class Verdict:
 
 
 def _numbers(xs) -> str:
-    return "[" + "; ".join(es_decimal(float(x), 3) for x in xs) + "]"
+    """A list of numbers with 3 decimals: "[0,100; 0,500]" in Spanish (the comma is the decimal
+    mark), "[0.100, 0.500]" in English."""
+    separator = "; " if get_language() == "es" else ", "
+    return "[" + separator.join(fmt_decimal(float(x), 3) for x in xs) + "]"
 
 
 def _as_indices(answer) -> list[int]:
@@ -68,18 +76,26 @@ def _as_indices(answer) -> list[int]:
     try:
         out = [int(i) for i in answer]
     except (TypeError, ValueError):
-        raise TypeError(f"se esperaba una lista de índices enteros, y llegó {answer!r}") from None
+        raise TypeError(_("se esperaba una lista de índices enteros, y llegó {found}").format(
+            found=repr(answer))) from None
     if any(int(i) != i for i in answer):
-        raise TypeError(f"los índices deben ser enteros, y llegó {list(answer)!r}")
+        raise TypeError(_("los índices deben ser enteros, y llegó {found}").format(found=repr(list(answer))))
     return out
 
 
 def _hints(weights, u: float) -> list[str]:
     w = np.asarray(weights, dtype=float)
     m = len(w)
-    return [f"Las sumas acumuladas de los pesos normalizados: {_numbers(np.cumsum(w / w.sum()))}.",
-            f"Los M = {m} puntos (u + k) / M, k = 0, …, {m - 1}: {_numbers((u + np.arange(m)) / m)}.",
-            "Cada punto elige la primera partícula cuya suma acumulada lo supera."]
+    return [_("Las sumas acumuladas de los pesos normalizados: {sums}.").format(
+                sums=_numbers(np.cumsum(w / w.sum()))),
+            _("Los M = {m} puntos (u + k) / M, k = 0, …, {last}: {points}.").format(
+                m=m, last=m - 1, points=_numbers((u + np.arange(m)) / m)),
+            _("Cada punto elige la primera partícula cuya suma acumulada lo supera.")]
+
+
+def _where(weights, u: float) -> str:
+    """«con pesos [...] y u = 0,30»: the case, as the report names it."""
+    return _("con pesos {weights} y u = {u}").format(weights=_numbers(weights), u=fmt_decimal(u, 2))
 
 
 def compare(answer: list[int], weights, u: float) -> Verdict:
@@ -87,17 +103,20 @@ def compare(answer: list[int], weights, u: float) -> Verdict:
     w = np.asarray(weights, dtype=float)
     expected = systematic_resample(w / w.sum(), u).tolist()
     case = (tuple(float(x) for x in weights), float(u))
-    where = f"con pesos {_numbers(w)} y u = {es_decimal(u, 2)}"
+    where = _where(w, u)
     if len(answer) != len(expected):
-        return Verdict(False, [f"Aún no: {where} devuelve {len(answer)} índices, y el remuestreo de "
-                               f"M = {len(expected)} partículas elige {len(expected)}."] + _hints(w, u), case)
+        return Verdict(False, [_("Aún no: {where} devuelve {got} índices, y el remuestreo de "
+                                 "M = {m} partículas elige {m}.").format(
+                                     where=where, got=len(answer), m=len(expected))] + _hints(w, u), case)
     for k, (got, want) in enumerate(zip(answer, expected)):
         if got != want:
             point = (u + k) / len(expected)
-            return Verdict(False, [f"Aún no: {where}, el primer índice distinto es k = {k}: tu respuesta "
-                                   f"elige la partícula {got}, y el punto (u + {k}) / {len(expected)} = "
-                                   f"{es_decimal(point, 3)} cae en la partícula {want}."] + _hints(w, u), case, k)
-    return Verdict(True, [f"Correcto {where}: {expected}."], case)
+            return Verdict(False, [_("Aún no: {where}, el primer índice distinto es k = {k}: tu respuesta "
+                                     "elige la partícula {got}, y el punto (u + {k}) / {m} = "
+                                     "{point} cae en la partícula {want}.").format(
+                                         where=where, k=k, got=got, m=len(expected),
+                                         point=fmt_decimal(point, 3), want=want)] + _hints(w, u), case, k)
+    return Verdict(True, [_("Correcto {where}: {indices}.").format(where=where, indices=expected)], case)
 
 
 def check(answer, weights=WEIGHTS, u: float = U, extra=EXTRA_CASES) -> Verdict:
@@ -109,21 +128,27 @@ def check(answer, weights=WEIGHTS, u: float = U, extra=EXTRA_CASES) -> Verdict:
         try:
             return compare(_as_indices(answer), weights, u)
         except TypeError as error:
-            return Verdict(False, [f"Aún no: {error}."])
+            return Verdict(False, [_("Aún no: {error}.").format(error=error)])
     for case_weights, case_u in ((weights, u), *extra):
         try:
             got = _as_indices(answer(list(case_weights), case_u))
         except Exception as error:  # the reader's code: report it, do not stop the page
-            return Verdict(False, [f"Aún no: con pesos {_numbers(case_weights)} y u = {es_decimal(case_u, 2)} "
-                                   f"tu función lanza {type(error).__name__}: {error}."] + _hints(case_weights, case_u),
+            return Verdict(False, [_("Aún no: {where} tu función lanza {kind}: {error}.").format(
+                                       where=_where(case_weights, case_u), kind=type(error).__name__, error=error)]
+                           + _hints(case_weights, case_u),
                            (tuple(case_weights), case_u))
         verdict = compare(got, case_weights, case_u)
         if not verdict.ok:
             return verdict
-    return Verdict(True, [f"Correcto: tu función da los mismos índices que la biblioteca en los "
-                          f"{1 + len(extra)} casos probados."])
+    return Verdict(True, [_("Correcto: tu función da los mismos índices que la biblioteca en los "
+                            "{n} casos probados.").format(n=1 + len(extra))])
 
 
 def comprobar_remuestreo(respuesta, pesos=WEIGHTS, u: float = U) -> Verdict:
-    """The cell's name for :func:`check` (Spanish, as the reader's code)."""
+    """The Spanish cell's name for :func:`check` (Spanish, as the reader's code)."""
     return check(respuesta, pesos, u)
+
+
+def check_resampling(answer, weights=WEIGHTS, u: float = U) -> Verdict:
+    """The English cell's name for :func:`check` (the same checker as :func:`comprobar_remuestreo`)."""
+    return check(answer, weights, u)

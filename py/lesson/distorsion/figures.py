@@ -3,6 +3,11 @@
 The build calls :func:`compute_figures` in CPython and hands the result (plain JSON data) to the
 template; the page's cells compute the same numbers live with the same functions and the same
 constants (below), which are also the defaults of the cells.
+
+Figures that are text (the particle-paths view, the log-weight picture and its table) are stored in
+both languages, ``{"es": ..., "en": ...}`` (``lesson.i18n.each_language``): each edition's
+template takes its own (``fig.curves.svg.es``, ``fig.curves.svg.en``). Every other figure is a
+number, a boolean, a name or a code.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import numpy as np
 from masker import compile_choice
 
 from ..enumeration import enumerate_paths
+from ..i18n import each_language
 from ..course import NAMES, PROMPT, PROTAGONIST, answer, name_of
 from ..sampling import generate
 from ..smc import convergence, importance_sample, smc, total_variation, exact_table
@@ -137,7 +143,7 @@ def weights_summary(model, tok, grammar, exact) -> dict:
 def paths_summary(model, tok, grammar, texts) -> dict:
     """SMC with PATH_PARTICLES particles (seed 0, THRESHOLD): where it resampled, the position of
     the names' initial, which names were alive after the initial and which remain at the end;
-    and the picture itself, rendered at build time."""
+    and the picture itself, rendered at build time in each language (``view``: {"es", "en"})."""
     result = smc(model, tok, PROMPT, grammar, PATH_PARTICLES, ess_threshold=THRESHOLD, seed=0)
     encoded = [t.encode() for t in texts]
     prefix = answer("")[:-2].encode()  # '{"nombre":"'
@@ -151,7 +157,7 @@ def paths_summary(model, tok, grammar, texts) -> dict:
             "names_final": final, "positions": len(result.history), "ess": result.final_ess(0),
             "log_z": float(result.log_z[0]), "p_grammar": math.exp(float(result.log_z[0])),
             "estimate": {name_of(t): v for t, v in result.estimate(0).items()},
-            "view": PathsView(result, texts)._repr_html_()}
+            "view": each_language(lambda: PathsView(result, texts)._repr_html_())}
 
 
 def threshold_summary(model, tok, grammar, table) -> dict:
@@ -213,7 +219,8 @@ def z_spread(model, tok, grammar, exact) -> dict:
 def curves_summary(model, tok, grammar, other: str) -> dict:
     """ln w along the model's most likely split of the protagonist's answer and of ``other``'s
     (:func:`lesson.distorsion.curves.weight_curve`), where each closes the quote, the gap between
-    the two prefixes right after the protagonist's closing quote, and the picture."""
+    the two prefixes right after the protagonist's closing quote, and the picture and its table in
+    each language (``svg``, ``table``: {"es", "en"})."""
     curves = [weight_curve(model, tok, PROMPT, grammar, answer(n), n) for n in (PROTAGONIST, other)]
     short, long_ = curves
     at = short.closing
@@ -228,7 +235,7 @@ def curves_summary(model, tok, grammar, other: str) -> dict:
             # long one, though at the end the two are closer than that gap
             "early": short.closing < long_.closing and (long_.cumulative[at - 1] - short.cumulative[at - 1]
                                                         > abs(long_.cumulative[-1] - short.cumulative[-1])),
-            "svg": weight_curves_svg(curves), "table": weight_curves_table(curves)}
+            "svg": each_language(weight_curves_svg, curves), "table": each_language(weight_curves_table, curves)}
 
 
 def lighter_split(model, tok, grammar, weights: dict) -> dict:

@@ -5,6 +5,6 @@
 (``from lesson.laboratorio import act``).
 """
 
-from .lab import PRESETS, ConstraintError, Lab, act, compile_constraint, error_html, refused_at
+from .lab import PRESETS, ConstraintError, Lab, act, compile_constraint, error_html, preset_titles, refused_at
 
-__all__ = ["ConstraintError", "Lab", "PRESETS", "act", "compile_constraint", "error_html", "refused_at"]
+__all__ = ["ConstraintError", "Lab", "PRESETS", "act", "compile_constraint", "error_html", "preset_titles", "refused_at"]

@@ -14,7 +14,7 @@ top-p (which change what the loop draws, not the model's conditional).
 The enumeration runs once per grammar, prompt, temperature and end rule (a small cache), and only
 when the language is finite and has at most :data:`MAX_PATHS` token paths and :data:`MAX_POSITIONS`
 model positions (about 2 s of model work in a browser); otherwise :attr:`Exact.reason` says why,
-in Spanish.
+in the current language.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from ..enumeration import Enumeration, TextResult, enumerate_paths
 from ..language import LanguageTooLarge
-from ..numbers import es_int, es_sci
+from ..i18n import _
+from ..numbers import fmt_int, fmt_sci
 
 MAX_PATHS = 20_000
 MAX_POSITIONS = 2_000
@@ -37,10 +38,20 @@ class Exact:
     """One experiment's enumeration, or why there is none.
 
     enumeration: the :class:`~lesson.enumeration.Enumeration` (None when it was not run);
-    reason: why it was not run, in Spanish ("" when it was).
+    error: why it was not run (count_language's refusal, or the ValueError of a path longer than
+    the context), None when it was run; :attr:`reason` says it in the current language.
     """
     enumeration: Enumeration | None
-    reason: str = ""
+    error: Exception | None = None
+
+    @property
+    def reason(self) -> str:
+        """Why the enumeration was not run, in the current language ("" when it was)."""
+        if self.enumeration is not None or self.error is None:
+            return ""
+        if isinstance(self.error, LanguageTooLarge):
+            return _reason(self.error)
+        return _("algún texto de G no cabe en el contexto después de este prompt")
 
     def of(self, text: bytes) -> TextResult | None:
         """The row of ``text`` (its p(g | x, G), q̃(g | x) and token splits), or None when there is
@@ -54,17 +65,18 @@ class Exact:
 
 
 def _reason(error: LanguageTooLarge) -> str:
-    """Why a language is not enumerated, in Spanish, from count_language's refusal."""
+    """Why a language is not enumerated, in the current language, from count_language's refusal."""
     if error.limit == "finite language":
-        return "G tiene infinitos textos"
+        return _("G tiene infinitos textos")
     if error.limit == "max_tokens":
-        return "G tiene textos de más tokens de los que caben en el contexto (quizá infinitos)"
+        return _("G tiene textos de más tokens de los que caben en el contexto (quizá infinitos)")
     if error.limit == "max_paths" and isinstance(error.count, int):
-        count = es_int(error.count) if error.count < 10**7 else f"unos {es_sci(float(error.count), 2)}"
-        return (f"G tiene {count} caminos de tokens, más de los {es_int(MAX_PATHS)} "
-                "que el laboratorio recorre")
-    return (f"recorrer G pediría más de {es_int(MAX_POSITIONS)} posiciones del modelo, "
-            "las que el laboratorio se permite")
+        count = (fmt_int(error.count) if error.count < 10**7
+                 else _("unos {n}").format(n=fmt_sci(float(error.count), 2)))
+        return _("G tiene {count} caminos de tokens, más de los {most} que el laboratorio recorre").format(
+            count=count, most=fmt_int(MAX_PATHS))
+    return _("recorrer G pediría más de {most} posiciones del modelo, las que el laboratorio se "
+             "permite").format(most=fmt_int(MAX_POSITIONS))
 
 
 def exact_for(lab) -> Exact | None:
@@ -84,9 +96,9 @@ def exact_for(lab) -> Exact | None:
                                           stop_at_accept=lab.stop_at_accept, max_paths=MAX_PATHS,
                                           max_positions=MAX_POSITIONS))
         except LanguageTooLarge as error:
-            found = Exact(None, _reason(error))
-        except ValueError:  # a path longer than the context holds after this prompt
-            found = Exact(None, "algún texto de G no cabe en el contexto después de este prompt")
+            found = Exact(None, error)
+        except ValueError as error:  # a path longer than the context holds after this prompt
+            found = Exact(None, error)
         if len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = found

@@ -5,10 +5,15 @@ view, rendered by the same ``_repr_html_`` views as the lessons. Nothing here is
 page: a cell can build a ``Lab`` and call the same methods.
 
 - :func:`compile_constraint`: the form's kind and text to a masker grammar, with the masker's own
-  errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`, in
-  Spanish (:func:`spanish_error`, :mod:`lesson.laboratorio.errors_es`).
+  errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`, in the
+  current language (:func:`lesson.i18n.get_language`): in Spanish (:func:`spanish_error`,
+  :mod:`lesson.laboratorio.errors_es`), or the masker's own English message introduced by an
+  English line (:func:`english_error`).
 - :func:`check_settings`, :func:`check_prompt`: the sampling settings and the prompt, checked
-  (a link can hold any value), with Spanish messages (:class:`ConstraintError`).
+  (a link can hold any value), with messages in the current language (:class:`ConstraintError`).
+
+Every other message is a Spanish id wrapped in ``_()``/``ngettext()`` (``lesson.i18n``), put in
+English by the catalog ``locale/en/LC_MESSAGES/laboratorio.po``.
 - :class:`Lab`: a tree of branches (:mod:`lesson.laboratorio.tree`), each a
   :class:`~lesson.sampling.Decoder`, with ``generate`` (to the end), ``step`` (one token),
   ``next_choice`` (through forced positions), ``choose`` (the reader's token at any position: the
@@ -35,18 +40,25 @@ from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema
 from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, TokenNotAllowed, caret_display
 
 from ..course import NAMES, PROMPT, answer
+from ..i18n import _, get_language, ngettext
 from ..language import forced_kind
-from ..numbers import es_int
+from ..numbers import fmt_int
 from ..sampling import Decoder
 from ..views import es_count, styled
 from .errors_es import (HEADINGS, KIND_WORDS, es_number, json_message, line_column, pointer_span, string_offset,
                         translate, unknown, value_start, why_unsatisfiable)
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
+from .words import count, number
 
 KINDS = ("none", "choice", "regex", "json_schema", "gbnf")
 KIND_NAMES = {"none": "ninguna", "choice": "lista de opciones", "regex": "expresión regular",
-              "json_schema": "JSON Schema", "gbnf": "gramática GBNF"}  # as the form's menu names them
+              "json_schema": "JSON Schema", "gbnf": "gramática GBNF"}  # as the Spanish form's menu names them
+
+
+def kind_names() -> list[str]:
+    """The kinds as the form's menu names them, in the current language (KINDS' order)."""
+    return [_("ninguna"), _("lista de opciones"), _("expresión regular"), "JSON Schema", _("gramática GBNF")]
 
 PRESETS: dict[str, dict] = {
     "nombres": {"title": "Los nombres de «La máscara»", "kind": "choice",
@@ -96,9 +108,21 @@ PRESETS: dict[str, dict] = {
 }
 
 
+
+def preset_titles() -> dict[str, str]:
+    """Each preset's title (:data:`PRESETS`' ``title``) in the current language, by key. The
+    presets' prompts and texts stay Spanish in both editions: the model was trained on Spanish."""
+    titles = {"nombres": _("Los nombres de «La máscara»"), "etiquetas": _("Clasificar con etiquetas"),
+              "fecha": _("Una fecha en español"), "telefono": _("Un número de teléfono"),
+              "conjugacion": _("Un registro de conjugación (JSON Schema)"),
+              "arbol": _("Un árbol recursivo (JSON Schema con $ref)"), "aritmetica": _("Aritmética (gramática GBNF)"),
+              "parentesis": _("Paréntesis equilibrados (ningún JSON Schema lo expresa)")}
+    return {key: titles.get(key, preset["title"]) for key, preset in PRESETS.items()}
+
+
 class ConstraintError(ValueError):
     """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
-    Spanish; ``hint``: how to fix it, or ""; ``kind``: the catalog key
+    the current language; ``hint``: how to fix it, or ""; ``kind``: the catalog key
     (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other",
     "budget.too_small", "token.not_allowed"), "settings.<name>" for a setting
     (:func:`check_settings`, :func:`check_prompt`, "settings.kind"), "run" for an action's error
@@ -110,8 +134,9 @@ class ConstraintError(ValueError):
         super().__init__(message + (f"\n  fix: {hint}" if hint else ""))
 
 
-EMPTY = {"regex": "la expresión regular está vacía: solo aceptaría el texto vacío (0 tokens)",
-         "gbnf": "la gramática está vacía", "json_schema": "el esquema está vacío"}
+# an empty constraint's message, by kind (called when raised: the current language)
+EMPTY = {"regex": lambda: _("la expresión regular está vacía: solo aceptaría el texto vacío (0 tokens)"),
+         "gbnf": lambda: _("la gramática está vacía"), "json_schema": lambda: _("el esquema está vacío")}
 
 _AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # LimitExceeded.at_prefix's tail
 
@@ -158,6 +183,45 @@ def _pattern_span(exc: MaskerError, text: str, start: int, end: int) -> tuple[in
     return at, at + 1
 
 
+def masker_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """A masker error as the error view shows it, in the current language: in Spanish
+    (:func:`spanish_error`) or in English (:func:`english_error`). Both have the same ``kind`` and
+    ``span``, so the editor underlines the same characters in either edition."""
+    return english_error(exc, kind, text) if get_language() == "en" else spanish_error(exc, kind, text)
+
+
+# the constraint's kind (the form's) -> what the English line calls it
+_ENGLISH_KIND = {"choice": "list of options", "regex": "regular expression", "json_schema": "schema",
+                 "gbnf": "grammar"}
+
+
+def english_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """A masker error for the English edition: the masker's own English message (its kind,
+    position and reason; for a schema, the JSON pointer it names) introduced by an English line
+    that says where it is in the reader's text (counted from 1, as the caret shows), with the
+    masker's own fix. ``kind`` (the catalog key) and ``span`` are :func:`spanish_error`'s."""
+    spanish = spanish_error(exc, kind, text)
+    what = _ENGLISH_KIND.get(kind, "constraint")
+    if isinstance(exc, GrammarSyntaxError):
+        fix = exc.hint
+        if kind == "json_schema":
+            said = f"{exc.kind} at {exc.source}: {exc.reason}"
+        else:
+            said = f"{exc.kind} at position {exc.pos}: {exc.reason}"
+    elif isinstance(exc, LimitExceeded):
+        said, fix = f"{exc.what} (limit {exc.limit}={exc.value})", exc.hint
+    else:
+        said, _sep, fix = str(exc).partition(". fix: ")
+    if spanish.span is None:
+        intro = (f"The masker stopped: a work limit was reached. Its message:" if isinstance(exc, LimitExceeded)
+                 else f"The masker refused this {what}. Its message:")
+        return ConstraintError(f"{intro} {said}", fix, spanish.kind)
+    start = spanish.span[0]
+    counted = " (it counts positions from 0)" if kind != "json_schema" else ""
+    intro = f"The masker refused this {what} {_where_en(text, start)}. Its message{counted}:"
+    return ConstraintError(f"{intro} {said}\n{caret_display(text, start)}", fix, spanish.kind, spanish.span)
+
+
 def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
     """A masker error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span in the
     constraint's text (a schema's JSON pointer located in the schema's text; for an invalid
@@ -189,7 +253,7 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
         words = HEADINGS.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
     if start is None:
         return ConstraintError(f"{words}: {message}", fix, key)
-    return ConstraintError(f"{words} {_where(text, start)}: {message}\n{_caret(text, start)}", fix, key,
+    return ConstraintError(f"{words} {_where(text, start)}: {message}\n{_caret_es(text, start)}", fix, key,
                            (start, max(end, start + 1)))
 
 
@@ -209,12 +273,28 @@ def _keyword_of(key: str, reason: str) -> str | None:
 def _where(text: str, pos: int) -> str:
     """Where character ``pos`` (0-based) of the reader's text is, counted from 1: «en el carácter 3»
     in a one-line text, «en la línea 2, columna 5» in one of several lines («posición» is a
-    token's place on this page)."""
+    token's place on this page); in Spanish, as :func:`spanish_error` writes it."""
     line, column = line_column(text, pos)
     return f"en la línea {line}, columna {column}" if "\n" in text else f"en el carácter {pos + 1}"
 
 
+def _where_en(text: str, pos: int) -> str:
+    """:func:`_where` in English: "at character 3", "at line 2, column 5"."""
+    line, column = line_column(text, pos)
+    return f"at line {line}, column {column}" if "\n" in text else f"at character {pos + 1}"
+
+
+def _where_here(text: str, pos: int) -> str:
+    """:func:`_where` or :func:`_where_en`, by the current language."""
+    return _where_en(text, pos) if get_language() == "en" else _where(text, pos)
+
+
 def _caret(text: str, pos: int) -> str:
+    """The caret display in the current language: :func:`_caret_es`, or the masker's own."""
+    return caret_display(text, pos) if get_language() == "en" else _caret_es(text, pos)
+
+
+def _caret_es(text: str, pos: int) -> str:
     """The masker's caret display, in Spanish: «línea» is one letter longer than "line", so the
     caret line moves one column too."""
     shown, caret = caret_display(text, pos).split("\n")
@@ -227,16 +307,16 @@ def compile_constraint(kind: str, text: str):
     """The form's constraint as a masker Grammar (None for kind "none").
 
     kind: one of KINDS; text: the constraint as typed (choice: one text per line, blank lines
-    ignored; json_schema: the schema as JSON). Raises ConstraintError, in Spanish, for an unknown
+    ignored; json_schema: the schema as JSON). Raises ConstraintError, in the current language, for an unknown
     kind, an empty constraint, the masker's errors (position, caret and fix) and the JSON
     parser's (line, column).
     """
     if kind not in KINDS:
-        raise ConstraintError(f"el tipo de restricción {_shown(kind)} no existe: tiene que ser uno de estos: "
-                              f"{', '.join(KIND_NAMES.values())}", "elige el tipo en la lista «Restricción»",
-                              "settings.kind")
+        raise ConstraintError(_("el tipo de restricción {kind} no existe: tiene que ser uno de estos: "
+                                "{kinds}").format(kind=_shown(kind), kinds=", ".join(kind_names())),
+                              _("elige el tipo en la lista «Restricción»"), "settings.kind")
     if kind in EMPTY and not text.strip():
-        raise ConstraintError(EMPTY[kind], "escribe la restricción, o elige «ninguna» para generar sin ella",
+        raise ConstraintError(EMPTY[kind](), _("escribe la restricción, o elige «ninguna» para generar sin ella"),
                               "empty")
     try:
         if kind == "none":
@@ -244,7 +324,7 @@ def compile_constraint(kind: str, text: str):
         if kind == "choice":
             texts = [line for line in text.split("\n") if line.strip()]
             if not texts:
-                raise ConstraintError("la lista de opciones está vacía", "escribe una opción por línea", "empty")
+                raise ConstraintError(_("la lista de opciones está vacía"), _("escribe una opción por línea"), "empty")
             return compile_choice(texts)
         if kind == "regex":
             return compile_regex(text)
@@ -252,14 +332,16 @@ def compile_constraint(kind: str, text: str):
             try:
                 schema = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ConstraintError(f"JSON no válido {_where(text, exc.pos)}: {json_message(exc.msg)}"
-                                      f"\n{_caret(text, exc.pos)}",
-                                      "revisa comillas, comas y llaves", "json",
+                reason = exc.msg if get_language() == "en" else json_message(exc.msg)
+                raise ConstraintError(_("JSON no válido {where}: {reason}").format(
+                                          where=_where_here(text, exc.pos), reason=reason)
+                                      + f"\n{_caret(text, exc.pos)}",
+                                      _("revisa comillas, comas y llaves"), "json",
                                       (exc.pos, min(exc.pos + 1, len(text)))) from None
             return compile_json_schema(schema)
         return compile_cfg(text)
     except MaskerError as exc:
-        raise spanish_error(exc, kind, text) from None
+        raise masker_error(exc, kind, text) from None
 
 
 SEED_MAX = 2**32 - 1  # the largest seed: numpy takes any integer from 0, the page keeps 32 bits
@@ -267,39 +349,49 @@ MAX_TOKENS = 200  # the form's limit for «tokens como máximo» (act; a Lab in 
 
 
 def _shown(value) -> str:
-    """A value a link or the form gave, as a reader reads it: a number the Spanish way
-    (:func:`~lesson.laboratorio.errors_es.es_number`: 2,5, −1, 10³⁰), anything else in «» (as
-    JSON writes it; «sí», «no» for a boolean)."""
+    """A value a link or the form gave, as a reader reads it: a number in the current language
+    (:func:`~lesson.laboratorio.words.number`: 2,5 / 2.5, −1, 10³⁰), anything else quoted («» in
+    Spanish, “” in English; as JSON writes it; «sí», «no» for a boolean)."""
     if isinstance(value, bool):
-        return "«sí»" if value else "«no»"
+        return _quoted(_("sí") if value else _("no"))
     if isinstance(value, (int, float)):
-        return es_number(value)
+        return number(value)
     if isinstance(value, str):
-        return f"«{value}»"
+        return _quoted(value)
     try:
-        return f"«{json.dumps(value, ensure_ascii=False)}»"
+        return _quoted(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
-        return f"«{value}»"
+        return _quoted(str(value))
+
+
+def _quoted(text: str) -> str:
+    """«text» in Spanish, “text” in English."""
+    return f"“{text}”" if get_language() == "en" else f"«{text}»"
 
 
 def _now(value) -> str:
     """«ahora vale 2,5», or «ahora está vacío» for none (the page's ``invalid()`` says the same)."""
-    return "ahora está vacío" if value is None or value == "" else f"ahora vale {_shown(value)}"
+    if value is None or value == "":
+        return _("ahora está vacío")
+    return _("ahora vale {value}").format(value=_shown(value))
 
 
 def _integer(value, name: str, low: int, high: int | None, none_ok: bool, key: str):
     """``value`` as an int in [low, high] (an integral float counts: a link's JSON may give 5.0),
-    or None when ``none_ok``; ConstraintError in Spanish otherwise."""
+    or None when ``none_ok``; ConstraintError otherwise. ``name``: the setting's name, already in
+    the current language."""
     if value is None and none_ok:
         return None
     ok = (isinstance(value, int) or (isinstance(value, float) and value == value and value not in
                                      (float("inf"), float("-inf")) and value.is_integer())) \
         and not isinstance(value, bool) and low <= value and (high is None or value <= high)
     if not ok:
-        bound = f"de {es_int(low)} a {es_int(high)}" if high is not None else f"de {es_int(low)} o más"
-        empty = " (o vacío)" if none_ok else ""
-        raise ConstraintError(f"{name} tiene que ser un entero {bound}{empty}; {_now(value)}",
-                              f"escribe en {name} un entero {bound}", key)
+        bound = (_("un entero de {low} a {high}").format(low=fmt_int(low), high=fmt_int(high)) if high is not None
+                 else _("un entero de {low} o más").format(low=fmt_int(low)))
+        empty = " " + _("(o vacío)") if none_ok else ""
+        raise ConstraintError(_("{name} tiene que ser {bound}{empty}; {now}").format(
+                                  name=name, bound=bound, empty=empty, now=_now(value)),
+                              _("escribe en {name} {bound}").format(name=name, bound=bound), key)
     return int(value)
 
 
@@ -314,58 +406,66 @@ def check_settings(seed=0, temperature=1.0, top_k=None, top_p=None, max_tokens=N
     integers as int). seed: an integer 0..SEED_MAX; temperature: a number > 0; top_k: an integer
     >= 1 or None; top_p: a number in (0, 1] or None; max_tokens: an integer >= 1 (at most
     ``max_tokens_limit`` when given) or None. Raises ConstraintError (kind "settings.<name>") with
-    a Spanish message that names the setting and its value: a link can hold any of them."""
-    seed = _integer(seed, "la semilla", 0, SEED_MAX, False, "settings.seed")
+    a message in the current language that names the setting and its value: a link can hold any of
+    them."""
+    seed = _integer(seed, _("la semilla"), 0, SEED_MAX, False, "settings.seed")
     if not _number(temperature) or temperature <= 0:
-        raise ConstraintError(f"la temperatura tiene que ser un número mayor que 0; {_now(temperature)}",
-                              "mueve el control de la temperatura", "settings.temperature")
+        raise ConstraintError(_("la temperatura tiene que ser un número mayor que 0; {now}").format(
+                                  now=_now(temperature)),
+                              _("mueve el control de la temperatura"), "settings.temperature")
     top_k = _integer(top_k, "top-k", 1, None, True, "settings.top_k")
     if top_p is not None and (not _number(top_p) or not 0 < top_p <= 1):
-        raise ConstraintError(f"top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); "
-                              f"{_now(top_p)}", "escribe en top-p un número como 0,9, o déjalo vacío",
-                              "settings.top_p")
-    max_tokens = _integer(max_tokens, "«tokens como máximo»", 1, max_tokens_limit, True, "settings.max_tokens")
+        raise ConstraintError(_("top-p tiene que ser un número mayor que 0 y de 1 como mucho (o vacío); "
+                                "{now}").format(now=_now(top_p)),
+                              _("escribe en top-p un número como 0,9, o déjalo vacío"), "settings.top_p")
+    max_tokens = _integer(max_tokens, _("«tokens como máximo»"), 1, max_tokens_limit, True, "settings.max_tokens")
     return {"seed": seed, "temperature": float(temperature), "top_k": top_k,
             "top_p": None if top_p is None else float(top_p), "max_tokens": max_tokens}
 
 
 def check_prompt(model, tok, prompt: str, max_tokens: int | None) -> None:
-    """ConstraintError (Spanish) for an empty prompt, or one that leaves no room in the model's
-    context for ``max_tokens`` new tokens (:func:`lesson.sampling.check_settings`'s checks)."""
+    """ConstraintError (current language) for an empty prompt, or one that leaves no room in the
+    model's context for ``max_tokens`` new tokens (:func:`lesson.sampling.check_settings`'s checks)."""
     if not isinstance(prompt, str) or not tok.encode(prompt):
-        raise ConstraintError("el prompt está vacío: el modelo necesita al menos un token del que partir",
-                              "escribe un prompt", "settings.prompt")
+        raise ConstraintError(_("el prompt está vacío: el modelo necesita al menos un token del que partir"),
+                              _("escribe un prompt"), "settings.prompt")
     n, n_ctx = len(tok.encode(prompt)), model.config.n_ctx
     if n + (max_tokens or 1) > n_ctx:
         room = n_ctx - n
-        fix = (f"baja «tokens como máximo» a {es_int(room)} como mucho, o acorta el prompt" if room >= 1
-               else "acorta el prompt")
-        new = es_count(max_tokens or 1, "token nuevo", "tokens nuevos")
-        raise ConstraintError(f"el prompt ({es_count(n, 'token', 'tokens')}) y {new} no caben en el "
-                              f"contexto del modelo, de {es_count(n_ctx, 'token', 'tokens')}", fix, "settings.context")
+        fix = (_("baja «tokens como máximo» a {room} como mucho, o acorta el prompt").format(room=fmt_int(room))
+               if room >= 1 else _("acorta el prompt"))
+        new = count(ngettext("{n} token nuevo", "{n} tokens nuevos", max_tokens or 1), max_tokens or 1)
+        raise ConstraintError(_("el prompt ({tokens}) y {new} no caben en el contexto del modelo, de "
+                                "{context}").format(tokens=count(ngettext("{n} token", "{n} tokens", n), n), new=new,
+                                                    context=count(ngettext("{n} token", "{n} tokens", n_ctx), n_ctx)),
+                              fix, "settings.context")
 
 
-# sampling's own English ValueErrors (lesson.sampling), for a case the checks above let through
+# sampling's own English ValueErrors (lesson.sampling), for a case the checks above let through:
+# (pattern, message and fix in the current language, from the match's groups)
 _SAMPLING_ERRORS = [
     (r"the model gives probability 0 to every allowed token after .*",
-     "el modelo da probabilidad 0 a todos los tokens que la restricción permite aquí (a esta temperatura "
-     "se redondean a 0)", "sube la temperatura, o cambia la restricción"),
-    (r"position must be in 1\.\.(\d+), found (-?\d+)", "la posición {1} no existe en esta rama (va de 1 a {0})",
-     "elige una posición de la rama"),
-    (r"token (\d+) is not allowed after .*", "el token {0} no está permitido en esta posición",
-     "elige uno de los tokens que la máscara permite"),
+     lambda: (_("el modelo da probabilidad 0 a todos los tokens que la restricción permite aquí (a esta "
+                "temperatura se redondean a 0)"), _("sube la temperatura, o cambia la restricción"))),
+    (r"position must be in 1\.\.(\d+), found (-?\d+)",
+     lambda last, found: (_("la posición {found} no existe en esta rama (va de 1 a {last})").format(
+         found=found, last=last), _("elige una posición de la rama"))),
+    (r"token (\d+) is not allowed after .*",
+     lambda token: (_("el token {token} no está permitido en esta posición").format(token=token),
+                    _("elige uno de los tokens que la máscara permite"))),
 ]
 
 
 def _spanish_value_error(error: ValueError) -> ConstraintError:
-    """An action's ValueError as the error view shows it: ours are in Spanish already; sampling's
-    English ones are put in Spanish."""
+    """An action's ValueError as the error view shows it: ours are in the current language already
+    (raised with ``_()``); sampling's English ones are put in it (:data:`_SAMPLING_ERRORS`)."""
     text = str(error)
-    for pattern, message, fix in _SAMPLING_ERRORS:
+    for pattern, words in _SAMPLING_ERRORS:
         match = re.fullmatch(pattern, text, re.DOTALL)
         if match:
             groups = [g.replace("-", "\u2212") for g in match.groups()]
-            return ConstraintError(message.format(*groups), fix, "run")
+            message, fix = words(*groups)
+            return ConstraintError(message, fix, "run")
     return ConstraintError(text, kind="run")
 
 
@@ -449,13 +549,13 @@ class Lab:
             take(self.decoder)
         self.selected = None
         if self.decoder.done:
-            self.note = "no quedaba ninguna elección de verdad: la rama llegó a su final"
+            self.note = _("no quedaba ninguna elección de verdad: la rama llegó a su final")
         return self._compare_when_done()
 
     def _said_done(self) -> bool:
         if self.decoder.done:
-            self.note = ("esta rama ya terminó: elige otro token en una de sus posiciones para abrir "
-                         "una rama nueva, o pulsa «Generar» para empezar otra vez")
+            self.note = _("esta rama ya terminó: elige otro token en una de sus posiciones para abrir "
+                          "una rama nueva, o pulsa «Generar» para empezar otra vez")
         return self.decoder.done
 
     def _next_is_forced(self) -> bool:
@@ -474,7 +574,7 @@ class Lab:
         earlier position a new branch leaves the current one there, with the same settings: it
         keeps the tokens before ``position``, takes ``token_id`` and, when the current branch had
         run to its end, runs to its own end too; it becomes the current branch. Choosing the same
-        token again opens the branch that already has it. ValueError (in Spanish) for a position
+        token again opens the branch that already has it. ValueError (current language) for a position
         outside the branch, a token the settings do not offer there (q̃ = 0), or a full tree.
         """
         decoder, position, token_id = self.decoder, int(position), int(token_id)
@@ -487,18 +587,22 @@ class Lab:
             return self._compare_when_done()
         offered_ids = {t for t, _, _ in offered_at(decoder, position)}  # ValueError outside the branch
         if token_id not in offered_ids:
-            raise ValueError(f"el token {token_id} no está entre los que los ajustes permiten en la "
-                             f"posición {position} (q̃ = 0)")
+            raise ValueError(_("el token {token} no está entre los que los ajustes permiten en la "
+                               "posición {position} (q̃ = 0)").format(token=token_id, position=position))
         self.selected = position
         if decoder.generation.token_ids[position - 1] == token_id:
-            self.note = f"esta rama ya tiene ese token en la posición {position}"
+            self.note = _("esta rama ya tiene ese token en la posición {position}").format(position=position)
             return self
         prefix = decoder.generation.token_ids[:position - 1] + [token_id]
         same = next((i for i, b in enumerate(self.branches) if b.decoder.generation.token_ids[:position] == prefix), None)
         if same is not None:  # another branch already goes this way: show it, don't copy it
             self.current = same
-            first = "ya empieza por ese token" if position == 1 else f"ya tiene estos {position} primeros tokens"
-            self.note = f"la rama {same + 1} {first}: se abre ella en vez de repetirla"
+            if position == 1:
+                self.note = _("la rama {i} ya empieza por ese token: se abre ella en vez de repetirla").format(
+                    i=same + 1)
+            else:
+                self.note = _("la rama {i} ya tiene estos {n} primeros tokens: se abre ella en vez de "
+                              "repetirla").format(i=same + 1, n=position)
             return self._compare_when_done()
         self.current = self._fork(position, token_id)
         return self._compare_when_done()
@@ -514,8 +618,8 @@ class Lab:
             if (b.parent, b.start, b.start_token) == (self.current, position, token_id):
                 return i
         if len(self.branches) >= MAX_BRANCHES:
-            raise ValueError(f"el árbol ya tiene {MAX_BRANCHES} ramas, las que caben: pulsa «Generar» "
-                             "para empezar otro")
+            raise ValueError(_("el árbol ya tiene {n} ramas, las que caben: pulsa «Generar» "
+                               "para empezar otro").format(n=MAX_BRANCHES))
         fork = self.decoder.fork_at(position)
         take(fork, token_id)
         branch = Branch(fork, self.current, position, token_id)
@@ -527,8 +631,9 @@ class Lab:
     def select(self, index: int) -> "Lab":
         """Show branch ``index`` (0-based, as ``data-index``); ValueError when there is none."""
         if not 0 <= int(index) < len(self.branches):
-            raise ValueError(f"no hay rama {_shown(int(index) + 1)}: el árbol tiene "
-                             f"{es_count(len(self.branches), 'rama', 'ramas')}")
+            n = len(self.branches)
+            raise ValueError(_("no hay rama {i}: el árbol tiene {branches}").format(
+                i=_shown(int(index) + 1), branches=count(ngettext("{n} rama", "{n} ramas", n), n)))
         self.current, self.selected, self.note = int(index), None, ""
         return self
 
@@ -544,15 +649,15 @@ class Lab:
 
     def restore(self, tree: str, current: int | None = None, selected: int | None = None) -> "Lab":
         """Rebuild the branches that ``tree`` (from :meth:`tree`) describes, on a new Lab with the
-        same settings; ``tree == ""`` runs the first branch to its end. ValueError (in Spanish) when
+        same settings; ``tree == ""`` runs the first branch to its end. ValueError (current language) when
         the text does not describe a tree these settings give."""
         try:
             self.branches = replay(self._fresh_decoder(), decode_tree(tree))
         except (ValueError, MaskerError) as error:
-            why = (_spanish_reason(error)[1] if isinstance(error, MaskerError)
+            why = (masker_error(error, self.kind, "").message if isinstance(error, MaskerError)
                    else _spanish_value_error(error).message)
-            raise ConstraintError(f"el enlace no describe un árbol de este experimento: {why}",
-                                  "abre el enlace tal como se copió, o pulsa «Generar» para empezar otro",
+            raise ConstraintError(_("el enlace no describe un árbol de este experimento: {why}").format(why=why),
+                                  _("abre el enlace tal como se copió, o pulsa «Generar» para empezar otro"),
                                   "link") from None
         self.current = current if current is not None and 0 <= current < len(self.branches) else 0
         self.selected = None
@@ -606,18 +711,18 @@ def error_heading(kind: str) -> str:
     the settings or the prompt, both constraint and settings (a budget too small), an action
     (kind "run": a position the branch lacks, a full tree), or a link (kind "link")."""
     if kind == "link":
-        return "El enlace no se puede abrir."
+        return _("El enlace no se puede abrir.")
     if kind == "stopped":
-        return "Detenida."
+        return _("Detenida.")
     if kind in _RUN_KINDS:
-        return "No se puede hacer esto."
+        return _("No se puede hacer esto.")
     if kind == "budget.too_small":
-        return "No se puede usar esta restricción con estos ajustes."
+        return _("No se puede usar esta restricción con estos ajustes.")
     if kind in ("settings.prompt", "settings.context"):
-        return "No se puede usar este prompt con estos ajustes."
+        return _("No se puede usar este prompt con estos ajustes.")
     if kind.startswith("settings.") and kind != "settings.kind":
-        return "No se pueden usar estos ajustes."
-    return "No se puede usar esta restricción."
+        return _("No se pueden usar estos ajustes.")
+    return _("No se puede usar esta restricción.")
 
 
 def error_html(error: ConstraintError) -> str:
@@ -627,10 +732,12 @@ def error_html(error: ConstraintError) -> str:
     for the keyboard) and the fix, no traceback; ``data-kind`` and ``data-from``/``data-to`` (the
     span, for the editor's underline)."""
     heading = escape(error_heading(error.kind))
-    hint = f'<p class="lab-hint">Cómo arreglarlo: {escape(error.hint)}</p>' if error.hint else ""
+    how = _("Cómo arreglarlo: {fix}").format(fix=escape(error.hint))
+    hint = f'<p class="lab-hint">{how}</p>' if error.hint else ""
     span = f' data-from="{error.span[0]}" data-to="{error.span[1]}"' if error.span else ""
-    text, _, caret = error.message.partition("\n  ")
-    caret = (f'<pre class="lab-caret" tabindex="0" aria-label="el lugar del error">  {escape(caret)}</pre>'
+    text, _newline, caret = error.message.partition("\n  ")
+    place = _("el lugar del error")
+    caret = (f'<pre class="lab-caret" tabindex="0" aria-label="{place}">  {escape(caret)}</pre>'
              if caret else "")
     return styled(f'<div class="lab-error" data-testid="lab-error" data-kind="{escape(error.kind)}"{span} role="alert">'
                   f'<p><strong>{heading}</strong></p>'
@@ -668,7 +775,7 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     - "choose" (``token_id`` at ``position``, 1-based: the current branch goes on, or a new branch
       leaves it), "pick" (``token_id`` at the next position), "open" (``position``), "branch"
       (show branch ``branch``, 0-based).
-    Compile and settings errors come back as the error view, in Spanish, never as a traceback:
+    Compile and settings errors come back as the error view, in the current language, never as a traceback:
     the settings are checked (:func:`check_settings`, with the form's limit of MAX_TOKENS tokens)
     before anything runs, so a link with ``seed=1e30`` or ``max_tokens=2000`` gets a message too.
     The model and tokenizer are loaded once.
@@ -703,20 +810,20 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
             return lab.open(int(position))
         if action == "branch":
             return lab.select(int(branch))
-        raise ValueError(f"acción desconocida {_shown(str(action))}")
+        raise ValueError(_("acción desconocida {action}").format(action=_shown(str(action))))
     except ConstraintError as error:
         _SESSION["lab"] = None
         return _Html(error_html(error))
     except MaskerError as error:  # at run time: a work limit (compile errors are ConstraintErrors)
-        return _Html(error_html(spanish_error(error, settings.get("kind", ""), "")))
+        return _Html(error_html(masker_error(error, settings.get("kind", ""), "")))
     except ValueError as error:
         return _Html(error_html(_spanish_value_error(error)))
     except KeyboardInterrupt:  # the kernel bar's «Detener» interrupted Python in the middle of an action
         _SESSION["lab"] = None  # its branches may be half changed: the next action rebuilds the tree
         return _Html(error_html(ConstraintError(
-            "Python paró esta acción a medias, con «Detener» de la barra de Python",
-            "la dirección de la página aún guarda el árbol de antes de esta acción: recarga la página "
-            "para volver a abrirlo, o pulsa «Generar» para empezar otro", "stopped")))
+            _("Python paró esta acción a medias, con «Detener» de la barra de Python"),
+            _("la dirección de la página aún guarda el árbol de antes de esta acción: recarga la página "
+              "para volver a abrirlo, o pulsa «Generar» para empezar otro"), "stopped")))
 
 
 def forget() -> None:
@@ -736,10 +843,10 @@ def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
         if lab is None and state.get("tree"):
             fresh, action = True, "restore"  # Python started again: the page's tree comes back
         elif lab is None:
-            raise ValueError("no hay ninguna generación en curso: pulsa «Paso» o «Generar»")
+            raise ValueError(_("no hay ninguna generación en curso: pulsa «Paso» o «Generar»"))
         elif key != _SESSION["key"]:
-            raise ValueError("cambiaste los ajustes desde la última generación: pulsa «Generar» para "
-                             "empezar con los nuevos")
+            raise ValueError(_("cambiaste los ajustes desde la última generación: pulsa «Generar» para "
+                               "empezar con los nuevos"))
     if not fresh:
         lab.note = ""  # said once
     if fresh:
@@ -749,7 +856,7 @@ def _lab_for(action: str, state: dict, settings: dict, key: str) -> Lab:
         if action == "restore":
             lab.restore(state.get("tree") or "", _int(state.get("branch")), _int(state.get("open")))
         if renewed:
-            lab.note = "nuevo experimento: cambiaron los ajustes"
+            lab.note = _("nuevo experimento: cambiaron los ajustes")
     return lab
 
 
@@ -762,4 +869,5 @@ def _int(value) -> int | None:
 
 
 __all__ = ["act", "ConstraintError", "KINDS", "Lab", "MAX_BRANCHES", "MAX_TOKENS", "PRESETS", "SEED_MAX",
-           "check_prompt", "check_settings", "compile_constraint", "error_html", "refused_at", "spanish_error"]
+           "check_prompt", "check_settings", "compile_constraint", "english_error", "error_html", "masker_error",
+           "preset_titles", "refused_at", "spanish_error"]

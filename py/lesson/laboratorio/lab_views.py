@@ -19,20 +19,32 @@ import numpy as np
 
 from masker import MaskerError
 
-from ..numbers import es_decimal, es_prob, es_sci, es_sci_log
-from ..views import KIND_NAMES, es_count, PositionsView, status_html, styled, token_html, token_label
+from ..i18n import _, ngettext
+from ..numbers import fmt_decimal, fmt_prob, fmt_sci, fmt_sci_log
+from ..views import PositionsView, status_html, styled, token_html, token_label
 from .exact import exact_for
-from .tree import offered_at
+from .tree import STATUS_WORDS, offered_at
+from .words import count
 
 
-plural = es_count  # «1 token», «2 tokens», with the number written the Spanish way
+def kind_name(kind: str) -> str:
+    """A grammar's kind (``Grammar.kind``) as the form's menu names it, in the current language."""
+    names = {"choice": _("lista de opciones"), "regex": _("expresión regular"), "json_schema": "JSON Schema",
+             "cfg": _("gramática GBNF")}
+    return names.get(kind, "")
+
+
+def tokens_text(n: int) -> str:
+    """«1 token», «12 tokens» (the current language)."""
+    return count(ngettext("{n} token", "{n} tokens", n), n)
 
 
 def ln_text(x: float) -> str:
-    """A natural log with two decimals («−43,35»); one that rounds to zero is «0,00», not «−0,00»."""
+    """A natural log with two decimals («−43,35» / "−43.35"); one that rounds to zero is «0,00», not
+    «−0,00»."""
     if not math.isfinite(x):
         return "−∞" if x < 0 else "∞"
-    return es_decimal(0.0 if round(x, 2) == 0 else x, 2)
+    return fmt_decimal(0.0 if round(x, 2) == 0 else x, 2)
 
 
 def refused_at(matcher, token_id: int) -> int | None:
@@ -66,22 +78,22 @@ def matcher_at(lab, position: int):
 def summary_html(lab) -> str:
     """The current branch in one line: kind, tokens, ln p, ln q̃, kept mass, status, verdict."""
     gen, decoder = lab.decoder.generation, lab.decoder
-    parts = [lab.note, KIND_NAMES.get(lab.grammar.kind, "") if lab.grammar is not None else "sin restricción",
-             f"rama {lab.current + 1} de {len(lab.branches)}", plural(len(gen.token_ids), "token", "tokens")]
+    parts = [lab.note, kind_name(lab.grammar.kind) if lab.grammar is not None else _("sin restricción"),
+             _("rama {i} de {n}").format(i=lab.current + 1, n=len(lab.branches)), tokens_text(len(gen.token_ids))]
     if gen.positions:
         parts.append(f"ln p(y | x) = {ln_text(gen.log_p)}")
         if lab.grammar is not None:
             parts.append(f"ln q̃(y | x) = {ln_text(gen.log_q)}")
-            parts.append(f"masa conservada Π p(A<sub>j</sub>) = {es_sci_log(gen.log_kept)}")
+            parts.append(_("masa conservada Π p(A<sub>j</sub>) = {kept}").format(kept=fmt_sci_log(gen.log_kept)))
     parts.append(status_html(gen) if decoder.done else lab.branch.state_words(False))
     if decoder.done and lab.grammar is not None:
-        parts.append("la gramática lo acepta" if lab.accepted(lab.branch) else "la gramática no lo acepta")
+        parts.append(_("la gramática lo acepta") if lab.accepted(lab.branch) else _("la gramática no lo acepta"))
         if lab.kind == "json_schema":
             try:
                 json.loads(gen.text)
-                parts.append("json.loads lo lee")
+                parts.append(_("json.loads lo lee"))
             except ValueError:
-                parts.append("json.loads no lo lee")
+                parts.append(_("json.loads no lo lee"))
     return f'<p class="lab-summary">{" · ".join(escape(x) if "<" not in x else x for x in parts if x)}</p>'
 
 
@@ -93,30 +105,33 @@ def branches_html(lab) -> str:
     items = []
     for i, b in enumerate(lab.branches):
         gen = b.decoder.generation
-        where = ("desde el prompt" if b.parent is None else
-                 f"sale de la rama {b.parent + 1} en la posición {b.start} con {token_html(lab.tok.vocab, b.start_token)}")
+        where = (_("desde el prompt") if b.parent is None else
+                 _("sale de la rama {parent} en la posición {start} con {token}").format(
+                     parent=b.parent + 1, start=b.start, token=token_html(lab.tok.vocab, b.start_token)))
         logs = f"ln p = {ln_text(gen.log_p)}" + (f" · ln q̃ = {ln_text(gen.log_q)}" if lab.grammar is not None else "")
         row = exact.of(gen.bytes) if exact is not None and b in finished else None
         facts, data = _exact_facts(row, lab)
         current = i == lab.current
+        name, empty = _("rama {i}").format(i=i + 1), _("(vacío)")
         items.append(
             f'<li class="lab-branch{" current" if current else ""}" data-testid="lab-branch" data-index="{i}" '
             f'data-text="{escape(gen.text)}" data-state="{b.state}" '
             f'data-parent="{"" if b.parent is None else b.parent}" data-from="{b.start or ""}"{data}>'
             f'<button type="button" class="lab-branch-open" data-branch="{i}" aria-pressed="{str(current).lower()}">'
-            f'rama {i + 1}</button> <code class="lab-branch-text">{escape(gen.text) or "(vacío)"}</code> '
+            f'{name}</button> <code class="lab-branch-text">{escape(gen.text) or empty}</code> '
             f'<span class="lab-branch-facts">{escape(_state_words(lab, b))} · '
-            f'{plural(len(gen.token_ids), "token", "tokens")} · {logs} · {where}</span>{facts}</li>')
-    return (f'<div class="lab-tree"><p><strong>Ramas</strong> ({len(lab.branches)}): elige un token distinto en '
-            f'cualquier posición y sale una rama nueva; ninguna se borra.</p>{_exact_head(exact, lab)}'
+            f'{tokens_text(len(gen.token_ids))} · {logs} · {where}</span>{facts}</li>')
+    head = _("<strong>Ramas</strong> ({n}): elige un token distinto en cualquier posición y sale una rama "
+             "nueva; ninguna se borra.").format(n=len(lab.branches))
+    return (f'<div class="lab-tree"><p>{head}</p>{_exact_head(exact, lab)}'
             f'<ol class="lab-branches">{"".join(items)}</ol></div>')
 
 
 def _state_words(lab, branch) -> str:
     """A branch's status; without a constraint a finished branch is «terminada» (nothing to be
     valid against)."""
-    words = branch.state_words(lab.accepted(branch))
-    return "terminada" if lab.grammar is None and words == "válida" else words
+    status = branch.status(lab.accepted(branch))
+    return STATUS_WORDS["finished" if lab.grammar is None and status == "valid" else status]()
 
 
 def _exact_head(exact, lab) -> str:
@@ -124,30 +139,35 @@ def _exact_head(exact, lab) -> str:
     if exact is None:
         return ""
     if exact.enumeration is None:
-        return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="no">La probabilidad exacta '
-                f'p(g | x, G) de cada texto g, la del modelo entre los textos de la gramática G, no se calcula: '
-                f'{escape(exact.reason)}.</p>')
+        words = _("La probabilidad exacta p(g | x, G) de cada texto g, la del modelo entre los textos de la "
+                  "gramática G, no se calcula: {reason}.").format(reason=escape(exact.reason))
+        return f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="no">{words}</p>'
+
     e = exact.enumeration
     notes = []
     if lab.settings["top_k"] or lab.settings["top_p"]:
-        notes.append("Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos.")
+        notes.append(_("Con top-k o top-p puestos, esta q̃ es la de la máscara sola, sin ellos."))
     budget = lab.settings["max_tokens"]
     if budget is not None and e.counts is not None and e.counts.longest_tokens > budget:
-        notes.append(f"Algunos caminos tienen más de {plural(budget, 'token', 'tokens')}, el máximo puesto: "
-                     "esta q̃ los cuenta como si no hubiera máximo, y el bucle los corta.")
-    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">La gramática G tiene '
-            f'{plural(len(e.rows), "texto", "textos")} ({plural(e.paths, "camino de tokens", "caminos de tokens")}); '
-            f'el laboratorio los recorrió todos con el modelo, así que cada rama válida muestra, para su texto g '
-            f'(todas sus particiones sumadas), la probabilidad exacta <strong>p(g | x, G)</strong>, la del modelo '
-            f'entre los textos de G, junto a <strong>q̃(g | x)</strong>, la de la generación restringida, con la '
-            f'temperatura {es_decimal(lab.settings["temperature"], 1)}. Si q̃ es mayor, la máscara infla ese '
-            f'texto; si es menor, lo desinfla. Lo explica <a href="mascara.html">«La máscara»</a>.'
+        notes.append(_("Algunos caminos tienen más de {tokens}, el máximo puesto: esta q̃ los cuenta como si no "
+                       "hubiera máximo, y el bucle los corta.").format(tokens=tokens_text(budget)))
+    words = _("La gramática G tiene {texts} ({paths}); el laboratorio los recorrió todos con el modelo, así "
+              "que cada rama válida muestra, para su texto g (todas sus particiones sumadas), la probabilidad "
+              "exacta <strong>p(g | x, G)</strong>, la del modelo entre los textos de G, junto a "
+              "<strong>q̃(g | x)</strong>, la de la generación restringida, con la temperatura {temperature}. "
+              "Si q̃ es mayor, la máscara infla ese texto; si es menor, lo desinfla. Lo explica "
+              "<a href=\"mascara.html\">«La máscara»</a>.").format(
+        texts=count(ngettext("{n} texto", "{n} textos", len(e.rows)), len(e.rows)),
+        paths=count(ngettext("{n} camino de tokens", "{n} caminos de tokens", e.paths), e.paths),
+        temperature=fmt_decimal(lab.settings["temperature"], 1))
+    return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">{words}'
             f'{"".join(" " + n for n in notes)}</p>')
 
 
 def ratio_text(ratio: float) -> str:
-    """q̃ / p with three significant digits («6,26», «112», «0,420»); «∞» when p underflows."""
-    return es_sci(ratio, 3) if math.isfinite(ratio) else "∞"
+    """q̃ / p with three significant digits («6,26», «112», «0,420»; "6.26" in English); «∞» when p
+    underflows."""
+    return fmt_sci(ratio, 3) if math.isfinite(ratio) else "∞"
 
 
 def _exact_facts(row, lab) -> tuple[str, str]:
@@ -158,12 +178,12 @@ def _exact_facts(row, lab) -> tuple[str, str]:
         return "", ""
     ratio = row.masked / row.conditional if row.conditional > 0 else math.inf
     shown = float(f"{ratio:.3g}") if math.isfinite(ratio) else ratio
-    verdict = ("la máscara lo infla" if shown > 1 else "la máscara lo desinfla" if shown < 1
-               else "la máscara lo deja casi igual")
-    splits = plural(row.paths, "partición", "particiones")
-    only_mask = " (solo la máscara)" if lab.settings["top_k"] or lab.settings["top_p"] else ""
-    facts = (f'<span class="lab-exact">p(g | x, G) = {es_prob(row.conditional)} · q̃(g | x){only_mask} = '
-             f'{es_prob(row.masked)} ({splits}) · q̃ / p = {ratio_text(ratio)}: {verdict}</span>')
+    verdict = (_("la máscara lo infla") if shown > 1 else _("la máscara lo desinfla") if shown < 1
+               else _("la máscara lo deja casi igual"))
+    splits = count(ngettext("{n} partición", "{n} particiones", row.paths), row.paths)
+    only_mask = " " + _("(solo la máscara)") if lab.settings["top_k"] or lab.settings["top_p"] else ""
+    facts = (f'<span class="lab-exact">p(g | x, G) = {fmt_prob(row.conditional)} · q̃(g | x){only_mask} = '
+             f'{fmt_prob(row.masked)} ({splits}) · q̃ / p = {ratio_text(ratio)}: {verdict}</span>')
     return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}" data-ratio="{shown!r}"'
 
 
@@ -180,18 +200,24 @@ def choices_html(lab) -> str:
     vocab = lab.tok.vocab
     chosen = gen.token_ids[j - 1] if j <= n else None
     buttons = "".join(_token_button(vocab, j, t, p, q, t == chosen) for t, p, q in tokens)
-    if len(tokens) == 1:  # nothing to choose: say so instead of inviting a choice
-        what = (f"<strong>Posición {j}{', la siguiente' if j == n + 1 else ''}</strong>: forzada, "
-                f"{token_html(vocab, tokens[0][0])} es el único token que los ajustes permiten aquí (q̃ = 1)"
-                + (". Pulsa «Paso» para tomarlo." if j == n + 1 else "."))
+    token = token_html(vocab, tokens[0][0])
+    allowed = count(ngettext("{n} token permitido por los ajustes", "{n} tokens permitidos por los ajustes",
+                             len(tokens)), len(tokens))
+    if len(tokens) == 1 and j == n + 1:  # nothing to choose: say so instead of inviting a choice
+        what = _("<strong>Posición {j}, la siguiente</strong>: forzada, {token} es el único token que los "
+                 "ajustes permiten aquí (q̃ = 1). Pulsa «Paso» para tomarlo.").format(j=j, token=token)
+    elif len(tokens) == 1:
+        what = _("<strong>Posición {j}</strong>: forzada, {token} es el único token que los ajustes permiten "
+                 "aquí (q̃ = 1).").format(j=j, token=token)
     elif j == n + 1:
-        what = (f"<strong>Posición {j}, la siguiente</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
-                f"por los ajustes (q̃ &gt; 0). Elige uno y la rama sigue con él, o pulsa «Paso».")
+        what = _("<strong>Posición {j}, la siguiente</strong>: {allowed} (q̃ &gt; 0). Elige uno y la rama sigue "
+                 "con él, o pulsa «Paso».").format(j=j, allowed=allowed)
     else:
-        what = (f"<strong>Posición {j}</strong>: {plural(len(tokens), 'token permitido', 'tokens permitidos')} "
-                f"por los ajustes (q̃ &gt; 0); el de esta rama va marcado. Elige otro y sale de aquí una rama "
-                f"nueva {_before_words(j)}; esta se queda como está.")
-    search = (f'<label class="lab-search">buscar entre ellos <input type="search" data-testid="lab-token-search" '
+        what = _("<strong>Posición {j}</strong>: {allowed} (q̃ &gt; 0); el de esta rama va "
+                 "marcado. Elige otro y sale de aquí una rama nueva {keeping}; esta se queda como "
+                 "está.").format(j=j, allowed=allowed, keeping=_before_words(j))
+    look = _("buscar entre ellos")
+    search = (f'<label class="lab-search">{look} <input type="search" data-testid="lab-token-search" '
               f'class="lab-token-search" autocomplete="off"></label> <span class="lab-search-count" aria-live="polite"></span>')
     return (f'<div class="lab-next" data-testid="lab-choices" data-position="{j}"><p>{what}</p>{search}'
             f'<ol class="lab-choices">{buttons}</ol>{_removed_html(lab, j, tokens)}</div>')
@@ -201,18 +227,21 @@ def _before_words(j: int) -> str:
     """What a branch leaving at 1-based position ``j`` keeps: «desde el prompt», «con el token
     anterior», «con los 3 tokens anteriores»."""
     if j == 1:
-        return "desde el prompt"
-    return "con el token anterior" if j == 2 else f"con los {plural(j - 1, 'token', 'tokens')} anteriores"
+        return _("desde el prompt")
+    if j == 2:
+        return _("con el token anterior")
+    return count(ngettext("con el {n} token anterior", "con los {n} tokens anteriores", j - 1), j - 1)
 
 
 def _token_button(vocab, j: int, t: int, p: float, q: float, chosen: bool) -> str:
     label = token_label(vocab[t])
+    mine = ", " + _("el de esta rama") if chosen else ""
     return (f'<li><button type="button" class="lab-token{" chosen" if chosen else ""}" data-testid="lab-allowed-token" '
             f'data-token-id="{t}" data-position="{j}" data-p="{p!r}" data-q="{q!r}" data-label="{escape(label)}"'
             f'{" aria-current=true" if chosen else ""} '
-            f'aria-label="{escape(label)} q̃ {es_prob(q)} p {es_prob(p)}{", el de esta rama" if chosen else ""}">'
-            f'{token_html(vocab, t, "chosen" if chosen else "")} <span class="pq">q̃ {es_prob(q)}</span> '
-            f'<span class="pq p">p {es_prob(p)}</span></button></li>')
+            f'aria-label="{escape(label)} q̃ {fmt_prob(q)} p {fmt_prob(p)}{mine}">'
+            f'{token_html(vocab, t, "chosen" if chosen else "")} <span class="pq">q̃ {fmt_prob(q)}</span> '
+            f'<span class="pq p">p {fmt_prob(p)}</span></button></li>')
 
 
 def _removed_html(lab, j: int, tokens) -> str:
@@ -225,11 +254,13 @@ def _removed_html(lab, j: int, tokens) -> str:
     cut = int(mask.sum()) - len(tokens)
     parts = []
     if matcher is not None:
-        parts.append(f"la máscara quita {plural(int((~mask).sum()), 'token', 'tokens')}")
+        removed = int((~mask).sum())
+        parts.append(count(ngettext("la máscara quita {n} token", "la máscara quita {n} tokens", removed), removed))
     if cut and matcher is not None:
-        parts.append(f"top-k / top-p quitan {plural(cut, 'token permitido', 'tokens permitidos')} más")
+        parts.append(count(ngettext("top-k / top-p quitan {n} token permitido más",
+                                    "top-k / top-p quitan {n} tokens permitidos más", cut), cut))
     elif cut:
-        parts.append(f"top-k / top-p quitan {plural(cut, 'token', 'tokens')}")
+        parts.append(count(ngettext("top-k / top-p quitan {n} token", "top-k / top-p quitan {n} tokens", cut), cut))
     out = f'<p class="lab-removed-count">{"; ".join(parts).capitalize()}.</p>' if parts else ""
     if matcher is None:
         return out
@@ -238,11 +269,13 @@ def _removed_html(lab, j: int, tokens) -> str:
     items = []
     for t in removed:
         i = refused_at(matcher, t)
-        items.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {es_prob(float(p[t]))}; '
-                     f'la gramática rechaza {"su primer byte" if i == 0 else f"su byte número {i + 1}"} '
-                     f'(0x{vocab[t][i]:02X})</span></li>')
+        refused = (_("la gramática rechaza su primer byte (0x{byte:02X})") if i == 0 else
+                   _("la gramática rechaza su byte número {i} (0x{byte:02X})")).format(i=i + 1, byte=vocab[t][i])
+        items.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {fmt_prob(float(p[t]))}; '
+                     f'{refused}</span></li>')
     if items:
-        out += f'<p>Los más probables que quitó la máscara:</p><ol class="lab-refused">{"".join(items)}</ol>'
+        most = _("Los más probables que quitó la máscara:")
+        out += f'<p>{most}</p><ol class="lab-refused">{"".join(items)}</ol>'
     return out
 
 
@@ -260,18 +293,21 @@ def comparison_html(lab) -> str:
         for gen in (mine, theirs):
             if j <= len(gen.positions):
                 pos = gen.positions[j - 1]
-                cells.append(f'<td>{token_html(vocab, pos.chosen)}</td><td>{es_prob(pos.q_chosen)}</td>'
-                             f'<td>{es_prob(pos.p_chosen)}</td>')
+                cells.append(f'<td>{token_html(vocab, pos.chosen)}</td><td>{fmt_prob(pos.q_chosen)}</td>'
+                             f'<td>{fmt_prob(pos.p_chosen)}</td>')
             else:
                 cells.append('<td colspan="3">—</td>')
         rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
     me, parent = lab.current + 1, branch.parent + 1
-    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>Comparar la rama {me} '
-            f'con la rama {parent}, posición a posición ({_same_until(branch.start)})</summary>'
-            f'<div class="lab-table-wrap" tabindex="0" role="region" aria-label="comparación de las ramas {me} y {parent}">'
-            f'<table><thead><tr><th scope="col">posición</th>'
-            f'<th scope="col">rama {me}</th><th scope="col">q̃</th><th scope="col">p</th>'
-            f'<th scope="col">rama {parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
+    summary = _("Comparar la rama {me} con la rama {parent}, posición a posición ({same})").format(
+        me=me, parent=parent, same=_same_until(branch.start))
+    region = _("comparación de las ramas {me} y {parent}").format(me=me, parent=parent)
+    where, col_me, col_parent = _("posición"), _("rama {i}").format(i=me), _("rama {i}").format(i=parent)
+    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>{summary}</summary>'
+            f'<div class="lab-table-wrap" tabindex="0" role="region" aria-label="{region}">'
+            f'<table><thead><tr><th scope="col">{where}</th>'
+            f'<th scope="col">{col_me}</th><th scope="col">q̃</th><th scope="col">p</th>'
+            f'<th scope="col">{col_parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
 
@@ -279,8 +315,10 @@ def _same_until(start: int) -> str:
     """Where two branches agree, for a branch that left its parent at ``start``: «distintas desde
     la posición 1», «iguales en la posición 1», «iguales hasta la posición 4»."""
     if start == 1:
-        return "distintas desde la posición 1"
-    return "iguales en la posición 1" if start == 2 else f"iguales hasta la posición {start - 1}"
+        return _("distintas desde la posición 1")
+    if start == 2:
+        return _("iguales en la posición 1")
+    return _("iguales hasta la posición {j}").format(j=start - 1)
 
 
 def lab_view_html(lab) -> str:
@@ -300,8 +338,9 @@ def lab_view_html(lab) -> str:
         strip = PositionsView(gen, uid="lab", open_at=open_at, entry_testid="lab-position")._repr_html_()
     compare = ""
     if lab.unconstrained is not None:
-        compare = (f'<div class="lab-compare"><p><strong>La misma semilla sin restricción</strong> '
-                   f'({plural(len(lab.unconstrained.token_ids), "token", "tokens")}, '
+        same = _("La misma semilla sin restricción")
+        compare = (f'<div class="lab-compare"><p><strong>{same}</strong> '
+                   f'({tokens_text(len(lab.unconstrained.token_ids))}, '
                    f'ln p(y | x) = {ln_text(lab.unconstrained.log_p)}):</p>'
                    f'<pre class="answer"><code data-testid="lab-unconstrained">'
                    f'{escape(lab.unconstrained.text)}</code></pre></div>')

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..i18n import _, ngettext
 from ..language import allowed_ids
-from ..numbers import es_int
-from ..views import es_count
+from ..numbers import fmt_int
 from ..sampling import BUDGET, Decoder, truncate
+from .words import count
 
 MAX_BRANCHES = 16
 
@@ -44,15 +45,26 @@ class Branch:
         """As ``lab-output``'s data-state: "done" when finished, "idle" while it can go on."""
         return "done" if self.decoder.done else "idle"
 
-    def state_words(self, accepted: bool) -> str:
-        """Its status in words: válida / no válida, cortada por el presupuesto, en curso, detenida."""
+    def status(self, accepted: bool) -> str:
+        """Its status as a code: "stopped", "running", "budget", "valid" or "invalid"."""
         if self.stopped and not self.decoder.done:
-            return "detenida"
+            return "stopped"
         if not self.decoder.done:
-            return "en curso"
+            return "running"
         if self.decoder.generation.status == BUDGET:
-            return "cortada por el presupuesto"
-        return "válida" if accepted else "no válida"
+            return "budget"
+        return "valid" if accepted else "invalid"
+
+    def state_words(self, accepted: bool) -> str:
+        """Its status in words (current language): válida / no válida, cortada por el presupuesto,
+        en curso, detenida."""
+        return STATUS_WORDS[self.status(accepted)]()
+
+
+# a branch's status code -> its words, in the current language (called when shown)
+STATUS_WORDS = {"stopped": lambda: _("detenida"), "running": lambda: _("en curso"),
+                "budget": lambda: _("cortada por el presupuesto"), "valid": lambda: _("válida"),
+                "invalid": lambda: _("no válida"), "finished": lambda: _("terminada")}
 
 
 def offered(p: np.ndarray, matcher, top_k: int | None, top_p: float | None) -> list[tuple[int, float, float]]:
@@ -84,8 +96,12 @@ def offered_at(decoder: Decoder, position: int) -> list[tuple[int, float, float]
     if position == n + 1 and not decoder.done:
         return offered(decoder.next_distribution(), decoder.matcher, decoder.top_k, decoder.top_p)
     shown = str(position).replace("-", "\u2212")
-    raise ValueError(f"la posición {shown} no existe en esta rama (tiene {es_count(n, 'token', 'tokens')}"
-                     f"{'' if decoder.done else f'; la siguiente es la {es_int(n + 1)}'})")
+    tokens = count(ngettext("{n} token", "{n} tokens", n), n)
+    if decoder.done:
+        raise ValueError(_("la posición {position} no existe en esta rama (tiene {tokens})").format(
+            position=shown, tokens=tokens))
+    raise ValueError(_("la posición {position} no existe en esta rama (tiene {tokens}; la siguiente es la "
+                       "{next})").format(position=shown, tokens=tokens, next=fmt_int(n + 1)))
 
 
 # The tree as text, with only the characters an address keeps as they are (letters, digits, . - _):
@@ -108,13 +124,13 @@ def encode_tree(branches: list[Branch]) -> str:
 
 def decode_tree(text: str) -> list[dict]:
     """The branch specifications of :func:`encode_tree`'s text, in order: dicts with parent,
-    start, start_token, picks, length (None: to the end) and stopped. ValueError (in Spanish)
+    start, start_token, picks, length (None: to the end) and stopped. ValueError (current language)
     for a malformed text, a parent that does not come first, or more than MAX_BRANCHES."""
     specs = []
     for i, part in enumerate(text.split("_") if text else []):
         match = _BRANCH.fullmatch(part)
         if match is None:
-            raise ValueError(f"la rama {i + 1} del enlace no se entiende: «{part}»")
+            raise ValueError(_("la rama {i} del enlace no se entiende: «{part}»").format(i=i + 1, part=part))
         head, picks, length, stopped = match.groups()
         spec = {"parent": None, "start": None, "start_token": None, "stopped": bool(stopped),
                 "length": int(length[2:]) if length else None,
@@ -122,23 +138,24 @@ def decode_tree(text: str) -> list[dict]:
         if head != "r":
             spec["parent"], spec["start"], spec["start_token"] = map(int, head.split("."))
             if spec["parent"] >= i:
-                raise ValueError(f"la rama {i + 1} del enlace sale de una rama que no la precede")
+                raise ValueError(_("la rama {i} del enlace sale de una rama que no la precede").format(i=i + 1))
         elif i:
-            raise ValueError("solo la primera rama del enlace empieza en el prompt")
+            raise ValueError(_("solo la primera rama del enlace empieza en el prompt"))
         specs.append(spec)
     if len(specs) > MAX_BRANCHES:
-        raise ValueError(f"el enlace tiene {len(specs)} ramas; el laboratorio guarda {MAX_BRANCHES} como mucho")
+        raise ValueError(_("el enlace tiene {n} ramas; el laboratorio guarda {most} como mucho").format(
+            n=len(specs), most=MAX_BRANCHES))
     return specs
 
 
 def take(decoder: Decoder, token_id: int | None = None) -> None:
     """One step of the decoder: sampled, or ``token_id`` when it is one of the tokens the settings
-    offer at the next position (q̃ > 0; ValueError, in Spanish, otherwise)."""
+    offer at the next position (q̃ > 0; ValueError, in the current language, otherwise)."""
     if token_id is not None:
         position = len(decoder.generation.token_ids) + 1
         if token_id not in {t for t, _, _ in offered_at(decoder, position)}:
-            raise ValueError(f"el token {token_id} no está entre los que los ajustes permiten en la "
-                             f"posición {position} (q̃ = 0)")
+            raise ValueError(_("el token {token} no está entre los que los ajustes permiten en la "
+                               "posición {position} (q̃ = 0)").format(token=token_id, position=position))
     decoder.step(token_id=token_id)
 
 
@@ -153,7 +170,7 @@ def advance(branch: Branch, length: int | None = None) -> Branch:
 
 def replay(first: Decoder, specs: list[dict]) -> list[Branch]:
     """The branches of :func:`decode_tree`'s specifications, rebuilt: the first from ``first``
-    (a fresh decoder), each other as a fork of its parent. ValueError (in Spanish) when a spec does
+    (a fresh decoder), each other as a fork of its parent. ValueError (current language) when a spec does
     not fit (a position its parent lacks, a token the settings do not offer there)."""
     branches: list[Branch] = []
     for i, spec in enumerate(specs or [{"parent": None, "start": None, "start_token": None, "picks": {},
@@ -164,8 +181,10 @@ def replay(first: Decoder, specs: list[dict]) -> list[Branch]:
             parent = branches[spec["parent"]].decoder
             n = len(parent.generation.token_ids)
             if not 1 <= spec["start"] <= n + (0 if parent.done else 1):
-                raise ValueError(f"la rama {i + 1} sale de la rama {spec['parent'] + 1} en la posición "
-                                 f"{es_int(spec['start'])}, pero esa rama tiene {es_count(n, 'token', 'tokens')}")
+                raise ValueError(_("la rama {i} sale de la rama {parent} en la posición {start}, pero esa rama "
+                                   "tiene {tokens}").format(i=i + 1, parent=spec["parent"] + 1,
+                                                            start=fmt_int(spec["start"]),
+                                                            tokens=count(ngettext("{n} token", "{n} tokens", n), n)))
             decoder = parent.fork_at(spec["start"])
             take(decoder, spec["start_token"])
         branch = Branch(decoder, spec["parent"], spec["start"], spec["start_token"], dict(spec["picks"]),

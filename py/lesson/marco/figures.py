@@ -2,11 +2,14 @@
 
 The page's model cells print the five most likely next tokens after two prompts, one ending in a
 space and one not; the prose says what kind of token leads each list, in words computed here.
+Figures that are text (the picture, the count in words) are stored in both languages,
+``{"es": ..., "en": ...}`` (``lesson.i18n.each_language``): each edition's template takes its own.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..i18n import _, each_language
 from ..views import token_label
 from .picture import next_tokens_svg
 
@@ -44,6 +47,14 @@ def space_mass(model, tok, prompt: str) -> float:
     return float(probabilities(model, tok, prompt)[starts].sum())
 
 
+def number_word(n: int) -> str:
+    """``n`` (0 to 6) as a word in the current language, as the prose writes a small count:
+    5 -> "cinco" ("five"). Raises IndexError for any other ``n``."""
+    if not 0 <= n <= 6:
+        raise IndexError(f"number_word knows 0 to 6, not {n}")
+    return (_("cero"), _("uno"), _("dos"), _("tres"), _("cuatro"), _("cinco"), _("seis"))[n]
+
+
 def compute_figures(model, tok) -> dict:
     """The vocabulary's make-up (bytes and learned merges) and the two prompts' next tokens."""
     with_space = next_tokens(model, tok, WITH_SPACE)
@@ -51,7 +62,7 @@ def compute_figures(model, tok) -> dict:
     ends = {key: tok.encode(prompt)[-1] for key, prompt in
             (("with_space", WITH_SPACE), ("without_space", WITHOUT_SPACE))}
     first = 256  # the first merge's token id (Tokenizer: merge k makes token 256 + k)
-    picture = next_tokens_svg(with_space, without, WITHOUT_SPACE)
+    picture = each_language(next_tokens_svg, with_space, without, WITHOUT_SPACE)  # {"es", "en"}
     return {
         "picture": picture,
         "last_token": {key: {"id": i, "box": token_label(tok.vocab[i])} for key, i in ends.items()},
@@ -62,7 +73,8 @@ def compute_figures(model, tok) -> dict:
                         and tok.vocab[ends["without_space"]] + b" " == tok.vocab[first],
         "space_mass_without": space_mass(model, tok, WITHOUT_SPACE),
         "vocab": len(tok.vocab), "bytes": len(tok.vocab) - len(tok.merges), "merges": len(tok.merges),
-        "top": TOP, "top_word": ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis"][TOP], "with_space": with_space, "without_space": without,
+        "top": TOP, "top_word": each_language(number_word, TOP),  # {"es": "cinco", "en": "five"}
+        "with_space": with_space, "without_space": without,
         "with_space_all_letter": all(t["kind"] == "letter" for t in with_space),
         "without_space_all_punctuation": all(t["kind"] == "punctuation" for t in without),
     }

@@ -3,13 +3,16 @@ its last space and after the prompt without it, as two bar charts side by side.
 
 Drawn at build time from the page's figures (no plotting library), with presentation attributes
 only (no ``style``), so the page's content security policy lets it through; ``viewBox`` and
-``width="100%"`` let it shrink to a phone's width.
+``width="100%"`` let it shrink to a phone's width. Its words and numbers are written in the current
+language (:mod:`lesson.i18n`); the figures store it in both (``each_language``). The prompts in
+the panel titles stay Spanish in both editions: they are the model's input.
 """
 from __future__ import annotations
 
 from html import escape
 
-from ..numbers import es_decimal
+from ..i18n import _
+from ..numbers import fmt_decimal
 
 WIDTH, PANEL, LABEL, BAR, GAP, TOP = 360, 176, 44, 14, 6, 34  # SVG units
 COLORS = {"letter": "#1f5fa8", "punctuation": "#d9822b", "space": "#7a8da6"}
@@ -32,7 +35,7 @@ def _panel(x0: float, title: str, tokens: list[dict], scale: float) -> list[str]
         parts.append(f'<rect x="{x0 + LABEL}" y="{y}" width="{w:.2f}" height="{BAR}" '
                      f'fill="{COLORS[t["kind"]]}" data-kind="{t["kind"]}" data-value="{t["p"]!r}"/>')
         parts.append(f'<text x="{x0 + LABEL + w + 3:.1f}" y="{y + BAR - 3}" {FONT} fill="#1d2430">'
-                     f'{es_decimal(t["p"], 3)}</text>')
+                     f'{fmt_decimal(t["p"], 3)}</text>')
     return parts
 
 
@@ -47,8 +50,10 @@ def next_tokens_svg(with_space: list[dict], without_space: list[dict], prompt: s
              + _panel(WIDTH - PANEL, f"«{prompt}»", without_space, scale))
     height = TOP + len(with_space) * (BAR + GAP) + 4
     title = " ".join(
-        f"Tras «{label}»: " + "; ".join(f'{t["box"]} {es_decimal(t["p"], 3)}' for t in tokens) + "."
+        _("Tras «{prompt}»: {tokens}.").format(
+            prompt=label, tokens="; ".join(f'{t["box"]} {fmt_decimal(t["p"], 3)}' for t in tokens))
         for label, tokens in ((prompt + "␣", with_space), (prompt, without_space)))
+    heading = _("Los tokens más probables.")
     return (f'<svg viewBox="0 0 {WIDTH} {height}" width="100%" role="img" data-testid="next-tokens-picture" '
-            f'aria-labelledby="next-tokens-title"><title id="next-tokens-title">Los tokens más probables. '
+            f'aria-labelledby="next-tokens-title"><title id="next-tokens-title">{escape(heading)} '
             f'{escape(title)}</title>{"".join(parts)}</svg>')

@@ -4,7 +4,9 @@ from hypothesis import given, settings, strategies as st
 import pytest
 
 import build
+from lesson.i18n import get_language, set_language
 from lesson.marco import figures
+from lesson.numbers import en_decimal, es_decimal
 
 
 @pytest.fixture(scope="module")
@@ -70,10 +72,11 @@ def test_never_a_lone_a_followed_by_a_token_that_starts_with_a_space(tok, text):
         assert not (left == ord("a") and tok.vocab[right].startswith(b" "))
 
 
-def test_the_picture_draws_each_token_with_its_p_and_kind_on_one_scale(fig):
+@pytest.mark.parametrize("language", ["es", "en"])
+def test_the_picture_draws_each_token_with_its_p_and_kind_on_one_scale(fig, language):
     import re
     from lesson.marco.picture import bar_width
-    svg = fig["picture"]
+    svg = fig["picture"][language]
     bars = re.findall(r'<rect x="[^"]+" y="[^"]+" width="([^"]+)" height="[^"]+" fill="[^"]+" '
                       r'data-kind="(\w+)" data-value="([^"]+)"/>', svg)
     tokens = fig["with_space"] + fig["without_space"]
@@ -83,3 +86,46 @@ def test_the_picture_draws_each_token_with_its_p_and_kind_on_one_scale(fig):
         assert float(width) == pytest.approx(bar_width(float(value), scale), abs=0.01)
     assert max(float(w) for w, _, _ in bars) == pytest.approx(bar_width(scale, scale), abs=0.01)
     assert '<title id="next-tokens-title">' in svg and 'role="img"' in svg
+
+
+def test_the_figures_text_is_in_both_languages_and_the_language_is_restored(fig):
+    assert get_language() == "es"
+    assert set(fig["picture"]) == set(fig["top_word"]) == {"es", "en"}
+    assert fig["top_word"] == {"es": "cinco", "en": "five"} and figures.TOP == 5
+
+
+def test_the_english_picture_has_no_spanish_label_and_no_decimal_comma_and_the_same_numbers(fig):
+    import re
+    es, en = fig["picture"]["es"], fig["picture"]["en"]
+    assert "Tras «" in es and "Los tokens más probables." in es
+    assert "Tras" not in en and "más probables" not in en
+    assert "After «La señora␣»: " in en and "After «La señora»: " in en
+    assert "The most likely next tokens." in en
+    # the prompts stay Spanish: the panel titles are the same in both
+    assert re.findall(r"font-weight=\"600\"[^>]*>([^<]*)<", es) == re.findall(
+        r"font-weight=\"600\"[^>]*>([^<]*)<", en) == ["«La señora␣»", "«La señora»"]
+    # the same bars, and the same numbers written with a point instead of a comma
+    def bars(svg):
+        return re.findall(r"<rect [^>]*/>", svg)
+    assert bars(es) == bars(en)
+    written_es = re.findall(r"\d+,\d{3}", es)
+    written_en = re.findall(r"\d+\.\d{3}(?!\d)", re.sub(r'"[^"]*"', '""', en))
+    assert not re.search(r"\d,\d", re.sub(r'"[^"]*"', '""', en))  # no decimal comma outside attributes
+    assert [w.replace(",", ".") for w in written_es] == written_en
+    tokens = fig["with_space"] + fig["without_space"]
+    for t in tokens:
+        assert f'>{en_decimal(t["p"], 3)}</text>' in en and f'>{es_decimal(t["p"], 3)}</text>' in es
+
+
+def test_number_word_follows_the_current_language():
+    try:
+        assert [figures.number_word(n) for n in (0, 5, 6)] == ["cero", "cinco", "seis"]
+        set_language("en")
+        assert [figures.number_word(n) for n in range(7)] == [
+            "zero", "one", "two", "three", "four", "five", "six"]
+        with pytest.raises(IndexError):
+            figures.number_word(7)
+        with pytest.raises(IndexError):
+            figures.number_word(-1)
+    finally:
+        set_language("es")
