@@ -88,6 +88,43 @@ PAGES = (
 )
 
 
+# The English edition: the same pages in site/en/, under English names and titles. Each entry
+# names the Spanish page it translates ("source"), whose figures and notebook it shares.
+ENGLISH = {
+    "index.html": {"out": "en/index.html", "title": "Lessons", "summary": ""},
+    "marco.html": {"out": "en/python.html", "title": "Python in the browser", "summary":
+                   "Python cells with NumPy that run in this page, with no server."},
+    "mascara.html": {"out": "en/mask.html", "title": "The mask", "summary":
+                     "Constrained decoding with the mini-GPT: why the mask guarantees the format, "
+                     "what it costs, and how it bends the model's distribution."},
+    "niveles.html": {"out": "en/levels.html", "title": "Levels of guarantee", "summary":
+                     "From \u201canswer in JSON\u201d to a grammar: what each level guarantees, "
+                     "measured live on the mini-GPT."},
+    "automata.html": {"out": "en/automata.html", "title": "From schema to automaton", "summary":
+                      "How a constraint becomes a mask: automata, the token trie, the index by "
+                      "state, the stack JSON needs, and forced tokens."},
+    "trampas.html": {"out": "en/pitfalls.html", "title": "Pitfalls and decisions", "summary":
+                     "What a guaranteed format does not guarantee, each pitfall measured on the "
+                     "mini-GPT; the mask that respects a token budget; how to choose a constraint."},
+    "distorsion.html": {"out": "en/distortion.html", "title": "Correcting the distortion",
+                        "summary": "Importance weights and sequential Monte Carlo: the mask as a "
+                        "proposal, corrected towards the exact conditional distribution."},
+    "laboratorio.html": {"out": "en/lab.html", "title": "Lab", "summary":
+                         "Any constraint on the mini-GPT, position by position, with no code."},
+}
+
+
+def english(spec: dict) -> dict:
+    """The English edition's entry for the Spanish page table entry ``spec``: the same page
+    (figures module, tool flag) with the English ``out``, ``title`` and ``summary`` of
+    ``ENGLISH``, its template ``templates/en/<name>`` and its notebook ``en/<stem>.ipynb``."""
+    entry = {**spec, **ENGLISH[spec["out"]], "lang": "en", "source": spec["out"]}
+    entry["template"] = entry["out"]  # en/mask.html
+    if spec.get("notebook"):
+        entry["notebook"] = entry["out"].replace(".html", ".ipynb")
+    return entry
+
+
 def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
     """The course map and the pages named in ``names`` (comma-separated stems, ``"niveles,marco"``);
     every page when ``names`` is empty. For work on one page: ``BUILD_ONLY=niveles python build.py``
@@ -104,6 +141,9 @@ def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
 
 
 PAGES = only(PAGES, os.environ.get("BUILD_ONLY"))
+PAGES = tuple({**spec, "lang": "es", "source": spec["out"]} for spec in PAGES)
+PAGES_EN = tuple(english(spec) for spec in PAGES)
+EDITIONS = PAGES + PAGES_EN  # every page the build renders, Spanish first
 
 
 def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
@@ -123,10 +163,10 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
-    pages = render_pages(plan, make_env(root / "templates"), PAGES)             # 7
+    pages = render_pages(plan, make_env(root / "templates"), EDITIONS)          # 7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
                          model_dir=model_dir)
-    write_site(plan.assets + pages + notebooks(PAGES, pages), site)             # 8
+    write_site(plan.assets + pages + notebooks(EDITIONS, pages), site)          # 8
     return plan
 
 
