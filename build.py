@@ -142,18 +142,25 @@ def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
 
 PAGES = only(PAGES, os.environ.get("BUILD_ONLY"))
 PAGES = tuple({**spec, "lang": "es", "source": spec["out"]} for spec in PAGES)
+
+
+def editions(pages: tuple[dict, ...] | None = None) -> tuple[dict, ...]:
+    """Every page the build renders: ``pages`` (default ``PAGES``, read when called, so a test
+    that swaps the table builds its own pages), then the English edition of each one that
+    ``ENGLISH`` names."""
+    pages = PAGES if pages is None else pages
+    return tuple(pages) + tuple(english(spec) for spec in pages if spec["out"] in ENGLISH)
+
+
 PAGES_EN = tuple(english(spec) for spec in PAGES)
-EDITIONS = PAGES + PAGES_EN  # every page the build renders, Spanish first
+EDITIONS = editions()  # Spanish first
 
 
-def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
-    """Build ``root``'s site into ``site``: the steps of the module docstring, in order.
-
-    ``strict_cells=False`` lets a cell that raises at build time show its traceback instead of
-    stopping the build (for tests that build the pages with a stand-in model).
-
-    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
-    """
+def render_site(root: Path = ROOT, pages: tuple[dict, ...] | None = None):
+    """Steps 1 to 7 of the build up to the rendered pages, before their formulas are typeset and
+    their cells run: ``(plan, pages)``. Each ``Page`` has the outline its macros recorded and the
+    figure entries its template read (``Page.figures_read``, compared across the two editions by
+    ``tests/site/test_editions.py``). ``pages`` defaults to ``editions()``."""
     runtime = check_runtime(root / "node_modules")                              # 1
     wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
@@ -163,10 +170,23 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
-    pages = render_pages(plan, make_env(root / "templates"), EDITIONS)          # 7
+    rendered = render_pages(plan, make_env(root / "templates"), editions() if pages is None else pages)  # 7
+    return plan, rendered, model_dir
+
+
+def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
+    """Build ``root``'s site into ``site``: the steps of the module docstring, in order, both
+    editions (``editions()``: the Spanish pages in ``site/``, the English ones in ``site/en/``).
+
+    ``strict_cells=False`` lets a cell that raises at build time show its traceback instead of
+    stopping the build (for tests that build the pages with a stand-in model).
+
+    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
+    """
+    plan, pages, model_dir = render_site(root)                                  # 1-7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
                          model_dir=model_dir)
-    write_site(plan.assets + pages + notebooks(EDITIONS, pages), site)          # 8
+    write_site(plan.assets + pages + notebooks(editions(), pages), site)        # 8
     return plan
 
 

@@ -216,6 +216,8 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
     for language in ("es", "en"):
         edition = [p for p in pages if p.get("lang", "es") == language]
         env.install_gettext_callables(*gettext_for(language), newstyle=True)
+        if env.cache is not None:  # an imported template (macros.html) keeps the _() it was loaded with
+            env.cache.clear()
         messages = script_messages(language)
         for page in sorted(edition, key=lambda spec: not is_lesson(spec)):  # lessons first
             outline.take()  # nothing left over from a render that raised

@@ -10,7 +10,7 @@ from tests.e2e.helpers import LESSON, set_code
 
 pytestmark = pytest.mark.e2e
 
-PAGES = (LESSON, "mascara.html")
+PAGES = (LESSON, "mascara.html", "en/python.html", "en/mask.html")  # both editions
 ACTIVE = """() => {
   const e = document.activeElement;
   if (!e || e === document.body) return null;
@@ -87,8 +87,9 @@ def test_enter_starts_editing_and_escape_stops(context, base_url):
     assert active["cell"] != 0 or active["text"] == "Restaurar original"
 
 
-def test_edits_survive_a_reload_until_restored(context, base_url):
-    page = open_editors(context, base_url, LESSON)
+@pytest.mark.parametrize("name, edited", [(LESSON, "editada"), ("en/python.html", "edited")])
+def test_edits_survive_a_reload_until_restored(context, base_url, name, edited):
+    page = open_editors(context, base_url, name)
     cells = page.locator("[data-testid=cell]")
     original = cell_code(cells.nth(0))
     set_code(page, cells.nth(0), "print('mi versión')")
@@ -98,7 +99,7 @@ def test_edits_survive_a_reload_until_restored(context, base_url):
     page.reload()
     page.wait_for_selector("[data-testid=cell] .cm-content")
     assert cell_code(cells.nth(0)) == "print('mi versión')"
-    assert cells.nth(0).locator("[data-testid=cell-edited]").inner_text() == "editada"
+    assert cells.nth(0).locator("[data-testid=cell-edited]").inner_text() == edited
     assert cells.nth(1).locator("[data-testid=cell-edited]").is_hidden()
 
     cells.nth(0).locator("[data-testid=cell-restore]").click()

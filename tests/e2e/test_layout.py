@@ -10,7 +10,8 @@ from tests.e2e.helpers import open_lesson
 
 pytestmark = pytest.mark.e2e
 
-PAGES = [spec["out"] for spec in build.PAGES if spec["out"] != "index.html"]  # every lesson and tool
+# every lesson and tool, in both editions
+PAGES = [spec["out"] for spec in build.editions() if not spec["out"].endswith("index.html")]
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # Elements whose content is wider than their box, with what the reader can do about it.

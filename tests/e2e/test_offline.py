@@ -16,10 +16,12 @@ CANARY = "http://canary.invalid/from-the-worker"
 WORKER_FILES = ("pyodide.asm.wasm", "python_stdlib.zip", "numpy-2.0.2-cp312", "/assets/py.")
 
 
-def test_every_request_stays_local_and_worker_requests_are_seen(context, servers, guard):
+@pytest.mark.parametrize("name", ["marco.html", "en/python.html"])
+def test_every_request_stays_local_and_worker_requests_are_seen(context, servers, guard, name):
     # The server without the policy header: with it, the browser refuses the canary before the
     # router sees it (tests/e2e/test_csp.py checks that).
-    lesson = open_lesson(context, servers["open"])
+    guard.seen.clear()
+    lesson = open_lesson(context, servers["open"], name)
     local = [url for url in guard.seen if url.startswith(guard.allowed)]
     assert local == guard.seen and not guard.foreign
     for name in WORKER_FILES:  # fetched by the worker, so the router sees the worker
@@ -54,7 +56,9 @@ def describe(violations: list[dict]) -> str:
                      f"{[n['target'] for n in v['nodes']][:3]}" for v in violations)
 
 
-def test_lesson_page_has_no_serious_accessibility_violations(lesson):
+@pytest.mark.parametrize("name", ["marco.html", "en/python.html"])
+def test_lesson_page_has_no_serious_accessibility_violations(context, base_url, name):
+    lesson = open_lesson(context, base_url, name)
     lesson.locator("[data-testid=run-all]").click()
     cells = lesson.locator("[data-testid=cell]")
     for i in range(cells.count()):
@@ -63,12 +67,13 @@ def test_lesson_page_has_no_serious_accessibility_violations(lesson):
     assert not violations, describe(violations)
 
 
-def test_index_lists_lessons_and_has_no_serious_accessibility_violations(context, base_url):
+@pytest.mark.parametrize("name, first", [("index.html", LESSON), ("en/index.html", "python.html")])
+def test_index_lists_lessons_and_has_no_serious_accessibility_violations(context, base_url, name, first):
     page = context.new_page()
-    page.goto(base_url + "index.html")
+    page.goto(base_url + name)
     links = page.locator(".lesson-list a")
     assert links.count() >= 1
-    assert links.first.get_attribute("href") == LESSON
+    assert links.first.get_attribute("href") == first
     violations = run_axe(page)
     assert not violations, describe(violations)
 

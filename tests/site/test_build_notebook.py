@@ -140,3 +140,33 @@ def test_notebook_runs_in_cpython_from_the_project_folder(site, monkeypatch):
     assert [g.text for g in namespace["con_mascara"]] == [s["text"] for s in mascara["masked"]]
     assert all(json.loads(g.text) for g in namespace["con_mascara"])
     assert any("<style>" in item._repr_html_() for item in shown)
+
+
+NOTEBOOKS = [spec["notebook"] for spec in build.editions() if spec.get("notebook")]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_every_notebook_of_both_editions_runs_in_jupyter(site, name, monkeypatch):
+    """Each notebook, Spanish and English, run by Jupyter's own client (nbclient, with an
+    IPython kernel) from the project's folder, as a reader runs it: every cell runs without an
+    error, except those its page marks as failing on purpose (its precomputed output is a
+    traceback), and an English notebook's views write English."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError  # noqa: F401  (raised on an unexpected error)
+    notebook = read_notebook((site / name).read_text(encoding="utf-8"))
+    page = (site / name.replace(".ipynb", ".html")).read_text(encoding="utf-8")
+    failing = page.count('class="out-error"')  # the cells the page expects to fail
+    monkeypatch.delenv("MINIGPT_WEIGHTS", raising=False)
+    client = NotebookClient(notebook, timeout=600, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(build.ROOT)}})
+    client.execute()
+    errors = [(i, o.get("ename"), o.get("evalue")) for i, c in enumerate(notebook.cells)
+              if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert len(errors) <= failing, f"{name}: cells raised {errors}"
+    if name.startswith("en/"):
+        html = [o["data"]["text/html"] for c in notebook.cells if c.cell_type == "code"
+                for o in c.outputs if "text/html" in o.get("data", {})]
+        text = "".join(c.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                       for c in cell.outputs)
+        assert "Package:" in text  # the English setup ran, so the views are English
+        assert not any("precalculado" in h or "Posición" in h for h in html)
