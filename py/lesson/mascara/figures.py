@@ -19,6 +19,7 @@ from masker import compile_choice, compile_json_schema, compile_regex
 
 from ..course import KEY, NAMES, OTHER_KEY, PROMPT, PROTAGONIST, answer, name_of
 from ..enumeration import enumerate_paths
+from ..i18n import each_language
 from ..language import allowed_ids, count_paths, count_positions
 from ..rejection import rejection_sample
 from ..sampling import generate
@@ -63,8 +64,9 @@ def compute_figures(model, tok) -> dict:
                        for s in UNMASKED_SEEDS]
     walk = masked[MASKED_SEEDS.index(WALK_SEED)]
     out["walk"] = walk_summary(walk, tok, model, grammar)
-    # the picture at the top of the page: the same view a cell shows, rendered at build time
-    out["walk_view"] = PositionsView(walk, uid="pv-portada")._repr_html_()
+    # the picture at the top of the page: the same view a cell shows, rendered at build time, in
+    # each edition's language ({"es": html, "en": html})
+    out["walk_view"] = each_language(lambda: PositionsView(walk, uid="pv-portada")._repr_html_())
     forced = len(out["walk"]["written"].encode())
     out["walk"]["splits_in_samples"] = len({g.prefix_split(forced) for g in masked})
     out["utf8"] = utf8_example(tok)
@@ -79,9 +81,9 @@ def compute_figures(model, tok) -> dict:
     out["free_text"] = free_text(model, tok)
     out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
     out["why"] = why_inflated(model, tok, walk, out["walk"])
-    out["factors_svg"] = factors_svg(out["why"])
+    out["factors_svg"] = each_language(factors_svg, out["why"])
     out["partitions"] = partition_distortion(masked, walk, out["walk"])
-    out["names_svg"] = names_svg(out["enumeration"]["rows"])
+    out["names_svg"] = each_language(names_svg, out["enumeration"]["rows"])
     kept, positions = LONG_ANSWER
     out["long_answer"] = {"kept": kept, "positions": positions, "product": kept ** positions}
     return out
@@ -108,15 +110,17 @@ def colder_concentrates(sweep: list[dict]) -> bool:
 
 def favourite_changes(sweep: list[dict]) -> list[dict]:
     """Where the sweep's favourites differ from those at T = 1: one entry per temperature and
-    distribution (``who``: "condicionada" or "máscara") whose most likely name is not the one at
-    T = 1, with that ``name`` and its probability ``p``, in the sweep's order."""
+    distribution (``who``: "condicionada" or "máscara", the Spanish prose's word; ``kind``:
+    "conditional" or "masked", a code each edition words itself) whose most likely name is not the
+    one at T = 1, with that ``name`` and its probability ``p``, in the sweep's order."""
     one = next(r for r in sweep if r["temperature"] == 1.0)
     out = []
     for r in sweep:
-        for who, key in (("condicionada", "top_conditional"), ("máscara", "top_masked")):
+        for who, kind in (("condicionada", "conditional"), ("máscara", "masked")):
+            key = "top_" + kind
             if r[key] != one[key]:
-                p = r["top_conditional_p"] if key == "top_conditional" else r["top_masked_q"]
-                out.append({"temperature": r["temperature"], "who": who, "name": r[key], "p": p})
+                p = r["top_conditional_p"] if kind == "conditional" else r["top_masked_q"]
+                out.append({"temperature": r["temperature"], "who": who, "kind": kind, "name": r[key], "p": p})
     return out
 
 

@@ -207,7 +207,7 @@ def test_the_picture_draws_each_probability_as_a_bar_of_proportional_width():
 
 
 def test_the_pages_picture_draws_the_enumeration_rows(fig):
-    svg = fig["names_svg"]
+    svg = fig["names_svg"]["es"]
     for r in fig["enumeration"]["rows"]:
         for kind in ("conditional", "masked"):
             assert f'data-kind="{kind}" data-name="{r["name"]}" data-value="{r[kind]!r}"' in svg
@@ -252,7 +252,7 @@ def test_the_factor_picture_adds_up_the_logarithms_of_the_factors():
 
 def test_the_pages_factor_picture_draws_the_why_figures(fig):
     for part in ("name", "quote", "brace"):
-        assert f'data-part="{part}" data-factor="{fig["why"][part]!r}"' in fig["factors_svg"]
+        assert f'data-part="{part}" data-factor="{fig["why"][part]!r}"' in fig["factors_svg"]["es"]
 
 
 def test_the_brace_is_far_down_the_models_list_after_the_question(fig, model, tok):

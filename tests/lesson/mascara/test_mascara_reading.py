@@ -122,7 +122,7 @@ def test_the_walks_largest_q_predicts_the_masks_winner_in_the_enumeration(fig):
 # ------------------------------------------------ the picture's caption and the positions caption
 
 def test_the_factor_bar_ends_at_the_ratio_the_caption_names(fig):
-    assert f"×{es_sci(fig['why']['ratio'], 3)}</text>" in fig["factors_svg"]
+    assert f"×{es_sci(fig['why']['ratio'], 3)}</text>" in fig["factors_svg"]["es"]
 
 
 def test_by_count_agrees_in_number():
@@ -136,5 +136,5 @@ def test_the_cover_caption_agrees_with_its_number_of_choices(fig, model, tok):
     choices = sum(not pos.is_forced for pos in gen.positions)
     phrase = ("1 en la que se elige el texto (marcada en azul)" if choices == 1
               else f"{choices} en las que se elige el texto (marcadas en azul)")
-    assert phrase in fig["walk_view"]
+    assert phrase in fig["walk_view"]["es"]
     assert phrase in PositionsView(gen, uid="pv-test")._repr_html_()
