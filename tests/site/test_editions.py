@@ -89,7 +89,7 @@ class _Reader(HTMLParser):
             page.alternates[a.get("hreflang", "")] = a.get("href", "")
         if tag == "a" and a.get("data-testid") == "lang-switch":
             page.switch.append((a.get("hreflang", ""), a.get("href", "")))
-        elif tag == "a" and "href" in a and self.in_main:
+        elif tag == "a" and "href" in a and self.in_main and "hreflang" not in a:  # not a link to the other edition
             page.links.append(a["href"])
         if tag in self.VOID:
             return
