@@ -88,6 +88,43 @@ PAGES = (
 )
 
 
+# The English edition: the same pages in site/en/, under English names and titles. Each entry
+# names the Spanish page it translates ("source"), whose figures and notebook it shares.
+ENGLISH = {
+    "index.html": {"out": "en/index.html", "title": "Lessons", "summary": ""},
+    "marco.html": {"out": "en/python.html", "title": "Python in the browser", "summary":
+                   "Python cells with NumPy that run in this page, with no server."},
+    "mascara.html": {"out": "en/mask.html", "title": "The mask", "summary":
+                     "Constrained decoding with the mini-GPT: why the mask guarantees the format, "
+                     "what it costs, and how it bends the model's distribution."},
+    "niveles.html": {"out": "en/levels.html", "title": "Levels of guarantee", "summary":
+                     "From \u201canswer in JSON\u201d to a grammar: what each level guarantees, "
+                     "measured live on the mini-GPT."},
+    "automata.html": {"out": "en/automata.html", "title": "From schema to automaton", "summary":
+                      "How a constraint becomes a mask: automata, the token trie, the index by "
+                      "state, the stack JSON needs, and forced tokens."},
+    "trampas.html": {"out": "en/pitfalls.html", "title": "Pitfalls and decisions", "summary":
+                     "What a guaranteed format does not guarantee, each pitfall measured on the "
+                     "mini-GPT; the mask that respects a token budget; how to choose a constraint."},
+    "distorsion.html": {"out": "en/distortion.html", "title": "Correcting the distortion",
+                        "summary": "Importance weights and sequential Monte Carlo: the mask as a "
+                        "proposal, corrected towards the exact conditional distribution."},
+    "laboratorio.html": {"out": "en/lab.html", "title": "Lab", "summary":
+                         "Any constraint on the mini-GPT, position by position, with no code."},
+}
+
+
+def english(spec: dict) -> dict:
+    """The English edition's entry for the Spanish page table entry ``spec``: the same page
+    (figures module, tool flag) with the English ``out``, ``title`` and ``summary`` of
+    ``ENGLISH``, its template ``templates/en/<name>`` and its notebook ``en/<stem>.ipynb``."""
+    entry = {**spec, **ENGLISH[spec["out"]], "lang": "en", "source": spec["out"]}
+    entry["template"] = entry["out"]  # en/mask.html
+    if spec.get("notebook"):
+        entry["notebook"] = entry["out"].replace(".html", ".ipynb")
+    return entry
+
+
 def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
     """The course map and the pages named in ``names`` (comma-separated stems, ``"niveles,marco"``);
     every page when ``names`` is empty. For work on one page: ``BUILD_ONLY=niveles python build.py``
@@ -104,16 +141,26 @@ def only(pages: tuple[dict, ...], names: str | None) -> tuple[dict, ...]:
 
 
 PAGES = only(PAGES, os.environ.get("BUILD_ONLY"))
+PAGES = tuple({**spec, "lang": "es", "source": spec["out"]} for spec in PAGES)
 
 
-def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
-    """Build ``root``'s site into ``site``: the steps of the module docstring, in order.
+def editions(pages: tuple[dict, ...] | None = None) -> tuple[dict, ...]:
+    """Every page the build renders: ``pages`` (default ``PAGES``, read when called, so a test
+    that swaps the table builds its own pages), then the English edition of each one that
+    ``ENGLISH`` names."""
+    pages = PAGES if pages is None else pages
+    return tuple(pages) + tuple(english(spec) for spec in pages if spec["out"] in ENGLISH)
 
-    ``strict_cells=False`` lets a cell that raises at build time show its traceback instead of
-    stopping the build (for tests that build the pages with a stand-in model).
 
-    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
-    """
+PAGES_EN = tuple(english(spec) for spec in PAGES)
+EDITIONS = editions()  # Spanish first
+
+
+def render_site(root: Path = ROOT, pages: tuple[dict, ...] | None = None):
+    """Steps 1 to 7 of the build up to the rendered pages, before their formulas are typeset and
+    their cells run: ``(plan, pages)``. Each ``Page`` has the outline its macros recorded and the
+    figure entries its template read (``Page.figures_read``, compared across the two editions by
+    ``tests/site/test_editions.py``). ``pages`` defaults to ``editions()``."""
     runtime = check_runtime(root / "node_modules")                              # 1
     wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
@@ -123,10 +170,23 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
-    pages = render_pages(plan, make_env(root / "templates"), PAGES)             # 7
+    rendered = render_pages(plan, make_env(root / "templates"), editions() if pages is None else pages)  # 7
+    return plan, rendered, model_dir
+
+
+def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> SitePlan:
+    """Build ``root``'s site into ``site``: the steps of the module docstring, in order, both
+    editions (``editions()``: the Spanish pages in ``site/``, the English ones in ``site/en/``).
+
+    ``strict_cells=False`` lets a cell that raises at build time show its traceback instead of
+    stopping the build (for tests that build the pages with a stand-in model).
+
+    On any BuildError nothing in ``site`` has changed: it is replaced only by the last step.
+    """
+    plan, pages, model_dir = render_site(root)                                  # 1-7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
                          model_dir=model_dir)
-    write_site(plan.assets + pages + notebooks(PAGES, pages), site)             # 8
+    write_site(plan.assets + pages + notebooks(editions(), pages), site)        # 8
     return plan
 
 

@@ -1,5 +1,5 @@
 """The cells' outputs computed at build time: every page's cells run in CPython with the page's
-kernel (``cellrun.py`` in a child process), cached, and put in the page marked «precalculado»."""
+kernel (``cellrun.py`` in a child process), cached, and put in the page marked «precalculado» ("precomputed" in English)."""
 from __future__ import annotations
 
 import json
@@ -13,14 +13,19 @@ import markupsafe  # installed with jinja2
 
 from .errors import BuildError
 from .files import CACHE, ROOT, Page, site_model_dir, source_digest
+from .languages import language_of
 
 OUTPUT_SLOT = re.compile(r'(<div class="cell-output"[^>]*)><!--cell-output( fails)?--></div>')
 
 
-PRECOMPUTED_NOTE = (
-    '<p class="out-note" data-testid="precomputed-note"><span class="out-note-badge">precalculado'
-    '</span> <span class="note-same">al construir la página; ▶ Ejecutar lo calcula aquí</span>'
-    '<span class="note-edited">con el código original; ▶ Ejecutar calcula tu versión</span></p>')
+PRECOMPUTED_NOTE = {
+    "es": ('<p class="out-note" data-testid="precomputed-note"><span class="out-note-badge">precalculado'
+           '</span> <span class="note-same">al construir la página; ▶ Ejecutar lo calcula aquí</span>'
+           '<span class="note-edited">con el código original; ▶ Ejecutar calcula tu versión</span></p>'),
+    "en": ('<p class="out-note" data-testid="precomputed-note"><span class="out-note-badge">precomputed'
+           '</span> <span class="note-same">when the page was built; ▶ Run computes it here</span>'
+           '<span class="note-edited">with the original code; ▶ Run computes your version</span></p>'),
+}
 
 
 def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
@@ -59,7 +64,7 @@ def cell_outputs(pages: list[Page], root: Path = ROOT, cache: Path = CACHE,
                     "Fix the cell, or write it as cell(..., fails=true) if it fails on purpose.")
         filled = iter(runs)
         html = OUTPUT_SLOT.sub(lambda m: f'{m.group(1)} data-precomputed="true">'
-                               f'{PRECOMPUTED_NOTE}{output_html(next(filled)["events"])}</div>', html)
+                               f'{PRECOMPUTED_NOTE[language_of(page.path)]}{output_html(next(filled)["events"])}</div>', html)
         out.append(replace(page, data=html.encode()))
     return out
 
@@ -92,11 +97,14 @@ def cached_cell_runs(pages: dict[str, list[str]], root: Path, cache: Path,
     for name, cells in pages.items():
         key = digest.copy()
         key.update(json.dumps(cells).encode())
-        stored[name] = cache / f"cell-outputs-{Path(name).stem}-{key.hexdigest()[:16]}.json"
+        key.update(language_of(name).encode())  # the kernel's language: the views' words
+        stem = Path(name).with_suffix("").as_posix().replace("/", "-")  # en/mask.html -> en-mask
+        stored[name] = cache / f"cell-outputs-{stem}-{key.hexdigest()[:16]}.json"
     missing = {name: cells for name, cells in pages.items() if not stored[name].exists()}
     if missing:
         request = {"kernel": str(kernel), "py": str(root / "py"),
-                   "weights": str(model_dir), "pages": missing}
+                   "weights": str(model_dir), "pages": missing,
+                   "languages": {name: language_of(name) for name in missing}}
         result = subprocess.run([sys.executable, str(runner)], cwd=root,
                                 input=json.dumps(request), capture_output=True, text=True)
         if result.returncode != 0:

@@ -33,6 +33,7 @@ class Asset:
 class Page(Asset):
     """A rendered page, with what its notebook needs: ``outline`` (see ``PageOutline``)."""
     outline: list[tuple[str, str]] = field(default_factory=list)
+    figures_read: list[str] = field(default_factory=list)  # the fig entries its template read
 
 
 @dataclass
@@ -76,18 +77,26 @@ def pack_python(py_dir: Path) -> bytes:
     """Zip the ``py/`` tree (``.py`` files and data, no caches) reproducibly.
 
     Members are stored relative to ``py_dir`` with a fixed timestamp, so the same
-    sources give the same bytes and the same hashed file name.
+    sources give the same bytes and the same hashed file name. Each message catalog
+    (``lesson/locale/<language>/LC_MESSAGES/*.po``) goes in compiled, as the ``.mo`` file the
+    standard library's ``gettext`` reads (``lesson.i18n.compile_po``, Babel): the browser has no
+    Babel. A ``.mo`` left in the tree by hand is not packed (the ``.po`` is the source).
     """
+    use_py(py_dir.parent)
+    from lesson.i18n import compile_po
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
         for path in sorted(py_dir.rglob("*")):
-            if path.is_dir() or "__pycache__" in path.parts or path.suffix == ".pyc":
+            if (path.is_dir() or "__pycache__" in path.parts or path.suffix in (".pyc", ".mo")):
                 continue
+            data = path.read_bytes()
+            if path.suffix == ".po":
+                path, data = path.with_suffix(".mo"), compile_po(data)
             info = zipfile.ZipInfo(path.relative_to(py_dir).as_posix(),
                                    date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            zipped.writestr(info, path.read_bytes())
+            zipped.writestr(info, data)
     return buffer.getvalue()
 
 

@@ -12,6 +12,7 @@ import markupsafe  # installed with jinja2
 
 from .devserver import CONTENT_SECURITY_POLICY
 from .files import TEMPLATES, Page, SitePlan, has_model, use_py
+from .languages import alternates, gettext_for, language_of, script_messages, up_to_root
 
 class PageOutline:
     """The parts of a page that its notebook repeats, recorded by the macros while the page renders.
@@ -27,8 +28,10 @@ class PageOutline:
     def __init__(self) -> None:
         self.items: list[tuple[str, str]] = []
 
-    def heading(self, level: int, text: str) -> None:
+    def heading(self, level: int, text: str) -> str:
+        """Record a heading; return its default id, ``sec-N`` for the page's N-th heading."""
         self.items.append((f"h{int(level)}", str(text)))
+        return f"sec-{sum(1 for kind, _ in self.items if kind != 'code')}"
 
     def cell(self, source: str) -> None:
         self.items.append(("code", str(source)))
@@ -70,20 +73,51 @@ def cites(text, cell: str) -> markupsafe.Markup:
     return markupsafe.Markup('<span class="cites" data-cites="{}">{}</span>').format(cell, text)
 
 
+class TrackedFigures(dict):
+    """A page's figures (``fig``) that remember which entries the page's template read.
+
+    ``read`` (shared by the nested dicts) collects dotted paths such as ``"enumeration.rows"``;
+    a figure stored in both languages (``{"es": ..., "en": ...}``, ``lesson.i18n.each_language``)
+    counts as the entry above its language, so the two editions of a page, which must quote the
+    same entries, record the same paths (``tests/site/test_editions.py``). Values in lists are
+    not followed."""
+
+    def __init__(self, data: dict, read: set | None = None, path: str = ""):
+        super().__init__(data)
+        self.read = set() if read is None else read
+        self.path = path
+
+    def _wrap(self, key, value):
+        is_language = key in ("es", "en") and set(self) <= {"es", "en"}
+        path = self.path if is_language else (f"{self.path}.{key}" if self.path else str(key))
+        if path:
+            self.read.add(path)
+        return TrackedFigures(value, self.read, path) if isinstance(value, dict) else value
+
+    def __getitem__(self, key):
+        return self._wrap(key, super().__getitem__(key))
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]),
                              undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True,
-                             extensions=["jinja2.ext.do"])  # {% do outline.cell(...) %}
+                             extensions=["jinja2.ext.do",  # {% do outline.cell(...) %}
+                                         "jinja2.ext.i18n"])  # _() in the shared templates
+    env.install_gettext_callables(*gettext_for("es"), newstyle=True)  # render_pages sets each page's
     env.globals["outline"] = PageOutline()
     env.filters["dedent"] = dedent_code
     env.filters["token"] = token_box
     env.filters["cites"] = cites
     use_py(templates.parent)
     from lesson import numbers  # the same number formats as the page's cells
-    for name in ("es_decimal", "es_sci", "es_prob", "es_int", "es_percent"):
-        env.filters[name] = getattr(numbers, name)
+    for name in ("decimal", "sci", "prob", "int", "percent"):  # es_* and en_*, one per edition
+        env.filters["es_" + name] = getattr(numbers, "es_" + name)
+        env.filters["en_" + name] = getattr(numbers, "en_" + name)
     env.filters["tex"] = lambda text: str(text).replace(",", "{,}")  # a decimal comma inside TeX
     return env
 
@@ -104,7 +138,7 @@ def lab_limits() -> dict:
 def is_lesson(spec: dict) -> bool:
     """Every entry of the page table (``build.PAGES``) but the course map (``index.html``) and the tools (``"tool": True``,
     the «Laboratorio») is a lesson of the course."""
-    return spec["out"] != "index.html" and not spec.get("tool")
+    return Path(spec["out"]).name != "index.html" and not spec.get("tool")
 
 
 READING_WORDS_PER_MINUTE = 150  # prose with formulas, read closely
@@ -128,13 +162,15 @@ def lesson_minutes(html: str) -> int:
 
 
 def course_entries(pages, rendered: dict[str, Page]) -> list[dict]:
-    """The lessons of ``pages`` (the page table, ``build.PAGES``) in order, as the course map and the lesson links need them:
-    ``number``, ``out``, ``title``, ``summary``, and, for lessons already in ``rendered`` (by
+    """The lessons of ``pages`` (one edition of the page table, ``build.PAGES`` or
+    ``build.PAGES_EN``) in order, as the course map and the lesson links need them:
+    ``number``, ``out``, ``href`` (the file name: a link from a page of the same edition),
+    ``title``, ``summary``, and, for lessons already in ``rendered`` (by
     ``out``), ``minutes`` (``lesson_minutes``, unless the entry sets it) and ``cells``."""
     entries = []
     for number, spec in enumerate([p for p in pages if is_lesson(p)], start=1):
-        entry = {"number": number, "out": spec["out"], "title": spec["title"],
-                 "summary": spec.get("summary", "")}
+        entry = {"number": number, "out": spec["out"], "href": Path(spec["out"]).name,
+                 "title": spec["title"], "summary": spec.get("summary", "")}
         page = rendered.get(spec["out"])
         if page is not None:
             entry["minutes"] = spec.get("minutes") or lesson_minutes(page.data.decode())
@@ -143,33 +179,56 @@ def course_entries(pages, rendered: dict[str, Page]) -> list[dict]:
     return entries
 
 
-def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
-    """Render every page of ``pages`` (the page table, ``build.PAGES``) with the asset URLs and the runtime config.
+def runtime_config(plan: SitePlan, prefix: str = "", language: str = "es") -> dict:
+    """What the page script and the worker need to start Python (``<script id="runtime-config">``):
+    the URLs of the worker, the runtime, the project code and the weights, each relative to the
+    page (``prefix``: ``"../"`` from ``site/en/``), and the page's ``language`` for the kernel."""
+    urls = plan.urls
+    return {
+        "worker": prefix + urls["worker_js"], "pyodideIndex": prefix + urls["pyodide_index"],
+        "pyodideScript": prefix + urls["pyodide.js"],
+        "weights": [{**w, "url": prefix + w["url"]} for w in plan.weights],
+        "early": prefix + urls["early_js"] if urls.get("early_js") else None,  # None: the page script starts the worker
+        "code": [{"name": name, "url": prefix + urls[key], "size": plan.sizes.get(key, 0)}
+                 for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
+        "lang": language,
+    }
 
-    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``). The
-    lessons render first, each with ``course`` (the lessons in order, for its previous and next
-    links); then the course map, whose ``course`` also has each lesson's minutes and cells.
+
+def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
+    """Render every page of ``pages`` (the page table of both editions, ``build.EDITIONS``) with
+    the asset URLs and the runtime config, each edition in its language.
+
+    Each page comes with the outline its macros recorded (``env`` is made by ``make_env``) and the
+    figure entries its template read (``Page.figures_read``). Within an edition the lessons render
+    first, each with ``course`` (that edition's lessons in order, for its previous and next
+    links); then the course map, whose ``course`` also has each lesson's minutes and cells. A
+    page in a folder (``en/mask.html``) gets every URL relative to itself. ``_()`` in a template
+    is the page's language (Jinja2's i18n extension over ``lesson.i18n``'s catalogs).
     """
     names = [w["name"] for w in plan.weights]
-    runtime_config = {
-        "worker": plan.urls["worker_js"], "pyodideIndex": plan.urls["pyodide_index"],
-        "pyodideScript": plan.urls["pyodide.js"], "weights": plan.weights,
-        "early": plan.urls.get("early_js"),  # None: the page script starts the worker
-        "code": [{"name": name, "url": plan.urls[key], "size": plan.sizes.get(key, 0)}
-                 for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
-    }
-    context = {"urls": plan.urls, "pages": pages, "has_model": has_model(names),
+    context = {"pages": pages, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
-               "runtime_config": runtime_config,
                "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
-               "lab_limits": lab_limits(),
-               "tools": [page for page in pages if page.get("tool")]}
+               "lab_limits": lab_limits()}
     outline = env.globals["outline"]
     rendered: dict[str, Page] = {}
-    for page in sorted(pages, key=lambda spec: not is_lesson(spec)):  # lessons first
-        outline.take()  # nothing left over from a render that raised
-        fig = (plan.figures or {}).get(page["out"])  # None: no weights, or no figures module
-        html = env.get_template(page["template"]).render(
-            page=page, course=course_entries(pages, rendered), fig=fig, **context)
-        rendered[page["out"]] = Page(page["out"], html.encode(), outline.take())
+    for language in ("es", "en"):
+        edition = [p for p in pages if p.get("lang", "es") == language]
+        env.install_gettext_callables(*gettext_for(language), newstyle=True)
+        messages = script_messages(language)
+        for page in sorted(edition, key=lambda spec: not is_lesson(spec)):  # lessons first
+            outline.take()  # nothing left over from a render that raised
+            prefix = up_to_root(page["out"])
+            figures = (plan.figures or {}).get(page.get("source", page["out"]))  # None: no weights, or no figures module
+            fig = TrackedFigures(figures) if isinstance(figures, dict) else figures
+            tools = [dict(t, href=Path(t["out"]).name) for t in edition if t.get("tool")]
+            html = env.get_template(page["template"]).render(
+                page=page, course=course_entries(edition, rendered), fig=fig, lang=language,
+                urls={key: prefix + url for key, url in plan.urls.items()},
+                runtime_config=runtime_config(plan, prefix, language),
+                alternates=alternates(page, pages), script_messages=messages, tools=tools,
+                **context)
+            rendered[page["out"]] = Page(page["out"], html.encode(), outline.take(),
+                                         sorted(fig.read) if isinstance(fig, TrackedFigures) else [])
     return [rendered[page["out"]] for page in pages]

@@ -37,6 +37,7 @@ export function launchWorker(config) {
       weights: config.weights.map((f) => ({ ...f, url: absolute(f.url) })),
       interruptBuffer,
       appleMobile: isAppleMobile(),
+      lang: config.lang || "es", // the page's language: the kernel's views write in it
     },
   });
   return launch;

@@ -5,6 +5,7 @@
  * editor is "selected", not being edited), so Tab goes on through the page; Enter, a
  * click or typing starts editing (then Tab indents); Esc stops editing. The hint below
  * the editor says which mode it is in. Edits are kept in local storage (edits.js). */
+import { t } from "./i18n.js";
 import { EditorView, keymap, lineNumbers, drawSelection } from "@codemirror/view";
 import { EditorState } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -18,8 +19,8 @@ document.addEventListener("pointerdown", () => { pointerPressed = true; }, true)
 document.addEventListener("pointerup", () => { pointerPressed = false; }, true);
 
 const HINTS = {
-  selected: "Intro: editar · Mayús+Intro: ejecutar · Tab: seguir por la página",
-  editing: "Editando: Tab sangra · Esc: dejar de editar · Mayús+Intro: ejecutar",
+  selected: t("Intro: editar · Mayús+Intro: ejecutar · Tab: seguir por la página"),
+  editing: t("Editando: Tab sangra · Esc: dejar de editar · Mayús+Intro: ejecutar"),
 };
 
 export class Cell {
@@ -96,7 +97,7 @@ export class Cell {
         this.saveEdit();
       }),
       EditorView.contentAttributes.of({
-        "aria-label": `Código de la celda ${this.index + 1}`,
+        "aria-label": t("Código de la celda {n}", { n: this.index + 1 }),
         "aria-describedby": this.hint.id,
       }),
     ];

@@ -2,7 +2,9 @@
  * On a lesson page (its course links carry data-lesson), every cell that finishes a run is
  * recorded; on the course map (index.html), each lesson's line says how far it has run. */
 
-const PREFIX = "curso:celdas-ejecutadas:"; // + the lesson's page, e.g. "marco.html"
+import { t } from "./i18n.js";
+
+const PREFIX = "curso:celdas-ejecutadas:"; // + the lesson's page: "marco.html", "en/python.html"
 
 function load(lesson) {
   try {
@@ -52,18 +54,53 @@ function showProgress(map) {
     const text = item.querySelector("[data-testid=lesson-progress]");
     if (ran === 0) {
       item.dataset.progress = "none";
-      text.textContent = "sin ejecutar";
+      text.textContent = t("sin ejecutar");
     } else if (ran < total) {
       item.dataset.progress = "partial";
-      text.textContent = `ejecutada en parte (${ran} de ${total} celdas)`;
+      text.textContent = t("ejecutada en parte ({ran} de {total} celdas)", { ran, total });
     } else {
       item.dataset.progress = "complete";
-      text.textContent = "ejecutada entera";
+      text.textContent = t("ejecutada entera");
     }
   }
 }
 
+/* The reader's first preferred language that the course has ("es" or "en"), or null. */
+export function preferredLanguage(languages) {
+  for (const tag of languages || []) {
+    const base = String(tag).toLowerCase().split("-")[0];
+    if (base === "es" || base === "en") return base;
+  }
+  return null;
+}
+
+/* The language switch opens the same section of the other edition: the id of the last section
+ * heading above the top of the window (both editions give their sections the same ids), or the
+ * address's own fragment. */
+function currentSection() {
+  let id = "";
+  for (const heading of document.querySelectorAll("main h2[id], main h3[id]")) {
+    if (heading.getBoundingClientRect().top > 80) break;
+    id = heading.id;
+  }
+  return id ? `#${id}` : location.hash;
+}
+
+function setupSwitch() {
+  for (const link of document.querySelectorAll("[data-testid=lang-switch]")) {
+    const base = link.getAttribute("href").split("#")[0];
+    const follow = () => { link.setAttribute("href", base + currentSection()); };
+    link.addEventListener("click", follow);
+    link.addEventListener("auxclick", follow);
+    link.addEventListener("focus", follow);
+    link.addEventListener("pointerenter", follow);
+  }
+}
+
 export function setupCourse() {
+  setupSwitch();
+  const hint = document.querySelector("[data-testid=prefers-english]");
+  if (hint && preferredLanguage(navigator.languages || [navigator.language]) === "en") hint.hidden = false;
   const nav = document.querySelector("[data-testid=course-nav][data-lesson]");
   if (nav) trackLesson(nav.dataset.lesson);
   const map = document.querySelector("[data-testid=course-map]");

@@ -1,6 +1,7 @@
 /* The page's side of the Python worker: start-up with a timeout, a FIFO queue of
  * cells to run, and Stop (interrupt when cross-origin isolated, else restart). */
 
+import { t } from "./i18n.js";
 import { launchWorker } from "./boot.js";
 
 const SIGINT = 2;
@@ -70,11 +71,11 @@ export class KernelClient {
         this.onMessage(message);
       }
       if (launch.errors.length) {
-        this.fail(launch.errors[0].message || "el worker falló");
+        this.fail(launch.errors[0].message || t("el worker falló"));
         return;
       }
       worker.onmessage = (event) => this.onMessage(event.data);
-      worker.onerror = (event) => this.fail(event.message || "el worker falló");
+      worker.onerror = (event) => this.fail(event.message || t("el worker falló"));
     });
   }
 
@@ -82,7 +83,7 @@ export class KernelClient {
     clearTimeout(this.timer);
     if (this.worker) this.worker.terminate();
     this.worker = null;
-    if (this.current) this.current.finish(false, null, "Python no está disponible.");
+    if (this.current) this.current.finish(false, null, t("Python no está disponible."));
     this.current = null;
     this.queue.splice(0).forEach((cell) => cell.cancel());
     this.setState("error", { reason, timeoutMs: this.timeoutMs });
@@ -119,7 +120,7 @@ export class KernelClient {
   enqueue(cell) {
     if (this.queue.includes(cell) || this.current === cell) return;
     if (this.state === "error") {
-      cell.finish(false, null, "Python no está disponible: recarga la página.");
+      cell.finish(false, null, t("Python no está disponible: recarga la página."));
       return;
     }
     this.queue.push(cell);
@@ -166,8 +167,7 @@ export class KernelClient {
     const stopped = this.current;
     this.current = null;
     if (stopped) stopped.finish(false, null,
-      "Detenida: Python se reinició para pararla, y se perdió todo lo que las celdas " +
-      "habían definido (el aviso de abajo dice qué y ofrece ejecutarlas de nuevo).");
+      t("Detenida: Python se reinició para pararla, y se perdió todo lo que las celdas habían definido (el aviso de abajo dice qué y ofrece ejecutarlas de nuevo)."));
     this.ui.restarted(stopped, this.names);
     this.start();
   }

@@ -6,19 +6,20 @@ import { setupQuizzes } from "./quiz.js";
 import { setupViews } from "./views.js";
 import { setupCourse } from "./course.js";
 import { setupLab } from "./lab.js";
+import { decimal as pageDecimal, t, tn } from "./i18n.js";
 
 const SCRIPT_STARTED_MS = performance.now(); // since navigation: the start-up's first step
 
 const STATE_LABELS = {
-  loading: "Python: arrancando…",
-  ready: "Python: listo",
-  busy: "Python: ejecutando…",
-  error: "Python: error",
+  loading: t("Python: arrancando…"),
+  ready: t("Python: listo"),
+  busy: t("Python: ejecutando…"),
+  error: t("Python: error"),
 };
 
-/** One decimal with a decimal comma, as Spanish writes it: 7.43 -> "7,4". */
+/** One decimal with the page's decimal mark: 7.43 -> "7,4" (Spanish) or "7.4" (English). */
 function decimal(x) {
-  return x.toFixed(1).replace(".", ",");
+  return pageDecimal(x, 1);
 }
 
 function formatBytes(n) {
@@ -41,7 +42,7 @@ function startupView(panel) {
         r.row.dataset.state = "pending";
         r.bar.max = 1;
         r.bar.value = 0; // a waiting stage shows an empty bar, not an animated one
-        r.detail.textContent = "en espera";
+        r.detail.textContent = t("en espera");
         r.started = null;
         r.bytes = 0;
       }
@@ -52,7 +53,7 @@ function startupView(panel) {
         r.row.dataset.state = "failed";
         r.bar.max = 1;
         r.bar.value = 0;
-        r.detail.textContent = "no se completó";
+        r.detail.textContent = t("no se completó");
       }
     },
     stage({ stage, state, loaded, total }) {
@@ -65,16 +66,16 @@ function startupView(panel) {
         r.bar.value = 1;
         // Downloads overlap the runtime's start, so they show their size, not a time.
         r.detail.textContent = r.bytes
-          ? `listo (${formatBytes(r.bytes)})`
-          : `listo (${decimal((performance.now() - r.started) / 1000)} s)`;
+          ? t("listo ({size})", { size: formatBytes(r.bytes) })
+          : t("listo ({seconds} s)", { seconds: decimal((performance.now() - r.started) / 1000) });
       } else if (total) {
         r.bytes = total;
         r.bar.max = total;
         r.bar.value = loaded;
-        r.detail.textContent = `${formatBytes(loaded)} de ${formatBytes(total)}`;
+        r.detail.textContent = t("{loaded} de {total}", { loaded: formatBytes(loaded), total: formatBytes(total) });
       } else {
         if (state === "active") r.bar.removeAttribute("value"); // working, size unknown
-        r.detail.textContent = state === "fetched" ? "descargado" : "cargando…";
+        r.detail.textContent = state === "fetched" ? t("descargado") : t("cargando…");
       }
     },
   };
@@ -87,24 +88,18 @@ function formatSeconds(ms) {
 
 function errorText(detail) {
   if (detail.reason === "file") {
-    return "Esta página se abrió como archivo (file://) y Python necesita un servidor " +
-      "HTTP. Qué hacer: abre una terminal en la carpeta del sitio (la que contiene " +
-      "index.html), ejecuta «python -m http.server» y abre http://localhost:8000/ en el " +
-      "navegador. Si tienes el proyecto completo, «make serve» construye y sirve el sitio.";
+    return t("Esta página se abrió como archivo (file://) y Python necesita un servidor HTTP. Qué hacer: abre una terminal en la carpeta del sitio (la que contiene index.html), ejecuta «python -m http.server» y abre http://localhost:8000/ en el navegador. Si tienes el proyecto completo, «make serve» construye y sirve el sitio.");
   }
   const why = detail.reason === "timeout"
-    ? `Python no terminó de arrancar en ${formatSeconds(detail.timeoutMs)} s.`
-    : `Python no pudo arrancar: ${detail.reason}.`;
-  return `${why} Qué hacer: pulsa «Reintentar» o recarga la página. Si sirves la ` +
-    "carpeta tú mismo, usa un servidor HTTP que envíe los .wasm como " +
-    "application/wasm (por ejemplo «python build.py serve») y comprueba que la " +
-    "carpeta vendor/ está completa.";
+    ? t("Python no terminó de arrancar en {seconds} s.", { seconds: formatSeconds(detail.timeoutMs) })
+    : t("Python no pudo arrancar: {reason}.", { reason: detail.reason });
+  return why + " " + t("Qué hacer: pulsa «Reintentar» o recarga la página. Si sirves la carpeta tú mismo, usa un servidor HTTP que envíe los .wasm como application/wasm (por ejemplo «python build.py serve») y comprueba que la carpeta vendor/ está completa.");
 }
 
-/* "1", "1 y 2", "1, 2 y 4". */
+/* "1", "1 y 2", "1, 2 y 4" ("1, 2 and 4" in English). */
 function listEs(items) {
   return items.length < 2 ? items.join("")
-    : `${items.slice(0, -1).join(", ")} y ${items[items.length - 1]}`;
+    : items.slice(0, -1).join(", ") + " " + t("y") + " " + items[items.length - 1];
 }
 
 /* The notice after Stop restarted Python: exactly what was lost (the names the cells had
@@ -118,9 +113,9 @@ function restartView(notice, getCells, enqueue) {
   const label = () => {
     target = Number(select.value);
     button.disabled = target === 0;
-    button.textContent = target === 0 ? "Nada que ejecutar antes de la celda 1"
-      : target === 1 ? "Ejecutar la celda 1"
-      : `Ejecutar las celdas 1 a ${target}`;
+    button.textContent = target === 0 ? t("Nada que ejecutar antes de la celda 1")
+      : target === 1 ? t("Ejecutar la celda 1")
+      : t("Ejecutar las celdas 1 a {n}", { n: target });
   };
   select.addEventListener("change", label);
   button.addEventListener("click", () => {
@@ -130,20 +125,21 @@ function restartView(notice, getCells, enqueue) {
   return {
     show(stoppedIndex, ran, names) {
       const cells = getCells();
-      const which = `Python se reinició para detener la celda ${stoppedIndex + 1}`;
+      const stopped = stoppedIndex + 1;
       if (ran.length === 0 && names.length === 0) {
-        lost.textContent = `${which}. No se perdió nada: ninguna otra celda se había ejecutado.`;
+        lost.textContent = t("Python se reinició para detener la celda {stopped}. No se perdió nada: ninguna otra celda se había ejecutado.", { stopped });
       } else {
         const numbers = ran.map((cell) => cell.index + 1);
-        lost.textContent = `${which}, y con él se perdió todo lo que las celdas ejecutadas ` +
-          `(${numbers.length === 1 ? "la celda" : "las celdas"} ${listEs(numbers)}) ` +
-          `habían definido: ${names.length ? listEs(names) : "ningún nombre"}, y lo que ` +
-          `la celda ${stoppedIndex + 1} definiera antes de detenerse. ` +
-          "Sus salidas siguen a la vista, pero son de antes del reinicio.";
+        const lostNames = names.length ? listEs(names) : t("ningún nombre");
+        lost.textContent = tn(
+          "Python se reinició para detener la celda {stopped}, y con él se perdió todo lo que las celdas ejecutadas (la celda {cells}) habían definido: {names}, y lo que la celda {stopped} definiera antes de detenerse. Sus salidas siguen a la vista, pero son de antes del reinicio.",
+          "Python se reinició para detener la celda {stopped}, y con él se perdió todo lo que las celdas ejecutadas (las celdas {cells}) habían definido: {names}, y lo que la celda {stopped} definiera antes de detenerse. Sus salidas siguen a la vista, pero son de antes del reinicio.",
+          numbers.length,
+          { stopped, cells: listEs(numbers), names: lostNames });
       }
       select.replaceChildren(...cells.map((cell, i) => {
         const name = cell.root.getAttribute("aria-label");
-        return new Option(`celda ${i + 1}${name ? ` («${name}»)` : ""}`, String(i));
+        return new Option(name ? t("celda {n} («{name}»)", { n: i + 1, name }) : t("celda {n}", { n: i + 1 }), String(i));
       }));
       select.value = String(stoppedIndex);
       label();
@@ -177,7 +173,7 @@ function kernelUi(page) {
         // each step, ditto (read by bench/bench_startup.py)
         status.dataset.startupMarks = JSON.stringify(
           { "page-script": Math.round(SCRIPT_STARTED_MS), ...detail.marks });
-        readyText = `Python: listo (arrancó en ${decimal(detail.seconds)} s)`;
+        readyText = t("Python: listo (arrancó en {seconds} s)", { seconds: decimal(detail.seconds) });
         panel.hidden = true;
       } else if (state === "error") {
         view.fail();

@@ -4,7 +4,9 @@
  * A wrong answer first gets its option's feedback as a hint and a «Ver la respuesta» button;
  * the explanation and the right option come with a right answer, a second wrong one, or
  * that button. */
-const VERDICT = { correct: "Correcto", wrong: "No es correcto" };
+import { t } from "./i18n.js";
+
+const VERDICT = { correct: () => t("Correcto"), wrong: () => t("No es correcto") };
 const MARK = { correct: "✔ tu respuesta es correcta", wrong: "✘ tu respuesta no es correcta" };
 const RIGHT_MARK = "✔ esta es la respuesta correcta";
 
@@ -25,7 +27,7 @@ function check(question, options, feedback, explanation, reveal_button) {
   }
   if (!chosen) {
     delete question.dataset.result;
-    feedback.textContent = "Elige una respuesta antes de comprobar.";
+    feedback.textContent = t("Elige una respuesta antes de comprobar.");
     return;
   }
   const result = chosen.dataset.correct === "true" ? "correct" : "wrong";
@@ -33,7 +35,7 @@ function check(question, options, feedback, explanation, reveal_button) {
   chosen.dataset.result = result;
   chosen.querySelector(".quiz-mark").textContent = MARK[result];
   const verdict = document.createElement("strong");
-  verdict.textContent = `${VERDICT[result]}. `;
+  verdict.textContent = `${VERDICT[result]()}. `;
   const said = chosen.querySelector("template.quiz-option-feedback").content.cloneNode(true);
   const wrongs = Number(question.dataset.wrongTries || 0) + (result === "wrong" ? 1 : 0);
   question.dataset.wrongTries = String(wrongs);
@@ -41,7 +43,7 @@ function check(question, options, feedback, explanation, reveal_button) {
     const hint = document.createElement("span");
     hint.textContent = " Pista: ";
     const again = document.createElement("span");
-    again.textContent = " Inténtalo de nuevo, o pide la respuesta.";
+    again.textContent = " " + t("Inténtalo de nuevo, o pide la respuesta.");
     feedback.replaceChildren(verdict, hint, said, again);
     reveal_button.hidden = false;
     return;
@@ -68,7 +70,7 @@ export function setupQuestion(question) {
   reveal_button.addEventListener("click", () => {
     reveal(question, options, explanation, reveal_button);
     const note = document.createElement("strong");
-    note.textContent = "Respuesta: ";
+    note.textContent = t("Respuesta:") + " ";
     const text = right[0].querySelector(".quiz-option-text").cloneNode(true);
     feedback.replaceChildren(note, ...text.childNodes);
   });

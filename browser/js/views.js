@@ -5,25 +5,31 @@
  * arrows need no script). Works for views in cell outputs (added later) through delegated
  * listeners. */
 
+import { pageLanguage, t } from "./i18n.js";
+
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
 /** A probability as the views print it (lesson/numbers.py es_prob): three decimals with a
- * decimal comma from 0.001 up, below that a mantissa and a power of ten: 2,26·10⁻⁸. */
-export function esProb(p) {
+ * decimal comma from 0.001 up, below that a mantissa and a power of ten: 2,26·10⁻⁸; on an
+ * English page (en_prob) 0.336 and 2.26×10⁻⁸. */
+export function esProb(p, language = pageLanguage()) {
+  const english = language === "en";
+  const mark = (text) => (english ? text : text.replace(".", ","));
   if (p === 0) return "0";
-  if (p >= 0.001) return p.toFixed(3).replace(".", ",");
+  if (p >= 0.001) return mark(p.toFixed(3));
   let exponent = Math.floor(Math.log10(p));
   let mantissa = Number((p / 10 ** exponent).toFixed(2));
   if (mantissa >= 10) { mantissa /= 10; exponent += 1; }
   const power = String(exponent).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
-  return `${mantissa.toFixed(2).replace(".", ",")}·10${power}`;
+  return `${mark(mantissa.toFixed(2))}${english ? "×" : "·"}10${power}`;
 }
 
 /** An integer as the views print it (lesson/numbers.py es_int): a narrow no-break space between groups of
- * three digits from five digits on. */
-export function esInt(n) {
+ * three digits from five digits on; on an English page (en_int) a comma from four digits on. */
+export function esInt(n, language = pageLanguage()) {
   const text = String(Math.abs(n));
-  const grouped = text.length >= 5 ? text.replace(/\B(?=(\d{3})+$)/g, "\u202f") : text;
+  const grouped = language === "en" ? text.replace(/\B(?=(\d{3})+$)/g, ",")
+    : text.length >= 5 ? text.replace(/\B(?=(\d{3})+$)/g, "\u202f") : text;
   return n < 0 ? `−${grouped}` : grouped;
 }
 
@@ -37,24 +43,26 @@ export function plural(n, one, many) {
  * contienen», «los 9 … contienen», «el único token permitido (no) contiene «de»». ``nouns`` is
  * [singular, plural] of a masculine noun. */
 export function containing(shown, total, [one, many], query) {
-  const what = `«${query}»`;
-  if (total === 0) return `no hay ${many}`;
-  if (total === 1) return `el único ${one} ${shown ? "contiene" : "no contiene"} ${what}`;
-  if (shown === 0) return `ninguno de los ${esInt(total)} ${many} contiene ${what}`;
-  if (shown === total) return `los ${esInt(total)} ${many} contienen ${what}`;
-  return `${esInt(shown)} de los ${esInt(total)} ${many} ${shown === 1 ? "contiene" : "contienen"} ${what}`;
+  const p = { what: `«${query}»`, one, many, total: esInt(total), shown: esInt(shown) };
+  if (total === 0) return t("no hay {many}", p);
+  if (total === 1) return shown ? t("el único {one} contiene {what}", p) : t("el único {one} no contiene {what}", p);
+  if (shown === 0) return t("ninguno de los {total} {many} contiene {what}", p);
+  if (shown === total) return t("los {total} {many} contienen {what}", p);
+  return shown === 1 ? t("1 de los {total} {many} contiene {what}", p)
+    : t("{shown} de los {total} {many} contienen {what}", p);
 }
 
 /** The whole-vocabulary list's count line: all tokens and the allowed ones, or, while searching,
  * how many contain the text and how many of those the mask allows. */
 export function vocabularyCount(shown, shownAllowed, total, allowed, query) {
-  if (!query) return `${plural(total, "token", "tokens")}; ${plural(allowed, "permitido", "permitidos")} por la máscara`;
+  if (!query) return plural(total, "token", "tokens") + "; " + plural(allowed, t("permitido"), t("permitidos")) + " " + t("por la máscara");
   const head = containing(shown, total, ["token", "tokens"], query);
   if (shown === 0) return head;
-  if (shown === 1) return `${head}; ${shownAllowed ? "está permitido" : "no está permitido"}`;
-  if (shownAllowed === 0) return `${head}; ninguno está permitido`;
-  if (shownAllowed === shown) return `${head}; todos están permitidos`;
-  return `${head}; ${esInt(shownAllowed)} de ellos ${shownAllowed === 1 ? "está permitido" : "están permitidos"}`;
+  if (shown === 1) return head + "; " + (shownAllowed ? t("está permitido") : t("no está permitido"));
+  if (shownAllowed === 0) return head + "; " + t("ninguno está permitido");
+  if (shownAllowed === shown) return head + "; " + t("todos están permitidos");
+  return head + "; " + (shownAllowed === 1 ? t("1 de ellos está permitido")
+    : t("{n} de ellos están permitidos", { n: esInt(shownAllowed) }));
 }
 
 /** Allowed token ids from the hexadecimal bitmask (token 0 in the lowest bit of the first digit). */
@@ -78,8 +86,8 @@ function fill(details) {
   const search = document.createElement("input");
   search.type = "search";
   search.className = "pv-all-search";
-  search.setAttribute("aria-label", "Buscar un token (por su texto)");
-  search.placeholder = "buscar token…";
+  search.setAttribute("aria-label", t("Buscar un token (por su texto)"));
+  search.placeholder = t("buscar token…");
   const list = document.createElement("ol");
   list.className = "pv-all-list";
   for (const id of order) {

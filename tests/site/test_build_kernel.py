@@ -194,7 +194,7 @@ def test_the_worker_leaves_the_weights_setting_to_prepare():
     """kernel.prepare is the page's one place that sets MINIGPT_WEIGHTS; the worker hands it
     the folder it writes the weights to."""
     worker = (files.BROWSER / "js" / "worker.js").read_text()
-    assert "kernelModule.prepare(PY_DIR, WEIGHTS_DIR)" in worker
+    assert "kernelModule.prepare(PY_DIR, WEIGHTS_DIR, config.lang" in worker
     assert "MINIGPT_WEIGHTS" not in worker
 
 

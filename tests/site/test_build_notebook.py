@@ -65,7 +65,7 @@ def test_notebook_is_valid_and_holds_the_page_headings_and_cells_in_order(site):
     body = [("code" if c.cell_type == "code" else "h", c.source) for c in notebook.cells[2:]]
     assert [text for _, text in body] == [text for _, text in shown]
     assert notebook.cells[0].source.startswith("# La máscara")
-    assert notebook.cells[1].source == notebooks.NOTEBOOK_SETUP
+    assert notebook.cells[1].source == notebooks.NOTEBOOK_SETUP["es"]
     assert sum(kind == "code" for kind, _ in body) >= 5
     assert "mascara.ipynb" in html
     headings = [c.source for c in notebook.cells if c.cell_type == "markdown"]
@@ -112,7 +112,7 @@ def test_a_cell_source_reaches_the_notebook_exactly_as_written(tmp_path, monkeyp
         ("markdown", "### Después"), ("code", "x = 1\nx")]
     assert [c.source for c in notebook.cells[:2]] == [
         "# Prueba\n\nLas celdas de la lección «Prueba». Cada una se ejecuta en orden, como en la página.",
-        notebooks.NOTEBOOK_SETUP]
+        notebooks.NOTEBOOK_SETUP["es"]]
     assert notebooks.notebooks((page,), [rendered]) == [asset]  # numbered cell ids: the same bytes every build
 
 
@@ -120,7 +120,7 @@ def test_page_notebook_is_made_from_the_outline_alone():
     notebook = read_notebook(notebooks.page_notebook([("h3", "A & B"), ("code", SOURCE)], "T"))
     assert [(c.cell_type, c.source) for c in notebook.cells] == [
         ("markdown", "# T\n\nLas celdas de la lección «T». Cada una se ejecuta en orden, como en la página."),
-        ("code", notebooks.NOTEBOOK_SETUP), ("markdown", "### A & B"), ("code", SOURCE)]
+        ("code", notebooks.NOTEBOOK_SETUP["es"]), ("markdown", "### A & B"), ("code", SOURCE)]
     assert [c.id for c in notebook.cells] == ["cell-0", "cell-1", "cell-2", "cell-3"]
 
 

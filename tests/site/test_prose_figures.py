@@ -183,9 +183,43 @@ def test_a_decimal_point_in_the_prose_is_a_fault_but_a_version_or_a_licence_is_n
     assert [f.split(" in ")[0] for f in faults] == ["the prose writes 0.2", "the prose writes 0.99"]
 
 
-def _lessons(built: Path):
+def _lessons(built: Path, pages=None):
     return [(spec["out"], (built / spec["out"]).read_text(encoding="utf-8"))
-            for spec in build.PAGES if render.is_lesson(spec)]
+            for spec in (build.PAGES if pages is None else pages) if render.is_lesson(spec)]
+
+
+# The English edition writes a decimal point, and a comma only between groups of three digits:
+# "0,448" or "1,5" is a Spanish decimal comma, and so is a power of ten written "·10".
+COMMA_NUMBER = re.compile(r"(?<![\w.,])\d+(?:,\d+)+(?![\w])|\d·10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]")
+THOUSANDS = re.compile(r"[1-9]\d{0,2}(?:,\d{3})+")
+
+
+def _spanish_numbers(text: str):
+    return [m for m in COMMA_NUMBER.finditer(text) if not THOUSANDS.fullmatch(m.group())]
+
+
+def decimal_comma_faults(html: str) -> list[str]:
+    """Each number written the Spanish way in a cell output of an English page."""
+    faults = []
+    for number, cell in enumerate(read_page(html).cells, 1):
+        for match in _spanish_numbers(" ".join(cell.prose_numbers)):
+            faults.append(f"cell {number} ({cell.name or 'unnamed'}) prints {match.group()}")
+    return faults
+
+
+def prose_decimal_comma_faults(html: str) -> list[str]:
+    """Each number written the Spanish way in the prose of an English page (math included)."""
+    text = " ".join(read_page(html).prose)
+    return [f"the prose writes {m.group()} in «…{_plain(text[max(0, m.start() - 40):m.end()])}»"
+            for m in _spanish_numbers(text)]
+
+
+def test_a_spanish_number_on_an_english_page_is_a_fault():
+    assert decimal_comma_faults(_cell("a", '<pre class="out-stdout">p 0,448 of 1,488,000; 4,85·10⁻⁶⁹; [1, 2]</pre>')) == [
+        "cell 1 (a) prints 0,448", "cell 1 (a) prints 4,85"]
+    assert decimal_comma_faults(_cell("a", "<pre>4·10⁻³</pre>")) == ["cell 1 (a) prints 4·10⁻"]
+    assert [f.split(" in ")[0] for f in prose_decimal_comma_faults("<p>12,5 and 1,234 and f(1,2)</p>")] == [
+        "the prose writes 12,5", "the prose writes 1,2"]
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +230,16 @@ def built(tmp_path_factory) -> Path:
 
 
 def test_every_cited_prose_number_is_printed_by_its_cell(built):
-    faults = [f"{name}: {fault}" for name, html in _lessons(built) for fault in cite_faults(html)]
+    faults = [f"{name}: {fault}" for name, html in _lessons(built, build.editions())
+              for fault in cite_faults(html)]
+    assert not faults, "\n".join(faults)
+
+
+def test_every_english_output_and_prose_writes_english_numbers(built):
+    faults = [f"{name}: {fault}" for name, html in _lessons(built, build.PAGES_EN)
+              for fault in decimal_comma_faults(html)]
+    faults += [f"{spec['out']}: {fault}" for spec in build.PAGES_EN
+               for fault in prose_decimal_comma_faults((built / spec["out"]).read_text(encoding="utf-8"))]
     assert not faults, "\n".join(faults)
 
 
@@ -213,6 +256,6 @@ def test_the_prose_of_every_page_writes_decimal_commas(built):
 
 
 def test_every_named_cell_name_is_unique_in_its_page(built):
-    for name, html in _lessons(built):
+    for name, html in _lessons(built, build.editions()):
         names = [c.name for c in read_page(html).cells if c.name]
         assert len(names) == len(set(names)), f"{name}: a cell name appears twice"

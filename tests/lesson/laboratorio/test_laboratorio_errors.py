@@ -529,7 +529,8 @@ def test_the_page_writes_numbers_as_python_does():
     js = MASKER.parents[1] / "browser" / "js"
     source = (js / "lab.js").read_text(encoding="utf-8")
     views = (js / "views.js").read_text(encoding="utf-8")  # esInt: lab.js imports it from there
-    functions = [re.search(r"^export function esInt.*?^}", views, re.S | re.M)[0].removeprefix("export ")]
+    functions = ['function pageLanguage() { return "es"; }',  # i18n.js reads <html lang>; a Spanish page
+                 re.search(r"^export function esInt.*?^}", views, re.S | re.M)[0].removeprefix("export ")]
     functions += [re.search(rf"^{head}.*?^}}", source, re.S | re.M)[0] for head in ("const SUPERSCRIPT", "function esNumber")]
     values = [5.5, -1, 1e30, -2.5e-9, 20000, 4294967295, 0.0001, 1e-5, 123456.789, 1e16, 1e15 + 0.5, 2**53 + 2.0,
               1.7976931348623157e308, 5e-324, 0.1, 99999.5, 1e21, 12345678.9]
