@@ -44,8 +44,7 @@ ENGINE_FIGURES = {
     # "source": the run, in words of each language (engine_source; engine_figures stores both)
     "publisher": "guidance-ai",
     "schemas": 11_306,
-    "date": "27-03-2025",
-    "date_iso": "2025-03-27",
+    "date": "27-03-2025",  # day-month-year; the English edition writes it year-month-day
     "engines": [
         {"name": "LLGuidance", "version": "llguidance 0.7.10", "ttfm_p50_us": 1_037,
          "tbm_p50_us": 46, "tbm_avg_us": 64, "passing": 8_909, "compile_errors": 2_377,

@@ -134,5 +134,5 @@ def test_the_figures_that_are_text_are_stored_in_both_languages():
     source = engine_figures()["source"]
     assert "ejecución del 27-03-2025" in source["es"]
     assert "run of 2025-03-27: 11,306 schemas" in source["en"]
-    assert ENGINE_FIGURES["date_iso"] == "2025-03-27"
+    assert ENGINE_FIGURES["date"] == "27-03-2025"  # the English template writes it 2025-03-27
     assert get_language() == "es"
