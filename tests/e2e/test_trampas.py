@@ -1,10 +1,13 @@
-"""The lesson «Trampas y decisiones» in the browser: one page load and one «Ejecutar todo», then
-the live results are checked against the same computations in CPython and against the prose.
+"""The lesson «Trampas y decisiones» in the browser, in both editions (``trampas.html`` and the
+English ``en/pitfalls.html``): one page load and one «Ejecutar todo» each, then the live results
+are checked against the same computations in CPython and against the prose.
 
 Deterministic results (the budget demo, the exact field-order distributions) must equal
 CPython's; measured times (the enum scaling) are only checked for shape, never for value.
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -19,7 +22,7 @@ from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
 
-PAGE = "trampas.html"
+PAGES = {"es": "trampas.html", "en": "en/pitfalls.html"}  # the two editions
 BUDGET, BUDGET_N = 22, 40  # the page's cell «Presupuesto: cortar o enmascarar»
 ENUM_SIZES = [10, 100, 1000, 10000]
 SPLIT_BUDGET = 16  # the page's cell «Los dos efectos del presupuesto»
@@ -34,11 +37,14 @@ def cpython():
             "split": budget_split(model, tok, PROMPT, names, SPLIT_BUDGET, label=name_of)}
 
 
-@pytest.fixture(scope="module")
-def page(browser, servers):
-    """The lesson after one «Ejecutar todo», every cell finished; console errors, uncaught errors
-    and requests to other origins fail the module."""
-    yield from lesson_after_run_all(browser, servers, PAGE)
+@pytest.fixture(scope="module", params=sorted(PAGES))
+def page(request, browser, servers):
+    """The lesson (each edition in turn) after one «Ejecutar todo», every cell finished; console
+    errors, uncaught errors and requests to other origins fail the module. ``page.language``: the
+    edition's language."""
+    for lesson in lesson_after_run_all(browser, servers, PAGES[request.param]):
+        lesson.language = request.param
+        yield lesson
 
 
 def test_every_cell_runs_without_error(page):
@@ -93,7 +99,7 @@ def test_enum_scaling_has_one_measured_row_per_size(page):
     assert [int(size) for size, _, _ in rows] == ENUM_SIZES
     for _, compile_ms, mask_us in rows:
         assert float(compile_ms) >= 0 and float(mask_us) >= 0
-    assert page.locator("[data-testid=cell][aria-label^='Compilar enums'] svg[role=img]").count() == 1
+    assert page.locator("[data-testid=cell][data-cell=enums] svg[role=img]").count() == 1
 
 
 def test_page_after_run_all_has_no_serious_accessibility_violations(page):
@@ -104,5 +110,20 @@ def test_page_after_run_all_has_no_serious_accessibility_violations(page):
 def test_budget_question_answered_right_shows_correcto(page):
     question = page.locator("[data-testid=quiz-question]#q-budget")
     question.locator("[data-testid=quiz-option][data-correct=true] input").check()
-    question.get_by_role("button", name="Comprobar").click()
+    question.locator("[data-testid=quiz-check]").click()
     assert question.get_attribute("data-result") == "correct"
+
+
+def test_the_live_views_speak_the_pages_language(page, cpython):
+    """The views the page's kernel printed are in the edition's language: English words and
+    decimal points on the English page, Spanish ones and decimal commas on the Spanish page."""
+    demo = page.locator("[data-testid=budget-demo]").inner_text()
+    split = page.locator("[data-testid=budget-split]").locator("xpath=..").inner_text()
+    tv = cpython["split"].tv_budget
+    if page.language == "en":
+        assert demo.startswith("Budget: 22 tokens") and "budget-aware mask" in demo
+        assert f"{tv:.3f}" in split and "Total variation distance" in split
+        assert not re.search(r"\d,\d{1,2}(?!\d)", demo + split)
+    else:
+        assert demo.startswith("Presupuesto: 22 tokens") and "respeta el presupuesto" in demo
+        assert f"{tv:.3f}".replace(".", ",") in split and "Distancia de variación total" in split

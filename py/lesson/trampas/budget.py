@@ -21,7 +21,8 @@ from html import escape
 
 from ..batch import sample_batch
 from ..enumeration import enumerate_paths
-from ..numbers import es_decimal
+from ..i18n import _
+from ..numbers import fmt_decimal
 from ..views import _bar, _scroll, styled
 
 
@@ -116,21 +117,23 @@ class BudgetSplit:
     def _repr_html_(self) -> str:
         rows = "".join(
             f'<tr data-text="{escape(g)}" data-p="{p!r}" data-target="{t!r}" data-masked="{q!r}">'
-            f'<th scope="row">{escape(g)}</th><td>{_bar(p, es_decimal(p, 3))}</td>'
-            f'<td>{_bar(t, es_decimal(t, 3))}</td><td>{_bar(q, es_decimal(q, 3))}</td></tr>'
+            f'<th scope="row">{escape(g)}</th><td>{_bar(p, fmt_decimal(p, 3))}</td>'
+            f'<td>{_bar(t, fmt_decimal(t, 3))}</td><td>{_bar(q, fmt_decimal(q, 3))}</td></tr>'
             for g, p, t, q in zip(self.labels, self.p, self.target, self.masked))
         k = self.budget
         return styled(
             f'<div data-testid="budget-split" data-budget="{k}" data-tv-budget="{self.tv_budget!r}" '
-            f'data-tv-mask="{self.tv_mask!r}">' + _scroll("los dos efectos del presupuesto")
-            + '<table class="compact-table"><caption>Tres distribuciones exactas de la respuesta'
-            f'</caption><thead><tr><th scope="col">respuesta</th><th scope="col">p(y | x, G)</th>'
-            f'<th scope="col">p(y | x, G, |y| ≤ {k})</th><th scope="col">q̃, máscara de {k} '
-            f'tokens</th></tr></thead><tbody>{rows}</tbody></table></div>'
-            f'<p class="enum-summary">Distancia de variación total: el presupuesto cambia el '
-            f'objetivo <strong>{es_decimal(self.tv_budget, 3)}</strong> (de la primera columna a la '
-            f'segunda); la máscara se aparta de ese objetivo <strong>{es_decimal(self.tv_mask, 3)}'
-            f'</strong> (de la segunda a la tercera).</p></div>')
+            f'data-tv-mask="{self.tv_mask!r}">' + _scroll(_("los dos efectos del presupuesto"))
+            + '<table class="compact-table"><caption>' + _("Tres distribuciones exactas de la respuesta")
+            + '</caption><thead><tr><th scope="col">' + _("respuesta") + '</th><th scope="col">'
+            f'p(y | x, G)</th><th scope="col">p(y | x, G, |y| ≤ {k})</th><th scope="col">'
+            + _("q̃, máscara de {k} tokens").format(k=k)
+            + f'</th></tr></thead><tbody>{rows}</tbody></table></div><p class="enum-summary">'
+            + _("Distancia de variación total: el presupuesto cambia el objetivo "
+                "<strong>{tv_budget}</strong> (de la primera columna a la segunda); la máscara se "
+                "aparta de ese objetivo <strong>{tv_mask}</strong> (de la segunda a la tercera).").format(
+                    tv_budget=fmt_decimal(self.tv_budget, 3), tv_mask=fmt_decimal(self.tv_mask, 3))
+            + '</p></div>')
 
 
 def budget_split(model, tok, prompt: str, grammar, budget: int, label=None) -> BudgetSplit:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from html import escape
 
-from ..numbers import es_decimal, es_percent
+from ..i18n import _
+from ..numbers import fmt_decimal, fmt_percent
 from ..views import _scroll
 
 WIDTH, HEIGHT = 360, 300
@@ -53,8 +54,8 @@ def _line(sweep, values, panel, vmax, colour, dash="") -> str:
 
 def _axes(sweep, vmax_name: float) -> str:
     parts = []
-    for panel, ticks in ((TOP, [(0, "0 %"), (0.5, "50 %"), (1, "100 %")]),
-                         (BOTTOM, [(0, "0"), (vmax_name, es_decimal(vmax_name, 0))])):
+    for panel, ticks in ((TOP, [(0, _("0 %")), (0.5, _("50 %")), (1, _("100 %"))]),
+                         (BOTTOM, [(0, "0"), (vmax_name, fmt_decimal(vmax_name, 0))])):
         vmax = 1 if panel is TOP else vmax_name
         for v, text in ticks:
             y = y_of(v, *panel, vmax)
@@ -65,21 +66,25 @@ def _axes(sweep, vmax_name: float) -> str:
         parts.append(f'<text x="{x_of(sweep, k):.1f}" y="{BOTTOM[1] + 15}" text-anchor="middle" '
                      f'font-size="11">{k}</text>')
     parts.append(f'<text x="{WIDTH / 2:.0f}" y="{BOTTOM[1] + 31}" text-anchor="middle" '
-                 'font-size="11">presupuesto (tokens)</text>')
-    parts.append(f'<text x="{PAD_L}" y="{TOP[0] - 12}" font-size="11">respuestas válidas: '
-                 f'<tspan fill="{CUT}">■ cortando</tspan> <tspan fill="{AWARE}">■ con máscara</tspan></text>')
-    parts.append(f'<text x="{PAD_L}" y="{BOTTOM[0] - 12}" font-size="11">caracteres del nombre: '
-                 f'<tspan fill="{AWARE}">■ con máscara</tspan> <tspan fill="{FREE}">- - sin límite</tspan></text>')
+                 'font-size="11">' + _("presupuesto (tokens)") + '</text>')
+    valid, cut, masked = _("respuestas válidas:"), _("cortando"), _("con máscara")
+    chars, free = _("caracteres del nombre:"), _("sin límite")
+    parts.append(f'<text x="{PAD_L}" y="{TOP[0] - 12}" font-size="11">{valid} '
+                 f'<tspan fill="{CUT}">■ {cut}</tspan> <tspan fill="{AWARE}">■ {masked}</tspan></text>')
+    parts.append(f'<text x="{PAD_L}" y="{BOTTOM[0] - 12}" font-size="11">{chars} '
+                 f'<tspan fill="{AWARE}">■ {masked}</tspan> <tspan fill="{FREE}">- - {free}</tspan></text>')
     return "".join(parts)
 
 
 def sweep_desc(sweep) -> str:
     """The numbers of the picture as one sentence (the SVG's ``<desc>``)."""
-    points = "; ".join(f"{k} tokens: válidas {es_percent(c)} cortando y {es_percent(a)} con "
-                       f"máscara, nombre de {es_decimal(n, 1)} caracteres"
+    points = "; ".join(_("{k} tokens: válidas {cut} cortando y {aware} con máscara, nombre de "
+                         "{chars} caracteres").format(k=k, cut=fmt_percent(c), aware=fmt_percent(a),
+                                                      chars=fmt_decimal(n, 1))
                        for k, c, a, n in zip(sweep.budgets, sweep.valid_cut, sweep.valid_aware,
                                              sweep.name_aware))
-    return f"{points}. Sin límite, el nombre tiene {es_decimal(sweep.name_free, 1)} caracteres."
+    return _("{points}. Sin límite, el nombre tiene {chars} caracteres.").format(
+        points=points, chars=fmt_decimal(sweep.name_free, 1))
 
 
 def sweep_svg(sweep) -> str:
@@ -92,19 +97,20 @@ def sweep_svg(sweep) -> str:
             + _line(sweep, sweep.name_aware, BOTTOM, vmax, AWARE))
     return (f'<figure class="trap-plot" data-testid="budget-sweep"><svg viewBox="0 0 {WIDTH} {HEIGHT}" '
             'width="100%" role="img" aria-labelledby="sweep-title sweep-desc"><title id="sweep-title">'
-            'Respuestas válidas y longitud del nombre según el presupuesto de tokens</title>'
-            f'<desc id="sweep-desc">{escape(sweep_desc(sweep))}</desc>{body}</svg>'
-            f'<figcaption>Arriba, la proporción de respuestas válidas de {sweep.n} (cortando al agotar '
-            'el presupuesto, y con la máscara que lo respeta); abajo, los caracteres medios del nombre '
-            'con esa máscara, y sin límite de tokens.</figcaption></figure>')
+            + _("Respuestas válidas y longitud del nombre según el presupuesto de tokens") + '</title>'
+            f'<desc id="sweep-desc">{escape(sweep_desc(sweep))}</desc>{body}</svg><figcaption>'
+            + _("Arriba, la proporción de respuestas válidas de {n} (cortando al agotar el presupuesto, "
+                "y con la máscara que lo respeta); abajo, los caracteres medios del nombre con esa "
+                "máscara, y sin límite de tokens.").format(n=sweep.n) + '</figcaption></figure>')
 
 
 def sweep_table(sweep) -> str:
     """The same numbers as an HTML table (for a ``<details>`` under the picture)."""
-    rows = "".join(f'<tr><td class="num">{k}</td><td class="num">{es_percent(c)}</td>'
-                   f'<td class="num">{es_percent(a)}</td><td class="num">{es_decimal(n, 1)}</td></tr>'
+    rows = "".join(f'<tr><td class="num">{k}</td><td class="num">{fmt_percent(c)}</td>'
+                   f'<td class="num">{fmt_percent(a)}</td><td class="num">{fmt_decimal(n, 1)}</td></tr>'
                    for k, c, a, n in zip(sweep.budgets, sweep.valid_cut, sweep.valid_aware,
                                          sweep.name_aware))
-    return (_scroll("los números del gráfico") + '<table class="compact-table"><thead><tr><th scope="col">presupuesto</th>'
-            '<th scope="col">válidas cortando</th><th scope="col">válidas con máscara</th>'
-            f'<th scope="col">caracteres del nombre</th></tr></thead><tbody>{rows}</tbody></table></div>')
+    head = "".join(f'<th scope="col">{label}</th>' for label in (
+        _("presupuesto"), _("válidas cortando"), _("válidas con máscara"), _("caracteres del nombre")))
+    return (_scroll(_("los números del gráfico")) + '<table class="compact-table"><thead><tr>'
+            f'{head}</tr></thead><tbody>{rows}</tbody></table></div>')

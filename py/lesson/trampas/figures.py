@@ -15,6 +15,7 @@ from masker import compile_choice, compile_json_schema, compile_regex
 
 from ..batch import sample_batch
 from ..course import KEY, NAMES, PROMPT, answer, name_of
+from ..i18n import _, each_language
 from . import studies
 from .budget import budget_split, budget_sweep
 from .budget_plot import sweep_svg, sweep_table
@@ -40,11 +41,10 @@ JSON_MODE_TOKENS = 40
 # do not all add up to the 11,306 schemas (XGrammar 40 short, Outlines-core 2 over); the
 # notes do not say why.
 ENGINE_FIGURES = {
-    "source": "MaskBench (guidance-ai/jsonschemabench, maskbench/README.md), ejecución del "
-              "27-03-2025: 11 306 esquemas, tokenizador de Llama 3 (unos 128 000 tokens), un hilo de CPU",
+    # "source": the run, in words of each language (engine_source; engine_figures stores both)
     "publisher": "guidance-ai",
     "schemas": 11_306,
-    "date": "27-03-2025",
+    "date": "27-03-2025",  # day-month-year; the English edition writes it year-month-day
     "engines": [
         {"name": "LLGuidance", "version": "llguidance 0.7.10", "ttfm_p50_us": 1_037,
          "tbm_p50_us": 46, "tbm_avg_us": 64, "passing": 8_909, "compile_errors": 2_377,
@@ -70,6 +70,12 @@ OUTCOMES = ("passing", "compile_errors", "timeouts", "segfaults", "out_of_memory
             "validation_errors", "invalidation_errors")
 
 
+def engine_source() -> str:
+    """The run the quoted figures come from, in the current language (``fig.engines.source``)."""
+    return _("MaskBench (guidance-ai/jsonschemabench, maskbench/README.md), ejecución del "
+             "27-03-2025: 11 306 esquemas, tokenizador de Llama 3 (unos 128 000 tokens), un hilo de CPU")
+
+
 def engine_figures() -> dict:
     """The quoted MaskBench figures and the words the prose takes from them (each an argmin or
     argmax over the four engines); per engine, ``other_failures`` (timeouts, segfaults, out of
@@ -84,7 +90,7 @@ def engine_figures() -> dict:
     rows = [{**e, "other_failures": e["timeouts"] + e["segfaults"] + e["out_of_memory"],
              "row_sum": sum(e[k] for k in OUTCOMES)} for e in engines]
     off = [e["name"] for e in rows if e["row_sum"] != ENGINE_FIGURES["schemas"]]
-    return {**ENGINE_FIGURES, "engines": rows, "rows_off": off,
+    return {**ENGINE_FIGURES, "source": each_language(engine_source), "engines": rows, "rows_off": off,
             "rows_all_add_up": not off, "fastest_compile": by("ttfm_p50_us")[0],
             "slowest_compile": by("ttfm_p50_us")[-1],
             "cheapest_median_mask": by("tbm_p50_us")[:2], "lowest_mean_mask": by("tbm_avg_us")[0],
@@ -217,7 +223,7 @@ def sweep_figures(model, tok) -> dict:
             "aware_always_valid": all(v == 1.0 for v in sweep.valid_aware),
             "first_cut_full": cut_full[0] if cut_full else None,
             "last_cut_none": cut_none[-1] if cut_none else None,
-            "svg": sweep_svg(sweep), "table": sweep_table(sweep)}
+            "svg": each_language(sweep_svg, sweep), "table": each_language(sweep_table, sweep)}
 
 
 def date_figures(model, tok) -> dict:

@@ -41,14 +41,20 @@ from masker.errors import LimitExceeded
 from ..batch import sample_batch
 from ..course import PROMPT
 from ..enumeration import enumerate_paths
-from ..numbers import es_decimal, es_int, es_percent, es_prob
+from ..i18n import _
+from ..numbers import fmt_decimal, fmt_int, fmt_percent, fmt_prob
 from ..sampling import Decoder
 from ..views import _bar, _scroll, styled
 
 
+def _cols(*labels: str) -> str:
+    """A table head's cells, one ``<th scope="col">`` per label."""
+    return "".join(f'<th scope="col">{label}</th>' for label in labels)
+
+
 def _mean(x: float, digits: int = 1) -> str:
     """A mean for the views: "—" when there was nothing to average (nan)."""
-    return "—" if not math.isfinite(x) else es_decimal(x, digits)
+    return "—" if not math.isfinite(x) else fmt_decimal(x, digits)
 
 # -- 1. Format is not content ----------------------------------------------------------------------
 AGE_PROMPT = "¿Qué edad tiene Benina? Responde en JSON.\n"
@@ -88,24 +94,26 @@ class AgeStudy:
 
     def _valid_words(self) -> str:
         if self.accepted and self.valid == self.n:
-            return "todas JSON válido"
-        return f"{self.valid} de ellas JSON válido" if self.accepted else "JSON"
+            return _("todas JSON válido")
+        return _("{valid} de ellas JSON válido").format(valid=self.valid) if self.accepted else "JSON"
 
     def _repr_html_(self) -> str:
         top = self.counts[:12]
         n = max(self.n, 1)
-        rows = "".join(f'<tr data-age="{a}" data-count="{c}"><td class="num">{es_int(a)}</td>'
-                       f'<td>{_bar(c / n, f"{c} ({es_percent(c / n)})")}</td></tr>'
+        rows = "".join(f'<tr data-age="{a}" data-count="{c}"><td class="num">{fmt_int(a)}</td>'
+                       f'<td>{_bar(c / n, f"{c} ({fmt_percent(c / n)})")}</td></tr>'
                        for a, c in top)
         lo, hi = self.rule
         return styled(
             f'<p class="enum-summary" data-testid="age-study" data-n="{self.n}" '
-            f'data-distinct="{len(self.counts)}" data-rule-ok="{self.rule_ok}">{self.n} respuestas, '
-            f'{self._valid_words()} con una edad entera; {len(self.counts)} edades distintas. '
-            f'Cumplen la regla de negocio {lo} ≤ edad ≤ {hi}: {self.rule_ok} de {self.n}.</p>'
-            + _scroll("edades más frecuentes") + '<table class="compact-table"><caption>Las edades '
-            'más frecuentes</caption><thead><tr><th scope="col">edad</th><th scope="col">respuestas'
-            f'</th></tr></thead><tbody>{rows}</tbody></table></div>')
+            f'data-distinct="{len(self.counts)}" data-rule-ok="{self.rule_ok}">'
+            + _("{n} respuestas, {valid} con una edad entera; {distinct} edades distintas. Cumplen "
+                "la regla de negocio {lo} ≤ edad ≤ {hi}: {ok} de {n}.").format(
+                    n=self.n, valid=self._valid_words(), distinct=len(self.counts), lo=lo, hi=hi,
+                    ok=self.rule_ok)
+            + '</p>' + _scroll(_("edades más frecuentes")) + '<table class="compact-table"><caption>'
+            + _("Las edades más frecuentes") + '</caption><thead><tr>' + _cols(_("edad"), _("respuestas"))
+            + f'</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
 def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] = (18, 100),
@@ -162,6 +170,12 @@ class FieldOrder:
     ORDERS = ("pista primero", "respuesta primero")
     KINDS = ("exact", "masked")
 
+    @staticmethod
+    def order_label(order: str) -> str:
+        """An order's name (one of ``ORDERS``, the data's keys) in the current language."""
+        return {"pista primero": _("pista primero"),
+                "respuesta primero": _("respuesta primero")}.get(order, order)
+
     def tv(self, kind: str = "masked") -> float:
         return total_variation(*(self.answers[kind][o] for o in self.ORDERS))
 
@@ -198,43 +212,49 @@ class FieldOrder:
     def _repr_html_(self) -> str:
         return styled(
             f'<div data-testid="field-order" data-tv="{self.tv("masked")!r}" '
-            f'data-tv-exact="{self.tv("exact")!r}">' + _scroll("respuesta según el orden de los campos")
+            f'data-tv-exact="{self.tv("exact")!r}">' + _scroll(_("respuesta según el orden de los campos"))
             + self._table() + '</div>' + self._summary() + '</div>')
 
     def _table(self) -> str:
-        head = "".join(f'<th scope="col">{escape(o)}: {label}</th>' for o in self.ORDERS
+        head = "".join(f'<th scope="col">{escape(self.order_label(o))}: {label}</th>' for o in self.ORDERS
                        for label in ("p", "q̃"))
         rows = []
         for name in self.names:
             cells = "".join(
                 f'<td data-order="{escape(o)}" data-name="{escape(name)}" data-kind="{k}" '
                 f'data-{"p" if k == "exact" else "q"}="{self.answers[k][o][name]!r}">'
-                f'{_bar(self.answers[k][o][name], es_decimal(self.answers[k][o][name], 3))}</td>'
+                f'{_bar(self.answers[k][o][name], fmt_decimal(self.answers[k][o][name], 3))}</td>'
                 for o in self.ORDERS for k in self.KINDS)
             rows.append(f'<tr><th scope="row">{escape(name)}</th>{cells}</tr>')
-        agree = "".join(f'<td>{es_decimal(self.agree[k][o], 3)}</td>'
+        agree = "".join(f'<td>{fmt_decimal(self.agree[k][o], 3)}</td>'
                         for o in self.ORDERS for k in self.KINDS)
-        return ('<table class="compact-table"><caption>Distribución exacta de la respuesta en cada '
-                'orden: la condicionada p(respuesta | x, G) y la de la máscara, q̃(respuesta | x)'
-                f'</caption><thead><tr><th scope="col">respuesta</th>{head}</tr></thead><tbody>'
-                f'{"".join(rows)}</tbody><tfoot><tr><th scope="row">respuesta = nombre de la pista'
-                f'</th>{agree}</tr></tfoot></table>')
+        return ('<table class="compact-table"><caption>'
+                + _("Distribución exacta de la respuesta en cada orden: la condicionada "
+                    "p(respuesta | x, G) y la de la máscara, q̃(respuesta | x)")
+                + '</caption><thead><tr>' + _cols(_("respuesta")) + f'{head}</tr></thead><tbody>'
+                f'{"".join(rows)}</tbody><tfoot><tr><th scope="row">'
+                + _("respuesta = nombre de la pista") + f'</th>{agree}</tr></tfoot></table>')
 
     def _summary(self) -> str:
-        parts = [f"entre los dos órdenes, <strong>{es_decimal(self.tv('exact'), 3)}</strong> "
-                 f"con la condicionada y <strong>{es_decimal(self.tv('masked'), 3)}</strong> con "
-                 "la máscara"]
-        parts += [f"entre la máscara y la condicionada, {es_decimal(self.distortion(o), 3)} "
-                  f"({escape(o)})" for o in self.ORDERS]
+        parts = [_("entre los dos órdenes, <strong>{exact}</strong> con la condicionada y "
+                   "<strong>{masked}</strong> con la máscara").format(
+                       exact=fmt_decimal(self.tv("exact"), 3), masked=fmt_decimal(self.tv("masked"), 3))]
+        parts += [_("entre la máscara y la condicionada, {tv} ({order})").format(
+                      tv=fmt_decimal(self.distortion(o), 3), order=escape(self.order_label(o)))
+                  for o in self.ORDERS]
         follow = self.follows(self.ORDERS[0], "exact")
         other = self.follows_other(self.ORDERS[0], "exact") if len(self.hints) > 1 else {}
-        said = " · ".join(f"tras «{escape(h)}»: {escape(n)} {es_decimal(follow[h][n], 4)}"
-                          + (f" (tras otra pista, {es_decimal(other[n], 4)}; "
-                             f"×{es_decimal(follow[h][n] / other[n], 1)})" if other.get(n) else "")
+        said = " · ".join(_("tras «{hint}»: {name} {p}").format(
+                              hint=escape(h), name=escape(n), p=fmt_decimal(follow[h][n], 4))
+                          + (_(" (tras otra pista, {other}; ×{ratio})").format(
+                              other=fmt_decimal(other[n], 4), ratio=fmt_decimal(follow[h][n] / other[n], 1))
+                             if other.get(n) else "")
                           for h, n in zip(self.hints, self.names))
-        return (f'<p class="enum-summary">Distancia de variación total: {"; ".join(parts)}. '
-                'Probabilidad condicionada de que la respuesta repita el nombre de la pista, '
-                f'fijada la pista ({escape(self.ORDERS[0])}): {said}.</p>')
+        return ('<p class="enum-summary">'
+                + _("Distancia de variación total: {parts}. Probabilidad condicionada de que la "
+                    "respuesta repita el nombre de la pista, fijada la pista ({order}): {said}.").format(
+                        parts="; ".join(parts), order=escape(self.order_label(self.ORDERS[0])), said=said)
+                + '</p>')
 
 
 def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hints=ORDER_HINTS,
@@ -321,26 +341,26 @@ class BudgetDemo:
         for i in range(min(4, self.n)):
             cells = []
             for g in (self.plain[i], self.aware[i]):
-                ok = g.grammar.accepts(g.bytes)
+                status = _("válido") if g.grammar.accepts(g.bytes) else _("incompleto")
                 cells.append(f'<td><code class="answer">{escape(g.text)}</code><br><small>'
-                             f'{len(g.token_ids)} tokens · {"válido" if ok else "incompleto"}'
-                             f'</small></td>')
+                             f'{len(g.token_ids)} tokens · {status}</small></td>')
             rows.append(f"<tr><td>{i}</td>{''.join(cells)}</tr>")
         return styled(
             f'<div data-testid="budget-demo" data-budget="{self.budget}" data-n="{self.n}" '
             f'data-valid-plain="{self.valid_plain!r}" data-valid-aware="{self.valid_aware!r}">'
-            f'<p class="enum-summary">Presupuesto: {self.budget} tokens (la respuesta válida más '
-            f'corta necesita {self.shortest}). Válidas: <strong>{es_percent(self.valid_plain)}</strong>'
-            f' cortando al agotar el presupuesto, <strong>{es_percent(self.valid_aware)}</strong> '
-            f'con la máscara que respeta el presupuesto ({self.n} respuestas cada una). Sin '
-            f'presupuesto, las respuestas usan {_mean(self.tokens_free)} tokens de media '
-            f'y el nombre ocupa {_mean(self.name_free)} caracteres; con la máscara '
-            f'que lo respeta, {_mean(self.name_aware)}.</p>'
-            + _scroll("respuestas con presupuesto") + '<table class="samples"><caption>Las '
-            'primeras respuestas de cada lote</caption><thead><tr><th scope="col">fila</th>'
-            '<th scope="col">cortada al agotar el presupuesto</th><th scope="col">máscara '
-            f'que respeta el presupuesto</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'
-            '</div></div>')
+            '<p class="enum-summary">'
+            + _("Presupuesto: {budget} tokens (la respuesta válida más corta necesita {shortest}). "
+                "Válidas: <strong>{plain}</strong> cortando al agotar el presupuesto, "
+                "<strong>{aware}</strong> con la máscara que respeta el presupuesto ({n} respuestas "
+                "cada una). Sin presupuesto, las respuestas usan {tokens} tokens de media y el nombre "
+                "ocupa {name_free} caracteres; con la máscara que lo respeta, {name_aware}.").format(
+                    budget=self.budget, shortest=self.shortest, plain=fmt_percent(self.valid_plain),
+                    aware=fmt_percent(self.valid_aware), n=self.n, tokens=_mean(self.tokens_free),
+                    name_free=_mean(self.name_free), name_aware=_mean(self.name_aware))
+            + '</p>' + _scroll(_("respuestas con presupuesto")) + '<table class="samples"><caption>'
+            + _("Las primeras respuestas de cada lote") + '</caption><thead><tr>'
+            + _cols(_("fila"), _("cortada al agotar el presupuesto"), _("máscara que respeta el presupuesto"))
+            + f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div></div>')
 
 
 def budget_demo(model, tok, *, budget: int = 22, n: int = 40, seed: int = 0,
@@ -403,7 +423,7 @@ class DateStudy:
 
     def _repr_html_(self) -> str:
         rows = []
-        for name, values in (("solo fecha", self.strict), ("fecha o null", self.nullable)):
+        for name, values in ((_("solo fecha"), self.strict), (_("fecha o null"), self.nullable)):
             dates = [v for v in values if v is not None]
             shown = ", ".join(f"<code>{escape(json.dumps(v))}</code>" for v in values[:4])
             rows.append(f'<tr><th scope="row">{name}</th><td class="num">{len(values) - len(dates)}'
@@ -411,14 +431,15 @@ class DateStudy:
                         f'</td><td>{shown}</td></tr>')
         return styled(
             f'<p class="enum-summary" data-testid="date-study" data-null-share="{self.null_share!r}" '
-            f'data-q-null="{self.q_null!r}">En la primera posición del valor, el modelo da '
-            f'{es_prob(self.p_null)} a empezar <code>null</code> y {es_prob(self.p_quote)} a abrir '
-            f'comillas: con máscara, <code>null</code> sale con probabilidad '
-            f'{es_decimal(self.q_null, 5)}.</p>' + _scroll("fechas inventadas")
-            + '<table class="compact-table"><thead><tr><th scope="col">esquema</th><th scope="col">'
-            'null</th><th scope="col">fechas</th><th scope="col">fechas de calendario</th>'
-            f'<th scope="col">primeras respuestas</th></tr></thead><tbody>{"".join(rows)}</tbody>'
-            '</table></div>')
+            f'data-q-null="{self.q_null!r}">'
+            + _("En la primera posición del valor, el modelo da {p_null} a empezar <code>null</code> "
+                "y {p_quote} a abrir comillas: con máscara, <code>null</code> sale con probabilidad "
+                "{q_null}.").format(p_null=fmt_prob(self.p_null), p_quote=fmt_prob(self.p_quote),
+                                    q_null=fmt_decimal(self.q_null, 5))
+            + '</p>' + _scroll(_("fechas inventadas"))
+            + '<table class="compact-table"><thead><tr>'
+            + _cols(_("esquema"), "null", _("fechas"), _("fechas de calendario"), _("primeras respuestas"))
+            + f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def value_start(model, tok, prompt: str, grammar, prefix: str) -> tuple[np.ndarray, np.ndarray]:
@@ -473,17 +494,17 @@ class EnumScaling:
 
     def _repr_html_(self) -> str:
         rows = "".join(f'<tr data-size="{s}" data-compile-ms="{c!r}" data-mask-us="{m!r}">'
-                       f'<td class="num">{es_int(s)}</td><td class="num">{es_int(st)}</td>'
-                       f'<td class="num" data-measured="">{es_decimal(c, 1)}</td>'
-                       f'<td class="num" data-measured="">{es_decimal(m, 0)}</td></tr>'
+                       f'<td class="num">{fmt_int(s)}</td><td class="num">{fmt_int(st)}</td>'
+                       f'<td class="num" data-measured="">{fmt_decimal(c, 1)}</td>'
+                       f'<td class="num" data-measured="">{fmt_decimal(m, 0)}</td></tr>'
                        for s, c, m, st in zip(self.sizes, self.compile_ms, self.mask_us, self.states))
         return styled(
-            _scroll("tiempos según el tamaño del enum")
-            + '<table class="compact-table" data-testid="enum-scaling"><caption>Compilar un enum y '
-            'calcular sus máscaras, medido en la máquina que ejecutó la celda</caption><thead><tr>'
-            '<th scope="col">valores</th><th scope="col">estados del DFA</th><th scope="col">'
-            'compilar (ms)</th><th scope="col">una máscara (µs)</th></tr></thead>'
-            f'<tbody>{rows}</tbody></table></div>' + self._ratios() + scaling_svg(self))
+            _scroll(_("tiempos según el tamaño del enum"))
+            + '<table class="compact-table" data-testid="enum-scaling"><caption>'
+            + _("Compilar un enum y calcular sus máscaras, medido en la máquina que ejecutó la celda")
+            + '</caption><thead><tr>'
+            + _cols(_("valores"), _("estados del DFA"), _("compilar (ms)"), _("una máscara (µs)"))
+            + f'</tr></thead><tbody>{rows}</tbody></table></div>' + self._ratios() + scaling_svg(self))
 
     def ratios(self) -> dict | None:
         """The last row over the one before it: {"size", "states", "compile", "mask"} (unitless
@@ -500,13 +521,15 @@ class EnumScaling:
             return ""
 
         def times(x):
-            return "×" + (es_decimal(x, 1) if math.isfinite(x) else "∞")
+            return "×" + (fmt_decimal(x, 1) if math.isfinite(x) else "∞")
 
-        return (f'<p class="enum-summary" data-testid="enum-ratios">De {es_int(self.sizes[-2])} a '
-                f'{es_int(self.sizes[-1])} valores ({times(r["size"])}): estados del DFA '
-                f'{times(r["states"])}; compilar <span data-measured="">{times(r["compile"])}</span>; '
-                f'una máscara <span data-measured="">{times(r["mask"])}</span> (tiempos de esta '
-                f'ejecución).</p>')
+        return ('<p class="enum-summary" data-testid="enum-ratios">'
+                + _("De {a} a {b} valores ({size}): estados del DFA {states}; compilar "
+                    '<span data-measured="">{compile}</span>; una máscara <span data-measured="">'
+                    "{mask}</span> (tiempos de esta ejecución).").format(
+                        a=fmt_int(self.sizes[-2]), b=fmt_int(self.sizes[-1]), size=times(r["size"]),
+                        states=times(r["states"]), compile=times(r["compile"]), mask=times(r["mask"]))
+                + '</p>')
 
 
 def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:
@@ -538,8 +561,8 @@ def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str
     an SVG string that scales to its box (viewBox), with a text title and description."""
     pad_l, pad_r, pad_t, pad_b = 46, 12, 12, 34
     xs = [math.log10(max(s, 1)) for s in result.sizes]
-    series = [("compilar", "#1f5fa8", result.compile_ms),
-              ("una máscara", "#b3541e", [u / 1e3 for u in result.mask_us])]
+    series = [(_("compilar"), "#1f5fa8", result.compile_ms),
+              (_("una máscara"), "#b3541e", [u / 1e3 for u in result.mask_us])]
     values = [max(v, 1e-4) for _, _, vs in series for v in vs]
     lo, hi = math.floor(math.log10(min(values))), math.ceil(math.log10(max(values)))
     hi = max(hi, lo + 1)
@@ -559,7 +582,7 @@ def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str
                      f'font-size="10">{_ms_label(e)}</text>')
     for s, x in zip(result.sizes, xs):
         parts.append(f'<text x="{px(x):.1f}" y="{height - pad_b + 14}" text-anchor="middle" '
-                     f'font-size="10">{es_int(s)}</text>')
+                     f'font-size="10">{fmt_int(s)}</text>')
     for name, colour, vs in series:
         points = " ".join(f"{px(x):.1f},{py(v):.1f}" for x, v in zip(xs, vs))
         parts.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>')
@@ -567,24 +590,25 @@ def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str
                      for x, v in zip(xs, vs))
     legend = "".join(f'<text x="{pad_l + 8 + 110 * i}" y="{height - 4}" font-size="10" '
                      f'fill="{c}">■ {n}</text>' for i, (n, c, _) in enumerate(series))
-    desc = "; ".join(f"{es_int(s)} valores: compilar {es_decimal(c, 1)} ms, una máscara "
-                     f"{es_decimal(m, 0)} µs" for s, c, m in
-                     zip(result.sizes, result.compile_ms, result.mask_us))
+    desc = "; ".join(_("{size} valores: compilar {compile} ms, una máscara {mask} µs").format(
+                         size=fmt_int(s), compile=fmt_decimal(c, 1), mask=fmt_decimal(m, 0))
+                     for s, c, m in zip(result.sizes, result.compile_ms, result.mask_us))
     return (f'<figure class="trap-plot"><svg data-measured="" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-labelledby="enum-plot-title enum-plot-desc"><title id="enum-plot-title">Tiempo '
-            f'frente a valores del enum, escalas logarítmicas</title><desc id="enum-plot-desc">'
-            f'{escape(desc)}</desc>{"".join(parts)}{legend}</svg><figcaption>Escalas logarítmicas: '
-            'valores del enum (horizontal) y tiempo (vertical).</figcaption></figure>')
+            'aria-labelledby="enum-plot-title enum-plot-desc"><title id="enum-plot-title">'
+            + _("Tiempo frente a valores del enum, escalas logarítmicas")
+            + f'</title><desc id="enum-plot-desc">{escape(desc)}</desc>{"".join(parts)}{legend}</svg>'
+            + '<figcaption>' + _("Escalas logarítmicas: valores del enum (horizontal) y tiempo (vertical).")
+            + '</figcaption></figure>')
 
 
 def _ms_label(exponent: int) -> str:
     """An axis label for 10**exponent milliseconds."""
     value = 10.0 ** exponent
     if value >= 1000:
-        return f"{es_int(int(value / 1000))} s"
+        return f"{fmt_int(int(value / 1000))} s"
     if value >= 1:
-        return f"{es_int(int(value))} ms"
-    return f"{es_int(int(round(value * 1000)))} µs"
+        return f"{fmt_int(int(value))} ms"
+    return f"{fmt_int(int(round(value * 1000)))} µs"
 
 
 # -- 6. Recursive schemas ------------------------------------------------------------------------
@@ -625,13 +649,14 @@ class DepthBound:
 
     def _repr_html_(self) -> str:
         rows = "".join(f'<tr data-depth="{d}" data-states="{s}"><td class="num">{d}</td>'
-                       f'<td class="num">{es_int(s)}</td><td class="num">{es_int(c)}</td></tr>'
+                       f'<td class="num">{fmt_int(s)}</td><td class="num">{fmt_int(c)}</td></tr>'
                        for d, s, c in zip(self.depths, self.states, self.chars))
-        return styled(_scroll("estados según la profundidad") + '<table class="compact-table" '
-                      'data-testid="depth-bound"><caption>El hilo aplanado hasta una profundidad '
-                      'fija</caption><thead><tr><th scope="col">profundidad</th><th scope="col">'
-                      'estados del DFA</th><th scope="col">caracteres de la expresión regular</th>'
-                      f'</tr></thead><tbody>{rows}</tbody></table></div>')
+        return styled(_scroll(_("estados según la profundidad")) + '<table class="compact-table" '
+                      'data-testid="depth-bound"><caption>'
+                      + _("El hilo aplanado hasta una profundidad fija")
+                      + '</caption><thead><tr>'
+                      + _cols(_("profundidad"), _("estados del DFA"), _("caracteres de la expresión regular"))
+                      + f'</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
 def depth_bounded(depths=(0, 1, 2, 3, 4)) -> DepthBound:
@@ -668,14 +693,15 @@ class Answers:
     extra: list = field(default_factory=list)
 
     def _repr_html_(self) -> str:
+        valid, incomplete = _("válido"), _("incompleto")
         rows = "".join(f'<tr><td><code class="answer" data-testid="answer">{escape(g.text)}</code>'
                        f'</td><td class="num">{len(g.token_ids)}</td><td>'
-                       f'{"válido" if g.grammar.accepts(g.bytes) else "incompleto"}</td></tr>'
+                       f'{valid if g.grammar.accepts(g.bytes) else incomplete}</td></tr>'
                        for g in self.gens)
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
-        return styled(_scroll("respuestas") + f'<table class="samples">{caption}<thead><tr>'
-                      '<th scope="col">respuesta</th><th scope="col">tokens</th><th scope="col">'
-                      f'estado</th></tr></thead><tbody>{rows}</tbody></table></div>')
+        return styled(_scroll(_("respuestas")) + f'<table class="samples">{caption}<thead><tr>'
+                      + _cols(_("respuesta"), "tokens", _("estado"))
+                      + f'</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
 __all__ = ["AgeStudy", "Answers", "BudgetDemo", "DateStudy", "DepthBound", "EnumScaling",
