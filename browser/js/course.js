@@ -76,7 +76,7 @@ export function preferredLanguage(languages) {
 
 /* The language switch opens the same section of the other edition: the id of the last section
  * heading in the top third of the window (both editions give their sections the same ids), or the
- * address's own fragment. */
+ * top of the page. */
 function currentSection() {
   let id = "";
   const line = innerHeight / 3;
@@ -84,7 +84,7 @@ function currentSection() {
     if (heading.getBoundingClientRect().top > line) break;
     id = heading.id;
   }
-  return id ? `#${id}` : location.hash;
+  return id ? `#${id}` : ""; // above the first section: the top of the page
 }
 
 /* The header's switch, and a short copy of it in the kernel bar, which stays on screen while the

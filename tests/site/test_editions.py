@@ -40,6 +40,9 @@ NUMBER = {
 # A measured time ("· 2,16 s", "13 ms"): different in every run, so never compared.
 DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:[.,]\d+)? ?(?:s|ms|µs)(?![\w])")
 SKIP_TAGS = {"script", "style", "template", "annotation"}
+# What the model or the reader's data wrote (token boxes, answers): compared character for
+# character, since it is the same text in both editions, not read as numbers.
+GENERATED = ("tok", "tok-byte", "answer")
 
 
 def numbers_in(text: str, language: str) -> list[str]:
@@ -100,7 +103,8 @@ class _Reader(HTMLParser):
             page.headings.append((tag, a.get("id", "")))
         if tag == "section" and "cell" in classes:
             page.cells.append({"name": a.get("data-cell", ""), "python_numbers":
-                               a.get("data-python-numbers") == "true", "fails": False, "text": []})
+                               a.get("data-python-numbers") == "true", "fails": False, "text": [],
+                               "generated": []})
         in_cell = self._inside(lambda t, x: "cell" in x.get("class", "").split())
         if tag == "div" and "cell-output" in classes and page.cells:
             page.cells[-1]["fails"] = False  # set from the output below
@@ -132,7 +136,10 @@ class _Reader(HTMLParser):
         if classes("cell-output") and self.page.cells and not classes("out-note"):
             if classes("out-error"):
                 self.page.cells[-1]["fails"] = True
-            self.page.cells[-1]["text"].append(data)
+            if any(classes(c) for c in GENERATED):  # the model's text: the same characters
+                self.page.cells[-1]["generated"].append(data)
+            else:
+                self.page.cells[-1]["text"].append(data)
         elif self.page.pictures and self._inside(lambda t, a: t in ("figure", "svg")) \
                 and not classes("cell"):
             self.page.pictures[-1]["text"].append(data)
@@ -189,6 +196,8 @@ def edition_faults(spanish: str, english: str, es_path: str, en_path: str) -> li
         for key in ("name", "python_numbers", "fails"):
             if a[key] != b[key]:
                 faults.append(f"cell {number}: {key} {a[key]!r} against {b[key]!r}")
+        if "".join(a["generated"]).split() != "".join(b["generated"]).split():
+            faults.append(f"cell {number} ({a['name'] or 'unnamed'}): the model's text differs")
         rule = "en" if a["python_numbers"] else None  # NumPy prints a point in both editions
         got_es = Counter(numbers_in(" ".join(a["text"]), rule or "es"))
         got_en = Counter(numbers_in(" ".join(b["text"]), rule or "en"))
