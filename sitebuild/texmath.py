@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from .languages import language_of
 from .errors import BuildError
 from .files import Asset
 
@@ -112,16 +113,21 @@ def typeset_all(formulas: list[Formula], node_modules: Path, cache: Path) -> dic
     return {f.key: known[f.key] for f in formulas}
 
 
-def replace_formulas(page: str, formulas: list[Formula], mathml: dict[str, str]) -> str:
+FORMULA_LABEL = {"es": "fórmula", "en": "formula"}  # a display formula's group, read aloud
+
+
+def replace_formulas(page: str, formulas: list[Formula], mathml: dict[str, str],
+                     language: str = "es") -> str:
     """``page`` with each formula replaced by its MathML; display math gets a block wrapper
-    (a ``span``, valid inside a paragraph) that centres it and scrolls when too wide."""
+    (a ``span``, valid inside a paragraph, labelled in the page's ``language``) that centres it
+    and scrolls when too wide."""
     parts, last = [], 0
     for formula in formulas:
         parts.append(page[last:formula.start])
         markup = mathml[formula.key]
         if formula.display:
             # focusable, so a formula wider than a narrow screen can be scrolled with the keys
-            markup = f'<span class="math-display" tabindex="0" role="group" aria-label="fórmula">{markup}</span>'
+            markup = f'<span class="math-display" tabindex="0" role="group" aria-label="{FORMULA_LABEL[language]}">{markup}</span>'
         parts.append(markup)
         last = formula.end
     parts.append(page[last:])
@@ -146,5 +152,5 @@ def typeset_math(pages: list[Asset], root: Path) -> list[Asset]:
         page = next(path for path, fs in found.items() if error.tex in [f.tex for f in fs])
         raise BuildError(f"{page}: cannot typeset the formula `{error.tex}`: {error}") from None
     return [replace(page, data=replace_formulas(
-                page.data.decode(), found[page.path], mathml).encode())
+                page.data.decode(), found[page.path], mathml, language_of(page.path)).encode())
             for page in pages]
