@@ -101,8 +101,8 @@ ENGLISH = {
                      "From \u201canswer in JSON\u201d to a grammar: what each level guarantees, "
                      "measured live on the mini-GPT."},
     "automata.html": {"out": "en/automata.html", "title": "From schema to automaton", "summary":
-                      "How a constraint becomes a mask: automata, the token trie, the index by "
-                      "state, the stack JSON needs, and forced tokens."},
+                      "How a constraint becomes a mask: automata, the token trie, the per-state "
+                      "token index, the stack JSON needs, and forced tokens."},
     "trampas.html": {"out": "en/pitfalls.html", "title": "Pitfalls and decisions", "summary":
                      "What a guaranteed format does not guarantee, each pitfall measured on the "
                      "mini-GPT; the mask that respects a token budget; how to choose a constraint."},
@@ -110,7 +110,8 @@ ENGLISH = {
                         "summary": "Importance weights and sequential Monte Carlo: the mask as a "
                         "proposal, corrected towards the exact conditional distribution."},
     "laboratorio.html": {"out": "en/lab.html", "title": "Lab", "summary":
-                         "Any constraint on the mini-GPT, position by position, with no code."},
+                         "Try any constraint on the mini-GPT, position by position, without "
+                         "writing code."},
 }
 
 
