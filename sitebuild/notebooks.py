@@ -35,8 +35,15 @@ from lesson import i18n
 i18n.set_language("en")  # the views' labels and numbers in English, as on the page
 print("Package:", os.path.join(PROJECT, "py"), "· weights:", weights_dir())"""}
 
-NOTEBOOK_INTRO = {"es": "Las celdas de la lección «{title}». Cada una se ejecuta en orden, como en la página.",
-                  "en": "The cells of the lesson “{title}”. Run them in order, as on the page."}
+NOTEBOOK_INTRO = {
+    "es": ("Las celdas de la lección «{title}». Cada una se ejecuta en orden, como en la página. "
+           "La página usa una copia de los pesos redondeada a float16 (la mitad de descarga); este "
+           "cuaderno, los de weights/ en float32, así que un número puede diferir en su último "
+           "dígito."),
+    "en": ("The cells of the lesson “{title}”. Run them in order, as on the page. The page runs a "
+           "copy of the weights rounded to float16 (half the download); this notebook runs the "
+           "float32 weights in weights/, so a figure may differ in its last digit."),
+}
 
 
 def page_notebook(outline: list[tuple[str, str]], title: str, language: str = "es") -> bytes:

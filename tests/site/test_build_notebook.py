@@ -111,7 +111,7 @@ def test_a_cell_source_reaches_the_notebook_exactly_as_written(tmp_path, monkeyp
         ("markdown", "## Uno < dos & «tres»"), ("code", SOURCE.rstrip("\n")),
         ("markdown", "### Después"), ("code", "x = 1\nx")]
     assert [c.source for c in notebook.cells[:2]] == [
-        "# Prueba\n\nLas celdas de la lección «Prueba». Cada una se ejecuta en orden, como en la página.",
+        "# Prueba\n\n" + notebooks.NOTEBOOK_INTRO["es"].format(title="Prueba"),
         notebooks.NOTEBOOK_SETUP["es"]]
     assert notebooks.notebooks((page,), [rendered]) == [asset]  # numbered cell ids: the same bytes every build
 
@@ -119,7 +119,7 @@ def test_a_cell_source_reaches_the_notebook_exactly_as_written(tmp_path, monkeyp
 def test_page_notebook_is_made_from_the_outline_alone():
     notebook = read_notebook(notebooks.page_notebook([("h3", "A & B"), ("code", SOURCE)], "T"))
     assert [(c.cell_type, c.source) for c in notebook.cells] == [
-        ("markdown", "# T\n\nLas celdas de la lección «T». Cada una se ejecuta en orden, como en la página."),
+        ("markdown", "# T\n\n" + notebooks.NOTEBOOK_INTRO["es"].format(title="T")),
         ("code", notebooks.NOTEBOOK_SETUP["es"]), ("markdown", "### A & B"), ("code", SOURCE)]
     assert [c.id for c in notebook.cells] == ["cell-0", "cell-1", "cell-2", "cell-3"]
 
