@@ -10,16 +10,18 @@ import { pageLanguage, t } from "./i18n.js";
 const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
 /** A probability as the views print it (lesson/numbers.py es_prob): three decimals with a
- * decimal comma from 0.001 up, below that a mantissa and a power of ten: 2,26·10⁻⁸; on an
- * English page (en_prob) 0.336 and 2.26×10⁻⁸. */
+ * decimal comma from 0.01 up, below that three significant digits with a power of ten: 2,26·10⁻⁸;
+ * one below 1 that would round to 1 is "> 0,999"; on an English page (en_prob) 0.336, 2.26×10⁻⁸. */
 export function esProb(p, language = pageLanguage()) {
   const english = language === "en";
   const mark = (text) => (english ? text : text.replace(".", ","));
-  if (p === 0) return "0";
-  if (p >= 0.001) return mark(p.toFixed(3));
+  if (p === 0) return mark("0.000");
+  if (p > 0 && p < 1 && Number(p.toFixed(3)) === 1) return `> ${mark("0.999")}`;
+  if (p >= 0.01) return mark(p.toFixed(3));
   let exponent = Math.floor(Math.log10(p));
   let mantissa = Number((p / 10 ** exponent).toFixed(2));
   if (mantissa >= 10) { mantissa /= 10; exponent += 1; }
+  if (exponent >= -2) return mark(p.toFixed(2 - exponent)); // 0.009996 -> "0.0100", as es_sci
   const power = String(exponent).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
   return `${mark(mantissa.toFixed(2))}${english ? "×" : "·"}10${power}`;
 }

@@ -379,7 +379,8 @@ class PositionsView:
 
         Without a script the first ``ALL_STATIC`` rows are plain HTML; the site's views.js
         replaces them, when the reader opens the list, with all V rows and a search box, from
-        ``data-p`` (every p with 3 significant digits, by token id) and ``data-allowed`` (the
+        ``data-p`` (every p with 6 significant digits, by token id: enough that the script's
+        rounding to 3 prints what ``fmt_prob`` prints here) and ``data-allowed`` (the
         allowed set as a hexadecimal bitmask, token 0 in the lowest bit of the first digit).
         """
         if pos.probs is None:
@@ -394,7 +395,7 @@ class PositionsView:
         for t in allowed:
             bits |= 1 << t
         hexmask = "".join(f"{(bits >> (4 * i)) & 15:x}" for i in range((len(vocab) + 3) // 4))
-        probs = ",".join(f"{x:.3g}" for x in p.tolist())
+        probs = ",".join(f"{x:.6g}" for x in p.tolist())
         summary = _("Los {n} tokens, del más probable al menos (los que quita la máscara, en gris)").format(
             n=plain_int(len(vocab)))
         more = _("Los {n} primeros; la página de la lección muestra todos, con un buscador.").format(
