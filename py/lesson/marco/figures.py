@@ -7,6 +7,8 @@ Figures that are text (the picture, the count in words) are stored in both langu
 """
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 
 from ..i18n import _, each_language
@@ -76,5 +78,9 @@ def compute_figures(model, tok) -> dict:
         "top": TOP, "top_word": each_language(number_word, TOP),  # {"es": "cinco", "en": "five"}
         "with_space": with_space, "without_space": without,
         "with_space_all_letter": all(t["kind"] == "letter" for t in with_space),
-        "without_space_all_punctuation": all(t["kind"] == "punctuation" for t in without),
+        # «empiezan todos por un signo de puntuación»: a Unicode punctuation mark (P*), not just
+        # any non-letter (the picture's orange, which also takes other symbols)
+        "without_space_all_punctuation": all(
+            t["kind"] == "punctuation" and unicodedata.category(t["label"][:1]).startswith("P")
+            for t in without),
     }

@@ -85,7 +85,7 @@ def test_the_english_cells_print_no_spanish_and_no_decimal_comma(outputs):
     assert not re.search(r"\d,\d", prose)
     for word in ("probabilidad", "suma", "masa", "piezas", "uniones", "Sigo", "tras la máscara", " y "):
         assert word not in prose, word
-    assert "kept mass: 0.336" in text and "512 pieces: 256 bytes and 256 merges" in text
+    assert "kept mass: 0.336" in text and "512 tokens: 256 bytes and 256 merges" in text
 
 
 def test_the_english_cells_use_english_names_and_number_formats():

@@ -1,4 +1,6 @@
 """«Python en el navegador»: the prose's words about the vocabulary and the next tokens hold."""
+import unicodedata
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 import pytest
@@ -42,8 +44,10 @@ def test_the_words_of_the_prose_are_the_kinds_of_the_top_tokens(fig, tok):
             assert (t["kind"] == "letter") == first.isalpha()
             assert (t["kind"] == "punctuation") == (not first.isalpha() and not first.isspace())
     assert fig["with_space_all_letter"] == all(t["kind"] == "letter" for t in fig["with_space"])
+    # «the five most likely tokens all start with a punctuation mark»: Unicode category P*
     assert fig["without_space_all_punctuation"] == all(
-        t["kind"] == "punctuation" for t in fig["without_space"])
+        unicodedata.category(tok.vocab[t["id"]].decode("utf-8", "replace")[:1]).startswith("P")
+        for t in fig["without_space"])
 
 
 def test_the_prompts_end_as_the_prose_says_and_the_first_merge_joins_a_and_space(fig, tok):
@@ -60,6 +64,8 @@ def test_the_space_mass_is_the_sum_over_the_tokens_that_start_with_a_space(fig, 
     spaced = [i for i, piece in enumerate(tok.vocab) if piece.startswith(b" ")]
     assert fig["space_mass_without"] == pytest.approx(p[spaced].sum(), rel=1e-4)
     assert fig["space_mass_without"] < fig["without_space"][-1]["p"]  # "solo": below the fifth token
+    # «only sampling can produce that split, and the model gives it ...»: a probability, not zero
+    assert 0 < fig["space_mass_without"]
 
 
 @settings(max_examples=200, deadline=None)
