@@ -68,14 +68,16 @@ def exact_schema(model, tok) -> dict:
     1/p and N_PROMPT * p. It is not the probability of a valid level-0 answer: ``json.loads`` also
     reads spaced texts, and the model has no end token. Per name: its conditional p(g | x, G) and
     its masked q~(g | x); ``inflated``, the name the mask raises most (argmax of q~ / p), and
-    whether it is also the model's least likely (argmin of p); ``model_top``, the argmax of p."""
+    whether it is also the model's least likely (argmin of p); ``model_top``, the argmax of p;
+    ``masked_top``, the argmax of q~ (the most probable name under the mask)."""
     e = enumerate_paths(model, tok, PROMPT, compile_json_schema(SCHEMA))
     names = {n: {"conditional": e.row(answer(n)).conditional, "masked": e.row(answer(n)).masked} for n in NAMES}
     inflated = max(NAMES, key=lambda n: names[n]["masked"] / names[n]["conditional"])
     least = min(NAMES, key=lambda n: names[n]["conditional"])
     return {"p": e.p_grammar, "tries": e.expected_tries, "n": N_PROMPT, "expected_valid": N_PROMPT * e.p_grammar,
             "names": names, "inflated": inflated, "inflated_is_least": inflated == least,
-            "model_top": max(NAMES, key=lambda n: names[n]["conditional"])}
+            "model_top": max(NAMES, key=lambda n: names[n]["conditional"]),
+            "masked_top": max(NAMES, key=lambda n: names[n]["masked"])}
 
 
 def valid_bound(model, tok) -> dict:

@@ -106,10 +106,12 @@ def compare_masks(grammar, step, start, answers, vocab: list[bytes], mask_fn=Non
 
 
 class ByteTrace:
-    """A token's bytes run through a machine: one row per byte with the state it leads to."""
+    """A token's bytes run through a machine: one row per byte with the state it leads to.
+    ``caption`` replaces the default «El token «…», byte a byte» (for bytes that are not one token
+    of the vocabulary); it is text, escaped here."""
 
-    def __init__(self, step, state, data: bytes, describe=repr):
-        self.data, self.describe = bytes(data), describe
+    def __init__(self, step, state, data: bytes, describe=repr, caption: str | None = None):
+        self.data, self.describe, self.caption = bytes(data), describe, caption
         self.start = state
         self.states = run_bytes(step, state, self.data)
 
@@ -119,7 +121,8 @@ class ByteTrace:
             after = _("rechazado: ningún texto sigue") if s is None else self.describe(s)
             rows.append(f'<tr><td><span class="tok">{escape(token_label(bytes([b])))}</span></td>'
                         f"<td><code>{escape(after)}</code></td></tr>")
-        caption = _("El token «{token}», byte a byte").format(token=escape(token_label(self.data)))
+        caption = (escape(self.caption) if self.caption is not None
+                   else _("El token «{token}», byte a byte").format(token=escape(token_label(self.data))))
         return styled(_scroll(_("bytes y estados")) + '<table class="levels byte-trace">'
                       f"<caption>{caption}</caption>"
                       # one message: «estado» alone is another page's «status»

@@ -121,6 +121,8 @@ def test_the_mask_raises_the_model_s_least_likely_name(fig, model, tok):
     assert abs(count - n * masked) <= 4 * math.sqrt(n * masked * (1 - masked))  # «sí explica»
     assert count - n * cond > 10 * math.sqrt(n * cond)  # not chance
     assert exact["model_top"] == names["top"]  # the prose's branch: the most frequent is the model's top
+    masked = {m: exact["names"][m]["masked"] for m in NAMES}
+    assert exact["masked_top"] == max(masked, key=masked.get)
 
 
 # ---------------------------------------------------------------- level 1: the ratio grows

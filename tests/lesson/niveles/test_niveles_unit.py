@@ -245,7 +245,10 @@ def test_tokens_cross_several_phases_in_one_step():
     assert [s[0] for s in states] == [":", "value", "value"]
     assert run_bytes(step, start, b"{x")[-1] is None
     html = ByteTrace(step, start, b"{x")._repr_html_()
-    assert "rechazado" in html
+    assert "rechazado" in html and "El token «{x», byte a byte" in html
+    # bytes that are no token of the vocabulary: the caller's caption, escaped, not «El token»
+    html = ByteTrace(step, ("key", 0, b'"verbo'), b'":"', caption='Los bytes <":">, byte a byte')._repr_html_()
+    assert "<caption>Los bytes &lt;&quot;:&quot;&gt;, byte a byte</caption>" in html and "El token" not in html
 
 
 def test_compare_masks_names_the_position_of_a_forbidden_token(tok):
