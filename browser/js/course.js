@@ -98,7 +98,8 @@ function setupSwitch() {
     copy.className = "lang-switch-bar";
     copy.dataset.testid = "lang-switch-bar";
     copy.textContent = copy.getAttribute("hreflang").toUpperCase();
-    copy.setAttribute("aria-label", links[0].title);
+    // its name is its text ("EN"), as axe wants; the title says where it goes
+    copy.title = links[0].title;
     actions.append(copy);
     links.push(copy);
   }
