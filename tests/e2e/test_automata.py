@@ -253,7 +253,7 @@ def test_english_cells_run_and_print_english(page_en):
 def test_english_hand_loop_and_the_masker_agree(page_en):
     text = cell_output(page_en, "regex-bucle")
     assert text.count("agree: True") == 6 and "False" not in text
-    assert re.search(r"state 0: \d+ allowed, chose .* with q = \d\.\d{3}; moves to state \d",
+    assert re.search(r"state 0: \d+ allowed, chose .* with q̃ = \d\.\d{3}; moves to state \d",
                      cell_output(page_en, "bucle"))
 
 

@@ -10,7 +10,7 @@ import json
 import re
 from html import escape
 
-from ..early_abort import EarlyAbort
+from ..early_abort import LEFT, EarlyAbort
 from ..i18n import _, ngettext
 from ..numbers import fmt_decimal, fmt_int
 from ..views import styled
@@ -40,6 +40,19 @@ class PhoneCheck:
             return 0
         return sum(t[:1].isdigit() for t in self.unmasked.texts)
 
+    @staticmethod
+    def first_dead_digits_of(free: EarlyAbort) -> int:
+        """Unmasked samples that left the pattern with their first token although that token began
+        with a digit (a subset of ``free.died_at[0]``)."""
+        return sum(s == LEFT and k == 1 and t[:1].isdigit()
+                   for t, s, k in zip(free.texts, free.status, free.tokens))
+
+    @property
+    def first_dead_digits(self) -> int:
+        """Of the unmasked samples that left the pattern at the first token, those that began with
+        a digit (0 without unmasked samples)."""
+        return 0 if self.unmasked is None else self.first_dead_digits_of(self.unmasked)
+
     @property
     def distinct(self) -> int:
         """Distinct masked texts."""
@@ -51,11 +64,11 @@ class PhoneCheck:
             return ""
         took = _(" en {seconds} s").format(seconds=fmt_decimal(self.seconds[1], 2)) if self.seconds else ""
         first = free.died_at[0] if free.died_at else 0
-        digit = self.digit_start
+        digit = self.first_dead_digits
         calls = ngettext("{n} llamada", "{n} llamadas", free.model_calls).format(n=fmt_int(free.model_calls))
         text = _("Sin máscara: {n} muestras{took}; empiezan por un número que cumple el patrón: "
-                 "<strong>{hits}</strong>. {first} se salen del patrón en el primer token ({digit} empiezan "
-                 "por una cifra), y cada muestra se corta en cuanto se sale: tras el prompt, el modelo calculó "
+                 "<strong>{hits}</strong>. {first} se salen del patrón en el primer token ({digit} de ellas "
+                 "empiezan por una cifra), y cada muestra se corta en cuanto se sale: tras el prompt, el modelo calculó "
                  "{rows} posiciones en vez de {whole} ({calls}, la del prompt incluida).").format(
             n=fmt_int(free.n), took=took, hits=fmt_int(free.hits), first=fmt_int(first), digit=fmt_int(digit),
             rows=fmt_int(free.rows_computed), whole=fmt_int(free.rows_whole), calls=calls)

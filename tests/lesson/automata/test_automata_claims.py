@@ -18,7 +18,9 @@ from lesson.automata.phones import PhoneCheck
 from lesson.automata.route import CrossingTable
 from lesson.automata.stack import bounded_regex
 from lesson.automata.trie import trie_walk
-from lesson.early_abort import EarlyAbort
+from lesson.automata.dfa_check import PHONE
+from lesson.automata.figures import PHONE_FREE_TOKENS, PHONE_N, PHONE_PROMPT, phone_figures
+from lesson.early_abort import EarlyAbort, sample_until_invalid
 from lesson.automata.stack import NESTED_GBNF
 from masker import compile_cfg
 
@@ -231,12 +233,27 @@ class FakeGen:
 
 
 def test_phone_check_prints_distinct_and_digit_starts():
-    free = EarlyAbort(n=3, max_tokens=11, texts=[b"612", b"5a", b"x"], tokens=[1, 1, 1],
-                      status=["left"] * 3, tokens_whole=[1] * 3, model_calls=1, rows_computed=0)
+    """«{first} se salen del patrón en el primer token ({digit} de ellas empiezan por una cifra)»:
+    the digit count is of the samples that left at the first token, not of all of them."""
+    free = EarlyAbort(n=4, max_tokens=11, texts=[b"612", b"5a", b"x", b"6 a"], tokens=[1, 1, 1, 2],
+                      status=["left"] * 4, tokens_whole=[1, 1, 1, 2], model_calls=1, rows_computed=1)
     check = PhoneCheck(r"\d+", [FakeGen("1"), FakeGen("1"), FakeGen("2")], free)
-    assert check.distinct == 2 and check.digit_start == 2
+    assert check.distinct == 2 and check.digit_start == 3 and check.first_dead_digits == 2
+    assert free.died_at[0] == 3
     html = check._repr_html_()
-    assert "2 números distintos" in html and "(2 empiezan por una cifra)" in html
+    assert "2 números distintos" in html and "3 se salen del patrón en el primer token (2 de ellas empiezan" in html
+
+
+def test_the_phone_prose_counts_digit_starts_among_the_first_token_deaths(model, tok):
+    """«999 de las 1000 se salieron del patrón ya en el primer token (solo 13 de ellas empezaban
+    siquiera por una cifra)»: the 13 are a part of the 999 (a sample that began with a digit and
+    left later is not among them)."""
+    fig = phone_figures(model, tok)
+    free = sample_until_invalid(model, tok, PHONE_PROMPT, compile_regex(PHONE), n=PHONE_N, seed=0,
+                                max_tokens=PHONE_FREE_TOKENS)
+    first = [t for t, s, k in zip(free.texts, free.status, free.tokens) if s == "left" and k == 1]
+    assert fig["free_first_dead"] == len(first)
+    assert fig["free_first_dead_digit"] == sum(t[:1].isdigit() for t in first) <= fig["free_digit_start"]
 
 
 # ---------------------------------------------------------------- smaller sentences of the prose

@@ -261,4 +261,4 @@ def test_the_english_loop_of_section_1_writes_what_generate_writes(model, tok, c
         model, tok, YES_NO_PROMPT, compile_regex(YES_NO), seed=0).text
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("allowed at the start:")
-    assert re.search(r"state 0: \d+ allowed, chose .* with q = \d\.\d{3}; moves to state 1\n", out)
+    assert re.search(r"state 0: \d+ allowed, chose .* with q̃ = \d\.\d{3}; moves to state 1\n", out)

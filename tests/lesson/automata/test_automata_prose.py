@@ -190,3 +190,22 @@ def test_the_stack_plot_titles_both_axes():
     assert set(titles) == {"x", "y"} and "profundidad" in titles["x"]
     assert "ítems" in titles["y"] and "estados" in titles["y"] and "log" in titles["y"]
     assert "width:100%" in svg.get("style")
+
+
+# ---------------------------------------------------------------- §1: the loop stops at the first accepting state
+
+def test_the_hand_loop_stops_in_time_only_where_accepting_states_have_no_edges():
+    """«El bucle para en el primer estado de aceptación al que llega. Aquí basta, porque el estado de
+    aceptación de sí|no no tiene aristas de salida (tampoco el del teléfono de la sección 7); con el
+    autómata de [a-zñáéíóú]+ de la sección 2 pararía tras una sola letra.»"""
+    scope: dict = {}
+    exec(re.search(r"^dfa = .*$", cell_source("mano"), flags=re.M).group(0), scope)
+    exec(re.search(r"^aceptacion = .*$", cell_source("mano"), flags=re.M).group(0), scope)
+    assert all(scope["dfa"][s] == {} for s in scope["aceptacion"])
+    note = re.search(r"<summary>Ver una solución</summary>.*?<code[^>]*>(.*?)</code>", template(), flags=re.S)
+    exec(html.unescape(note.group(1)), scope)
+    assert all(scope["telefono"][s] == {} for s in scope["aceptacion_tel"])
+    word = compile_regex(r"[a-zñáéíóú]+").automaton
+    after = word.step(0, ord("a"))
+    assert word.is_accepting(after) and word.can_continue(after)
+    assert "[a-zñáéíóú]+" in template() and "pararía tras una sola letra" in template()
