@@ -73,8 +73,8 @@ def _label(b: bytes) -> str:
 def weight_curves_svg(curves: list[WeightCurve], width: int = 360, height: int = 270) -> str:
     """Two curves as SVG: x the position (1 .. n), y ln w of the prefix (0 at the top); a dot per
     position (``data-curve``, ``data-position``, ``data-log-w``), each curve's closing quote ringed,
-    a legend, and at the first curve's closing position a bracket with the gap to the second
-    curve (``data-gap``). The plot box maps ln w = ``data-top`` to y = ``data-y-top`` and
+    a legend, and at the first curve's closing position a bracket joining its dot to the second
+    curve's (``data-gap``, the gap unrounded; the label writes it to one decimal). The plot box maps ln w = ``data-top`` to y = ``data-y-top`` and
     ln w = ``data-bottom`` to ``data-y-bottom`` (linear); x maps position 1 to ``data-x-first``
     and ``data-last`` to ``data-x-last``. The second curve is drawn under the first, which is
     dashed where they coincide. Scales with the page (``viewBox``, width 100 %); 13-unit text
@@ -119,9 +119,12 @@ def weight_curves_svg(curves: list[WeightCurve], width: int = 360, height: int =
     if len(curves) > 1:
         j = curves[0].closing
         a, b = curves[0].cumulative[j - 1], curves[1].cumulative[j - 1]
-        parts.append(f'<line x1="{px(j) - 12:.1f}" y1="{py(a):.1f}" x2="{px(j) - 12:.1f}" y2="{py(b):.1f}" '
-                     f'stroke="#1d2430" stroke-width="1.5" data-gap="{b - a!r}"/>'
-                     f'<text x="{px(j) - 16:.1f}" y="{(py(a) + py(b)) / 2 + 4:.1f}" text-anchor="end" {font}>'
+        # the bracket joins the two curves' dots at that very position; its label sits left of the
+        # short curve's drop into it, in the band above that curve's previous dot
+        parts.append(f'<line x1="{px(j):.2f}" y1="{py(a):.2f}" x2="{px(j):.2f}" y2="{py(b):.2f}" '
+                     f'stroke="#1d2430" stroke-width="1.5" data-gap="{b - a!r}" data-position="{j}" '
+                     f'data-bracket="1"/>'
+                     f'<text x="{px(j - 1) - 6:.1f}" y="{(py(a) + py(b)) / 2 + 4:.1f}" text-anchor="end" {font}>'
                      + escape(_("{gap} nats").format(gap=fmt_decimal(b - a, 1))) + '</text>')
     description = "; ".join(
         _("{name}: cierra la comilla en la posición {position}, donde ln w pasa de {before} a {after}, "

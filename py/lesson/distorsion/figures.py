@@ -230,6 +230,11 @@ def curves_summary(model, tok, grammar, other: str) -> dict:
                         "closing_cost": -c.log_kept[c.closing - 1], "final": c.cumulative[-1]}
                        for c in curves],
             "gap_at_short_closing": long_.cumulative[at - 1] - short.cumulative[at - 1],
+            # right then, the short name's prefix weighs e^-gap of the long one's: a resampling step
+            # there expects K * W << 1 copies of it unless K is of the order of 1 / e^-gap, whose
+            # power of ten (rounded) the prose quotes («del orden de 10^10 partículas»)
+            "weight_ratio_at_short_closing": math.exp(short.cumulative[at - 1] - long_.cumulative[at - 1]),
+            "particles_order": round((long_.cumulative[at - 1] - short.cumulative[at - 1]) / math.log(10)),
             "final_gap": long_.cumulative[-1] - short.cumulative[-1],
             # the short name pays its closing quote first, and right then weighs far less than the
             # long one, though at the end the two are closer than that gap

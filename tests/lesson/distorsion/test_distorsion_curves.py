@@ -37,8 +37,16 @@ def test_dots_map_back_to_the_values():
     rings = re.findall(r'data-closing="([^"]+)"', svg)
     assert sorted(rings) == ["A", "Bb"]
     assert curves[0].closing == 4 and curves[1].closing == 5
-    gap = float(attrs(re.search(r"<line [^>]*data-gap[^>]*>", svg).group(0))["data-gap"])
+    bracket = attrs(re.search(r"<line [^>]*data-gap[^>]*>", svg).group(0))
+    gap = float(bracket["data-gap"])
     assert gap == pytest.approx(curves[1].cumulative[3] - curves[0].cumulative[3])
+    # the bracket stands at the first curve's closing position and joins the two curves' dots there
+    at = {d["data-curve"]: d for d in dots if d["data-position"] == "4"}
+    assert float(bracket["x1"]) == float(bracket["x2"]) == pytest.approx(float(at["A"]["cx"]), abs=0.01)
+    assert sorted([float(bracket["y1"]), float(bracket["y2"])]) == pytest.approx(
+        sorted([float(at["A"]["cy"]), float(at["Bb"]["cy"])]), abs=0.01)
+    # its label is the same gap, rounded once
+    assert f"{gap:.1f} nats".replace(".", ",") == "15,2 nats" and "15,2 nats</text>" in svg
     assert "−21,0" in weight_curves_table(curves) and "." not in re.sub(r"<[^>]+>", "", weight_curves_table(curves))
 
 

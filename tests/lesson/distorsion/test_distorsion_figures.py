@@ -91,6 +91,28 @@ def test_smc_against_is_verdicts_follow_the_runs(fig):
         assert c["smc_lower_mean"] == (b.mean() < a.mean())
 
 
+def test_the_comparisons_rounded_numbers_agree_with_the_verdicts(fig):
+    """The prose writes |diff| and «2 × se = 2se» with se rounded once to 3 decimals: what a
+    reader can check with those numbers says the same as the verdict on the unrounded ones."""
+    for c in fig["comparison"].values():
+        shown, twice = round(abs(c["diff"]), 3), 2 * round(c["se"], 3)
+        assert (c["verdict"] == "noise") == (shown < twice), c["n"]
+        assert (c["verdict"] == "smc") == (shown > twice and c["diff"] > 0), c["n"]
+
+
+def test_the_protagonist_needs_many_orders_of_magnitude_more_particles(fig):
+    """«en la posición 14, un prefijo de Benina pesa e^-22,2 ≈ 2·10⁻¹⁰ veces lo que uno de Almudena
+    […] necesitaría del orden de 10^10 partículas»: the ratio is e^-gap, the order is the rounded
+    power of ten of its inverse, and the page's 1000 particles are far below it (K W << 1)."""
+    c = fig["curves"]
+    gap = c["gap_at_short_closing"]
+    assert c["weight_ratio_at_short_closing"] == pytest.approx(math.exp(-gap))
+    assert c["particles_order"] == round(gap / math.log(10))
+    assert abs(math.log10(1 / c["weight_ratio_at_short_closing"]) - c["particles_order"]) <= 0.5
+    assert THRESHOLD_PARTICLES * c["weight_ratio_at_short_closing"] < 1e-3
+    assert 10 ** c["particles_order"] > 1000 * THRESHOLD_PARTICLES
+
+
 def test_the_two_threshold_cell_at_0_2_is_the_convergence_row_at_the_largest_n(fig):
     """One figure for one configuration: «Dos umbrales» seeds SMC as «Convergencia» does."""
     assert THRESHOLD_PARTICLES == SIZES[-1]
