@@ -473,7 +473,8 @@ def enumeration_html(result) -> str:
     work = _("{positions} en {passes}").format(
         positions=counted(ngettext("{n} posición del modelo", "{n} posiciones del modelo", result.forward_rows),
                           result.forward_rows),
-        passes=counted(ngettext("{n} pasada", "{n} pasadas", result.forward_calls), result.forward_calls))
+        passes=counted(ngettext("{n} llamada en lote", "{n} llamadas en lote", result.forward_calls),
+                       result.forward_calls))
     rejection = _("Muestreo por rechazo: 1 / p(G | x) = {tries} intentos de media; a un nanosegundo por "
                   "intento, {years} años.").format(
         tries=fmt_sci_log(-result.log_p_grammar),
@@ -502,8 +503,9 @@ def rejection_html(result) -> str:
                    f"<td class='num'>{plain_int(n)}</td></tr>"
                    for text, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     accepted, tries = len(result.accepted), len(result.tries)
-    words = _("{tries} para {answers}: {mean} intentos por respuesta. Pasadas del modelo: {passes} abortando "
-              "en cuanto el prefijo sale de la gramática, {passes_full} sin abortar").format(
+    words = _("{tries} para {answers}: {mean} intentos por respuesta. Posiciones calculadas por el modelo "
+              "(una por token): {passes} abortando en cuanto el prefijo sale de la gramática, "
+              "{passes_full} sin abortar").format(
         tries=counted(ngettext("{n} intento", "{n} intentos", tries), tries),
         answers=counted(ngettext("{n} respuesta de la gramática", "{n} respuestas de la gramática", accepted),
                         accepted),

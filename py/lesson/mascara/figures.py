@@ -139,7 +139,9 @@ def partition_distortion(masked: list, walk_gen, walk: dict) -> dict:
 
     ``model_other``: the share of the unmasked model's p(prefix | x) that the other splits hold
     (1 − the walk's split share); ``mask_walk``: the masked probability of the walk's split (its
-    q~ multiplied along the forced positions), ``mask_other`` = 1 − that; ``samples_other``: how
+    q~ multiplied along the forced positions), ``mask_other`` = 1 − that; ``ratio`` = mask_other /
+    model_other and ``ratio_rounded``, the same to two significant figures (the prose's «about
+    1,300 times»); ``samples_other``: how
     many of the masked samples wrote the prefix with another split, ``samples_bpe`` how many with
     the tokenizer's own (BPE) split; ``position`` (1-based), the
     first position where a sample leaves the walk's split, with the walk's token and the other
@@ -153,9 +155,11 @@ def partition_distortion(masked: list, walk_gen, walk: dict) -> dict:
     log_q = sum(math.log(p.q_chosen) for p in walk_gen.positions[:first])
     bpe_prefix = sum([token_label(walk_gen.vocab[t]) for t in g.prefix_split(n_bytes)] == walk["bpe_split"]
                      for g in masked)
-    out = {"model_other": 1 - walk["split_share"], "samples_bpe": bpe_prefix, "mask_walk": math.exp(log_q),
-           "mask_other": 1 - math.exp(log_q), "samples_other": len(others), "samples": len(masked),
-           "position": None}
+    model_other, mask_other = 1 - walk["split_share"], 1 - math.exp(log_q)
+    ratio = mask_other / model_other
+    out = {"model_other": model_other, "samples_bpe": bpe_prefix, "mask_walk": math.exp(log_q),
+           "mask_other": mask_other, "ratio": ratio, "ratio_rounded": float(f"{ratio:.2g}"),
+           "samples_other": len(others), "samples": len(masked), "position": None}
     if j is not None:
         pos, vocab = walk_gen.positions[j], walk_gen.vocab
         out.update(position=j + 1, walk_token=token_label(vocab[pos.chosen]), walk_q=pos.q_chosen,
@@ -264,6 +268,10 @@ def walk_summary(gen, tok, model, grammar) -> dict:
 
     The conditional depends on how the forced prefix was split into tokens; ``split_share`` is the
     share of this sample's split in p(prefix | x), all ``splits`` token splits of the prefix summed.
+    ``noncanonical``: None when the sample's split of the prefix is BPE's; otherwise the first
+    position (1-based) where it leaves BPE's, with the unmasked model's most probable token there
+    (``top``, ``top_p``, whether the grammar allows it) and the allowed tokens with their p, most
+    probable first (``chosen`` marks the sample's).
     """
     first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
     pos = gen.positions[first]
@@ -279,7 +287,18 @@ def walk_summary(gen, tok, model, grammar) -> dict:
         a["conditional"] = a["p"] * a["finish"] / total
     all_splits = enumerate_paths(model, tok, PROMPT, compile_choice([prefix.decode("utf-8")]))
     log_p_split = sum(math.log(p.p_chosen) for p in gen.positions[:first])
-    return {"seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
+    split = gen.token_ids[:first]
+    bpe = tok.encode(prefix.decode("utf-8"))
+    j = next((k for k, (a, b) in enumerate(zip(split, bpe)) if a != b), None)
+    noncanonical = None
+    if j is not None:  # where the sample's split leaves BPE's: what the unmasked model wanted there
+        here = gen.positions[j]
+        top, top_p = here.top[0]
+        noncanonical = {"position": j + 1, "top": token_label(tok.vocab[top]), "top_p": top_p,
+                        "top_allowed": any(t == top for t, _, _ in here.allowed),
+                        "allowed": [{"label": token_label(tok.vocab[t]), "p": p, "chosen": t == here.chosen}
+                                    for t, p, _ in sorted(here.allowed, key=lambda a: -a[1])]}
+    return {"noncanonical": noncanonical, "seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
             "written": prefix.decode("utf-8", "replace"),
             "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
             "bpe_split": [token_label(tok.vocab[t]) for t in tok.encode(prefix.decode("utf-8"))],

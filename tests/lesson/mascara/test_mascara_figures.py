@@ -19,6 +19,7 @@ from lesson.mascara.picture import SPAN, bar_width, factor_width, factors_svg, n
 from lesson.mascara.why import token_splits
 from lesson.numbers import es_decimal
 from lesson.sampling import generate
+from lesson.views import token_label
 from masker import compile_choice
 from minigpt.gpt import softmax
 from sitebuild.figures import lesson_figures
@@ -106,6 +107,44 @@ def test_the_other_splits_are_rare_for_the_model_and_common_under_the_mask(fig):
     assert part["model_other"] < 1e-3
     assert part["mask_other"] > 100 * part["model_other"]
     assert part["samples_other"] >= 1
+
+
+def test_the_ratio_of_the_other_splits_can_be_checked_from_the_printed_shares(fig):
+    """«the other 8 together 0.0348% … 0.452 … about 1,300 times their share»: the ratio, rounded
+    to two significant figures, is what a reader gets dividing the two printed numbers (the share
+    with three significant figures, the mask's with three decimals)."""
+    part = fig["partitions"]
+    assert part["ratio"] == pytest.approx(part["mask_other"] / part["model_other"], rel=1e-12)
+    assert part["ratio_rounded"] == float(f"{part['ratio']:.2g}")
+    printed_share = float(f"{100 * part['model_other']:.3g}") / 100
+    printed_mask = round(part["mask_other"], 3)
+    reader = printed_mask / printed_share
+    assert float(f"{reader:.2g}") == part["ratio_rounded"]
+
+
+def test_the_walks_non_canonical_split_is_the_models_own_preference(fig, model, tok):
+    """«So the sample's non-canonical split is not an artefact of the mask: the unmasked model
+    itself prefers it (at position 5 it wanted bre␣, 0.809, which the grammar forbids; of the
+    allowed tokens it gave br 0.161 and b 0.021)»: recomputed from one forward pass, with the
+    allowed set from its definition (no masker)."""
+    walk, nc = fig["walk"], fig["walk"]["noncanonical"]
+    assert walk["split"] != walk["bpe_split"] and nc is not None
+    j = nc["position"] - 1
+    assert walk["split"][:j] == walk["bpe_split"][:j] and walk["split"][j] != walk["bpe_split"][j]
+    assert walk["split_share"] > 0.5  # the model prefers the sample's split
+    gen = generate(model, tok, PROMPT, compile_choice([answer(n) for n in NAMES]), seed=walk["seed"])
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(PROMPT) + gen.token_ids[:j]]))[0, -1])
+    top = int(np.argmax(p))
+    assert token_label(tok.vocab[top]) == nc["top"]
+    assert p[top] == pytest.approx(nc["top_p"], rel=1e-6)
+    prefix = b"".join(tok.vocab[t] for t in gen.token_ids[:j])
+    texts = [answer(n).encode() for n in NAMES]
+    allowed = [v for v, piece in enumerate(tok.vocab) if piece and any(t.startswith(prefix + piece) for t in texts)]
+    assert nc["top_allowed"] == (top in allowed)
+    assert not nc["top_allowed"]
+    assert sorted(a["p"] for a in nc["allowed"]) == pytest.approx(sorted(p[v] for v in allowed), rel=1e-6)
+    chosen = [a for a in nc["allowed"] if a["chosen"]]
+    assert len(chosen) == 1 and chosen[0]["label"] == walk["split"][j]
 
 
 def test_the_mask_at_position_3_keeps_the_models_local_proportions(fig, model, tok):
