@@ -207,7 +207,7 @@ def convergence_html(conv) -> str:
                      f'{METHOD_NAMES[m]}</li>' for m in methods)
     legend += ('<li><span class="cv-dash"></span>'
                + _("distancia exacta de la máscara, {tv}").format(tv=fmt_decimal(conv.exact_tv, 3)) + "</li>")
-    words = _("{runs} ejecuciones independientes por método y N · umbral de remuestreo del SMC {threshold}").format(
+    words = _("{runs} ejecuciones por método y N (la máscara sola y los pesos de importancia leen las mismas muestras; el SMC tiene las suyas) · umbral de remuestreo del SMC {threshold}").format(
         runs=plain_int(conv.runs), threshold=fmt_decimal(conv.ess_threshold, 2))
     summary = f'<p class="enum-summary">{words} · {fmt_decimal(conv.seconds, 2)} s</p>'
     return styled(summary + '<figure class="convergence">' + _scroll(_("gráfica de convergencia")) +
