@@ -182,17 +182,22 @@ def budget_figures(model, tok) -> dict:
     demo = studies.budget_demo(model, tok, budget=BUDGET, n=BUDGET_N)
     date = compile_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}").matcher(tok.vocab)
     max_length = studies.BUDGET_SCHEMA["properties"]["nombre"]["maxLength"]
+    age = studies.BUDGET_SCHEMA["properties"]["edad"]
     free_names = [len(json.loads(g.text)["nombre"]) for g in demo.free]
     return {"prompt": studies.BUDGET_PROMPT, "budget": demo.budget, "n": demo.n,
             "shortest": demo.shortest,
             "valid_plain": demo.valid_plain, "valid_aware": demo.valid_aware,
             "name_free": demo.name_free, "name_aware": demo.name_aware,
             "tokens_free": demo.tokens_free, "max_length": max_length,
+            "age_range": [age["minimum"], age["maximum"]],
             "free_fill_max": all(n == max_length for n in free_names),
             "free_min_tokens": min(len(g.token_ids) for g in demo.free),
             "example_plain": demo.plain[0].text, "example_aware": demo.aware[0].text,
             "date_shortest": date.min_tokens_to_finish(),
-            "multi_digit_tokens": sum(len(v) > 1 and v.isdigit() for v in tok.vocab),
+            # tokens that could cover two characters of the date (digits and hyphens only):
+            # with none, every token writes one character and the shortest date is 10 tokens
+            "date_span_tokens": sum(len(v) > 1 and all(c in b"0123456789-" for c in v)
+                                    for v in tok.vocab),
             "split": split_figures(model, tok), "sweep": sweep_figures(model, tok)}
 
 

@@ -559,7 +559,7 @@ def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:
 def scaling_svg(result: EnumScaling, width: int = 360, height: int = 220) -> str:
     """A log-log plot of compile time (ms) and mask time (µs, as ms) against the enum size:
     an SVG string that scales to its box (viewBox), with a text title and description."""
-    pad_l, pad_r, pad_t, pad_b = 46, 12, 12, 34
+    pad_l, pad_r, pad_t, pad_b = 46, 24, 12, 34  # pad_r: room for half of the last label, «10 000»
     xs = [math.log10(max(s, 1)) for s in result.sizes]
     series = [(_("compilar"), "#1f5fa8", result.compile_ms),
               (_("una máscara"), "#b3541e", [u / 1e3 for u in result.mask_us])]

@@ -14,6 +14,7 @@ import pytest
 
 import build
 from lesson.course import NAMES
+from lesson.trampas import BUDGET_SCHEMA
 from sitebuild.figures import lesson_figures
 
 SPEC = build.ROOT.parent / "shared" / "spec" / "engines.md"
@@ -121,9 +122,17 @@ def test_the_budget_sweep_claims(fig):
     assert all('role="img"' in w["svg"][lang] for lang in ("es", "en"))
 
 
-def test_the_vocabulary_has_no_multi_digit_token(fig, tok):
-    assert fig["budget"]["multi_digit_tokens"] == sum(len(v) > 1 and v.isdigit() for v in tok.vocab)
-    assert fig["budget"]["date_shortest"] == len("2000-01-01")  # one character per token
+def test_no_token_spans_two_characters_of_the_date(fig, tok):
+    spans = [v for v in tok.vocab if len(v) > 1 and set(v) <= set(b"0123456789-")]
+    assert fig["budget"]["date_span_tokens"] == len(spans)
+    # «no token spans two characters of the date» <=> the shortest date is one token a character
+    assert (fig["budget"]["date_span_tokens"] == 0) == (fig["budget"]["date_shortest"] == len("2000-01-01"))
+
+
+def test_the_schema_of_the_budget_section(fig):
+    edad = BUDGET_SCHEMA["properties"]["edad"]
+    assert fig["budget"]["age_range"] == [edad["minimum"], edad["maximum"]]
+    assert fig["budget"]["max_length"] == BUDGET_SCHEMA["properties"]["nombre"]["maxLength"]
 
 
 def test_the_other_sections_words(fig):
@@ -205,3 +214,10 @@ def test_the_quoted_maskbench_figures_are_those_of_the_source_notes(fig):
             assert e[key] == int(cell.strip()), (e["name"], key)
         assert e["version"].split()[-1] in re.search(r"Run of 2025-03-27 \(([^)]*)\)", text).group(1)
     assert f'{fig["engines"]["schemas"]:,}' in text
+
+
+def test_each_hint_is_the_personal_a_and_a_name(fig):
+    # the English edition glosses «a Ana» as «[I saw] Ana», with the Spanish personal a
+    o = fig["order"]
+    assert o["hints"] == [f"a {n}" for n in o["names"]]
+    assert o["fields"] == ["pista", "es"]  # glossed «hint» and «is»

@@ -290,3 +290,22 @@ def test_follows_other_pools_the_other_hints_by_their_probability():
     assert other == pytest.approx({"a": 0.30 / 0.60, "b": 0.15 / 0.80, "c": 0.05 / 0.60})
     with pytest.raises(ValueError):
         FieldOrder(["a"], ["h0"], {"exact": {order: {("h0", "a"): 1.0}}}, {}, {}).follows_other(order, "exact")
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_scaling_plot_size_labels_fit_in_the_box(lang):
+    """Each size label is centred on its point; half its width (about 0.6 em a character at
+    font-size 10) must fit between the point and either edge of the viewBox."""
+    from lesson.i18n import set_language
+    set_language(lang)
+    try:
+        root = ET.fromstring(scaling_svg(EnumScaling([10, 100, 1000, 10000], [1.0] * 4, [1.0] * 4, [1] * 4)))
+    finally:
+        set_language("es")
+    svg = root.find("svg")
+    width = float(svg.get("viewBox").split()[2])
+    labels = [t for t in svg.findall("text") if t.get("text-anchor") == "middle"]
+    assert [t.text for t in labels][-1] in ("10 000", "10,000", "10\u202f000", "10\u00a0000")
+    for t in labels:
+        half = 0.6 * float(t.get("font-size")) * len(t.text) / 2
+        assert half <= float(t.get("x")) and float(t.get("x")) + half <= width
