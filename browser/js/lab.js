@@ -172,10 +172,13 @@ function rule(input, { integer, emptyOk }) {
   return emptyOk ? t("{words} (o vacío)", { words }) : words;
 }
 
-/* A number field's text as a number: a decimal comma or point («0,9», «0.9»); NaN when it is not
- * a number (text fields, so that «1,5» is read as typed, not silently turned into 15 as a number
- * field of an English browser would). */
+/* A number field's text as a number: a decimal comma or point («0,9», «0.9») on the Spanish page,
+ * a decimal point only on the English one (where "1,000" reads as a thousands separator: NaN, and
+ * ``invalid`` says why, rather than seed 1); NaN when it is not a number (text fields, so that
+ * «1,5» is read as typed, not silently turned into 15 as a number field of an English browser
+ * would). */
 function parseNumber(text) {
+  if (pageLanguage() === "en" && text.includes(",")) return NaN;
   const t = text.trim().replace(",", ".");
   return /^[-+−]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t.replace("−", "-")) : NaN;
 }
@@ -641,6 +644,10 @@ export class Lab {
       const max = input.max === "" ? Infinity : Number(input.max);
       const ok = Number.isFinite(value) && value <= max && (spec.integer
         ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
+      if (Number.isNaN(value) && pageLanguage() === "en" && input.value.includes(",")) {
+        return { message: t("{must}; «{text}» tiene una coma: escribe el número sin separador de miles, y " +
+          "con punto si lleva decimales", { must, text: input.value.trim() }), input };
+      }
       if (Number.isNaN(value)) {
         return { message: t("{must}; «{text}» no es un número", { must, text: input.value.trim() }), input };
       }
@@ -794,7 +801,8 @@ export class Lab {
     this.refreshStale();
     this.writeHash();
     const output = this.result.querySelector("[data-testid=lab-output]");
-    const summary = output?.querySelector(".lab-summary")?.textContent;
+    const notice = output?.querySelector("[data-testid=lab-notice]")?.textContent;
+    const summary = [notice, output?.querySelector(".lab-summary")?.textContent].filter(Boolean).join(". ");
     const error = this.result.querySelector("[data-testid=lab-error], .out-error");
     this.status.textContent = error ? t("Error: mira el resultado.") : (summary || "");
     const open = output?.dataset.open;

@@ -1,6 +1,6 @@
 """The English «Laboratorio» (``en/lab.html``) in Chromium: the form, the result and the page's own
 messages are English (Python's view in the kernel's language, lab.js through t()/tn()); a masker
-error shows the masker's own message after an English line, underlined in the editor; the
+error gets the curated English message (the Spanish catalog's twin), underlined in the editor; the
 field check speaks English with English numbers; the search count agrees in English; and a link
 holds the experiment in the same format in both editions: the English page's address opens the
 same tree on the Spanish page, which writes the same address back."""
@@ -92,19 +92,19 @@ def test_a_link_opens_the_same_tree_in_either_edition(lab_en, browser):
 
 
 @pytest.mark.parametrize("kind, text, words, span", [
-    ("regex", "(ab", ["The masker refused this regular expression at character 1.",
-                      "syntax error at position 0: missing ')'"], "("),
-    ("gbnf", "root ::= foo", ["The masker refused this grammar at character 10.",
-                              "rule 'foo' is used but never defined"], "f"),
+    ("regex", "(ab", ["syntax error at character 1: missing “)”: the group opened here is not closed"], "("),
+    ("gbnf", "root ::= foo", ["error in the grammar at character 10: the rule “foo” is used here but defined "
+                              "nowhere"], "f"),
     ("json_schema", '{"type": "string", "enum": ["a", "b]}', ["invalid JSON at character 34: Unterminated string starting at"],
      '"'),
 ])
-def test_a_masker_error_is_the_masker_s_message_after_an_english_line(lab_en, kind, text, words, span):
+def test_a_masker_error_gets_its_curated_english_message(lab_en, kind, text, words, span):
     page = lab_en
     type_constraint(page, kind, text)
     generate(page)
     error = page.locator("[data-testid=lab-error]").inner_text()
     assert "This constraint cannot be used." in error and "How to fix it:" in error, error
+    assert "position" not in error, error
     for said in words:
         assert said in error, error
     assert "".join(page.locator("[data-testid=lab-error-span]").all_text_contents()) == span
@@ -119,11 +119,17 @@ def test_the_field_check_speaks_english(lab_en):
     error = page.locator("[data-testid=lab-error]").inner_text()
     assert error == "the seed must be an integer from 0 to 4,294,967,295; it is −1 now", error
     page.locator("[data-testid=lab-seed]").fill("0")
-    page.locator("[data-testid=lab-top-p]").fill("1,5")
+    page.locator("[data-testid=lab-top-p]").fill("1.5")
     page.locator("[data-testid=lab-generate]").click()
     error = page.locator("[data-testid=lab-error]").inner_text()
     assert error == "top-p must be a number greater than 0 and at most 1 (or empty); it is 1.5 now", error
     page.locator("[data-testid=lab-top-p]").fill("")
+    page.locator("[data-testid=lab-seed]").fill("1,000")  # not seed 1: a comma is refused on this page
+    page.locator("[data-testid=lab-generate]").click()
+    error = page.locator("[data-testid=lab-error]").inner_text()
+    assert error == ("the seed must be an integer from 0 to 4,294,967,295; “1,000” has a comma: write the number "
+                     "without a thousands separator, and with a point if it has decimals"), error
+    page.locator("[data-testid=lab-seed]").fill("0")
 
 
 def test_an_edit_marks_the_result_stale_in_english(lab_en):

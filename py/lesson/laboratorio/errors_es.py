@@ -636,37 +636,64 @@ def pointer_span(text: str, pointer: str) -> tuple[int, int]:
     return span
 
 
-_BOUNDS = [("minimum", "maximum", "ningún número"), ("exclusiveMinimum", "maximum", "ningún número"),
-           ("minimum", "exclusiveMaximum", "ningún número"), ("minLength", "maxLength", "ninguna cadena"),
-           ("minItems", "maxItems", "ninguna lista"), ("minProperties", "maxProperties", "ningún objeto")]
+_BOUNDS = [("minimum", "maximum", "number"), ("exclusiveMinimum", "maximum", "number"),
+           ("minimum", "exclusiveMaximum", "number"), ("minLength", "maxLength", "string"),
+           ("minItems", "maxItems", "list"), ("minProperties", "maxProperties", "object")]
+_NONE_ES = {"number": "ningún número", "string": "ninguna cadena", "list": "ninguna lista", "object": "ningún objeto"}
 
 
-def why_unsatisfiable(schema, pointer: str = "#") -> tuple[str, str] | None:
+def _why_words(english: bool) -> dict:
+    """The reasons of :func:`why_unsatisfiable`, in Spanish or in English (the English edition's
+    :mod:`~lesson.laboratorio.errors_en` has no numbers of its own to write: ``words.en_number``)."""
+    if english:
+        from .words import en_number
+        return {"bounds": lambda low, a, high, b, what: (f"“{low}” is {en_number(a)} and “{high}” is "
+                                                         f"{en_number(b)}: no {what} satisfies both"),
+                "enum": "“enum” is an empty list: it leaves no value",
+                "false": lambda name: f"the property “{name}” is required but its schema is false",
+                "closed": lambda name: (f"the property “{name}” is required, but \"additionalProperties\": false "
+                                        f"allows no property outside “properties”")}
+    return {"bounds": lambda low, a, high, b, what: (f"«{low}» vale {es_number(a)} y «{high}» vale "
+                                                     f"{es_number(b)}: {_NONE_ES[what]} cumple las dos"),
+            "enum": "«enum» es una lista vacía: no deja ningún valor",
+            "false": lambda name: f"la propiedad «{name}» es obligatoria pero su esquema es false",
+            "closed": lambda name: (f"la propiedad «{name}» es obligatoria, pero \"additionalProperties\": false "
+                                    f"no deja ninguna propiedad que no esté en «properties»")}
+
+
+def why_unsatisfiable(schema, pointer: str = "#", english: bool = False) -> tuple[str, str] | None:
     """Where and why a schema admits no value, for the contradictions a reader types most: a lower
-    bound above its upper bound, an empty ``enum``, a required property set to ``false``. Returns
-    (JSON pointer of the keyword, Spanish reason), or None when none of them is found."""
+    bound above its upper bound, an empty ``enum``, a required property set to ``false``, or one
+    that ``"additionalProperties": false`` shuts out. Returns (JSON pointer of the keyword, reason in
+    Spanish, or in English with ``english``), or None when none of them is found."""
     if not isinstance(schema, dict):
         return None
+    words = _why_words(english)
     for low, high, what in _BOUNDS:
         a, b = schema.get(low), schema.get(high)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and (a > b or (a == b and "exclusive" in low + high)):
-            return (f"{pointer}/{high}", f"«{low}» vale {es_number(a)} y «{high}» vale {es_number(b)}: "
-                                         f"{what} cumple las dos")
+            return f"{pointer}/{high}", words["bounds"](low, a, high, b, what)
     if schema.get("enum") == []:
-        return f"{pointer}/enum", "«enum» es una lista vacía: no deja ningún valor"
+        return f"{pointer}/enum", words["enum"]
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    if schema.get("additionalProperties") is False and not schema.get("patternProperties"):
+        for name in required:
+            if isinstance(name, str) and name not in listed:
+                return f"{pointer}/required", words["closed"](name)
     for key in ("properties", "$defs", "definitions", "patternProperties"):
         for name, sub in (schema.get(key) or {}).items() if isinstance(schema.get(key), dict) else ():
-            if sub is False and name in (schema.get("required") or []):
-                return f"{pointer}/{key}/{name}", f"la propiedad «{name}» es obligatoria pero su esquema es false"
-            found = why_unsatisfiable(sub, f"{pointer}/{key}/{name}")
+            if sub is False and name in required:
+                return f"{pointer}/{key}/{name}", words["false"](name)
+            found = why_unsatisfiable(sub, f"{pointer}/{key}/{name}", english)
             if found:
                 return found
     for key in ("items", "additionalProperties"):
-        found = why_unsatisfiable(schema.get(key), f"{pointer}/{key}")
+        found = why_unsatisfiable(schema.get(key), f"{pointer}/{key}", english)
         if found:
             return found
     for i, sub in enumerate(schema.get("allOf") or []):
-        found = why_unsatisfiable(sub, f"{pointer}/allOf/{i}")
+        found = why_unsatisfiable(sub, f"{pointer}/allOf/{i}", english)
         if found:
             return found
     return None

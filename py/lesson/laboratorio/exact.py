@@ -20,15 +20,17 @@ in the current language.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
 from ..enumeration import Enumeration, TextResult, enumerate_paths
-from ..language import LanguageTooLarge
+from ..language import LanguageTooLarge, allowed_ids
 from ..i18n import _
 from ..numbers import fmt_int, fmt_sci
 
 MAX_PATHS = 20_000
 MAX_POSITIONS = 2_000
+MAX_TEXTS = 10_000  # the most texts :func:`grammar_texts` lists before it gives up
 _CACHE: dict[str, "Exact"] = {}
 _CACHE_SIZE = 8
 
@@ -43,6 +45,7 @@ class Exact:
     """
     enumeration: Enumeration | None
     error: Exception | None = None
+    texts: float | None = None  # how many texts G accepts (:func:`grammar_texts`)
 
     @property
     def reason(self) -> str:
@@ -79,6 +82,45 @@ def _reason(error: LanguageTooLarge) -> str:
              "permite").format(most=fmt_int(MAX_POSITIONS))
 
 
+class _Unbounded(Exception):
+    """:func:`grammar_texts` found a loop (``args[0]``: inf) or more texts than it lists (None)."""
+
+
+def grammar_texts(grammar, vocab: list[bytes], *, most: int = MAX_TEXTS, max_tokens: int = 256) -> float | None:
+    """How many texts G accepts: every prefix at which its matcher is accepting, whether or not
+    the grammar allows more after it (the end rule decides which of them can end a branch). None
+    when there are more than ``most`` or a token path is ``max_tokens`` deep; ``math.inf`` when a
+    token path returns to a state it has passed (infinitely many texts). Memoised on ``Matcher.state_key``: the texts after a
+    state depend only on the state."""
+    memo: dict = {}
+    on_path: set = set()
+
+    def after(m, depth: int) -> frozenset:
+        key = m.state_key()
+        if key in memo:
+            return memo[key]
+        if key in on_path:
+            raise _Unbounded(math.inf)
+        if depth >= max_tokens:
+            raise _Unbounded(None)
+        on_path.add(key)
+        found = {b""} if m.is_accepting() else set()
+        for t in allowed_ids(m).tolist():
+            child = m.fork()
+            child.consume(t)
+            found.update(vocab[t] + rest for rest in after(child, depth + 1))
+            if len(found) > most:
+                raise _Unbounded(None)
+        on_path.discard(key)
+        memo[key] = frozenset(found)
+        return memo[key]
+
+    try:
+        return len(after(grammar.matcher(vocab), 0))
+    except _Unbounded as why:
+        return why.args[0]
+
+
 def exact_for(lab) -> Exact | None:
     """The exact conditional for ``lab``'s experiment (a :class:`~lesson.laboratorio.lab.Lab`):
     None without a grammar; else an :class:`Exact`, from the cache when the same grammar, prompt,
@@ -95,6 +137,7 @@ def exact_for(lab) -> Exact | None:
                                           temperature=lab.settings["temperature"],
                                           stop_at_accept=lab.stop_at_accept, max_paths=MAX_PATHS,
                                           max_positions=MAX_POSITIONS))
+            found.texts = grammar_texts(grammar, lab.tok.vocab)
         except LanguageTooLarge as error:
             found = Exact(None, error)
         except ValueError as error:  # a path longer than the context holds after this prompt

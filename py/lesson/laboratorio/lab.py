@@ -7,8 +7,8 @@ page: a cell can build a ``Lab`` and call the same methods.
 - :func:`compile_constraint`: the form's kind and text to a masker grammar, with the masker's own
   errors (position, caret, fix) and JSON errors (line, column) as :class:`ConstraintError`, in the
   current language (:func:`lesson.i18n.get_language`): in Spanish (:func:`spanish_error`,
-  :mod:`lesson.laboratorio.errors_es`), or the masker's own English message introduced by an
-  English line (:func:`english_error`).
+  :mod:`lesson.laboratorio.errors_es`) or in English (:func:`english_error`,
+  :mod:`lesson.laboratorio.errors_en`, the same kinds and spans).
 - :func:`check_settings`, :func:`check_prompt`: the sampling settings and the prompt, checked
   (a link can hold any value), with messages in the current language (:class:`ConstraintError`).
 
@@ -42,11 +42,12 @@ from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, Tok
 from ..course import NAMES, PROMPT, answer
 from ..i18n import _, get_language, ngettext
 from ..language import forced_kind
-from ..numbers import fmt_int
+from ..numbers import en_int, fmt_int
 from ..sampling import Decoder
 from ..views import es_count, styled
 from .errors_es import (HEADINGS, KIND_WORDS, es_number, json_message, line_column, pointer_span, string_offset,
                         translate, unknown, value_start, why_unsatisfiable)
+from . import errors_en
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take
 from .words import count, number
@@ -102,7 +103,8 @@ PRESETS: dict[str, dict] = {
                                  'num  ::= [1-9] [0-9]{0,2}\n'
                                  'op   ::= " + " | " - " | " * "',
                    "prompt": "La cuenta de la compra era "},
-    "parentesis": {"title": "Paréntesis equilibrados (ningún JSON Schema lo expresa)", "kind": "gbnf",
+    "parentesis": {"title": "Paréntesis equilibrados (ninguna expresión regular, y por tanto ningún «pattern», "
+                            "lo expresa)", "kind": "gbnf",
                    "constraint": 'root ::= "(" root ")" | "x"',
                    "prompt": "Benina escribió "},
 }
@@ -116,7 +118,8 @@ def preset_titles() -> dict[str, str]:
               "fecha": _("Una fecha en español"), "telefono": _("Un número de teléfono"),
               "conjugacion": _("Un registro de conjugación (JSON Schema)"),
               "arbol": _("Un árbol recursivo (JSON Schema con $ref)"), "aritmetica": _("Aritmética (gramática GBNF)"),
-              "parentesis": _("Paréntesis equilibrados (ningún JSON Schema lo expresa)")}
+              "parentesis": _("Paréntesis equilibrados (ninguna expresión regular, y por tanto ningún «pattern», "
+                                "lo expresa)")}
     return {key: titles.get(key, preset["title"]) for key, preset in PRESETS.items()}
 
 
@@ -139,6 +142,40 @@ EMPTY = {"regex": lambda: _("la expresión regular está vacía: solo aceptaría
          "gbnf": lambda: _("la gramática está vacía"), "json_schema": lambda: _("el esquema está vacío")}
 
 _AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # LimitExceeded.at_prefix's tail
+
+
+def _english_reason(exc: MaskerError) -> tuple[str, str, str]:
+    """(catalog key, English message, English fix) of any masker error: :func:`_spanish_reason`'s
+    twin, through :mod:`~lesson.laboratorio.errors_en`."""
+    if isinstance(exc, BudgetTooSmall):
+        need = (f"the shortest text that completes the constraint needs {en_tokens(exc.needed)}"
+                if exc.needed is not None else "no text that completes the constraint fits in it")
+        return ("budget.too_small", f"the budget of {en_tokens(exc.budget)} is not enough: {need}",
+                "raise “max tokens”, or shorten what the constraint requires")
+    if isinstance(exc, TokenNotAllowed):
+        return ("token.not_allowed", f"the token {exc.token_id} is not allowed after what has been written",
+                "choose one of the tokens the mask allows")
+    if isinstance(exc, LimitExceeded):
+        reason = _AT_PREFIX.sub("", exc.what)
+    else:
+        reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
+    found = errors_en.translate(reason) or errors_en.unknown(reason, getattr(exc, "keyword", None))
+    if isinstance(exc, LimitExceeded) and found[0] != "masker.other":
+        unit = _LIMIT_UNITS_EN.get(exc.limit)
+        if unit:
+            value = exc.value if isinstance(exc.value, int) else 0
+            found = (found[0], f"{found[1]} (limit: {en_int(value)} {unit[0] if value == 1 else unit[1]})", found[2])
+    return found
+
+
+def en_tokens(n: int) -> str:
+    return f"{en_int(n)} token" + ("" if n == 1 else "s")
+
+
+_LIMIT_UNITS_EN = {"max_states": ("state", "states"), "max_nfa_states": ("state", "states"),
+                   "max_budget_states": ("state", "states"), "max_items": ("item", "items"),
+                   "max_trie_steps": ("step", "steps"), "max_productions": ("production", "productions"),
+                   "max_regex_chars": ("character", "characters"), "nesting depth": ("level", "levels")}
 
 
 def _spanish_reason(exc: MaskerError) -> tuple[str, str, str]:
@@ -190,36 +227,11 @@ def masker_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
     return english_error(exc, kind, text) if get_language() == "en" else spanish_error(exc, kind, text)
 
 
-# the constraint's kind (the form's) -> what the English line calls it
-_ENGLISH_KIND = {"choice": "list of options", "regex": "regular expression", "json_schema": "schema",
-                 "gbnf": "grammar"}
-
-
 def english_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
-    """A masker error for the English edition: the masker's own English message (its kind,
-    position and reason; for a schema, the JSON pointer it names) introduced by an English line
-    that says where it is in the reader's text (counted from 1, as the caret shows), with the
-    masker's own fix. ``kind`` (the catalog key) and ``span`` are :func:`spanish_error`'s."""
-    spanish = spanish_error(exc, kind, text)
-    what = _ENGLISH_KIND.get(kind, "constraint")
-    if isinstance(exc, GrammarSyntaxError):
-        fix = exc.hint
-        if kind == "json_schema":
-            said = f"{exc.kind} at {exc.source}: {exc.reason}"
-        else:
-            said = f"{exc.kind} at position {exc.pos}: {exc.reason}"
-    elif isinstance(exc, LimitExceeded):
-        said, fix = f"{exc.what} (limit {exc.limit}={exc.value})", exc.hint
-    else:
-        said, _sep, fix = str(exc).partition(". fix: ")
-    if spanish.span is None:
-        intro = (f"The masker stopped: a work limit was reached. Its message:" if isinstance(exc, LimitExceeded)
-                 else f"The masker refused this {what}. Its message:")
-        return ConstraintError(f"{intro} {said}", fix, spanish.kind)
-    start = spanish.span[0]
-    counted = " (it counts positions from 0)" if kind != "json_schema" else ""
-    intro = f"The masker refused this {what} {_where_en(text, start)}. Its message{counted}:"
-    return ConstraintError(f"{intro} {said}\n{caret_display(text, start)}", fix, spanish.kind, spanish.span)
+    """A masker error for the English edition: :func:`spanish_error` with the English twin of its
+    catalog (:mod:`~lesson.laboratorio.errors_en`): the same ``kind`` and ``span``, a heading, the
+    place counted from 1 (the caret's), a message for readers and a fix."""
+    return catalog_error(exc, kind, text, english=True)
 
 
 def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
@@ -227,13 +239,19 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
     constraint's text (a schema's JSON pointer located in the schema's text; for an invalid
     ``pattern``, the character ``re`` points at inside its string). Run-time errors (a work limit,
     a budget), or ``text == ""``, get no span."""
-    key, message, fix = _spanish_reason(exc)
+    return catalog_error(exc, kind, text, english=False)
+
+
+def catalog_error(exc: MaskerError, kind: str, text: str, english: bool) -> ConstraintError:
+    """:func:`spanish_error` or :func:`english_error`: the same kind and span, the words of one
+    catalog or the other."""
+    key, message, fix = _english_reason(exc) if english else _spanish_reason(exc)
     start = end = None
     if kind == "json_schema" and isinstance(exc, GrammarSyntaxError) and text:
         pointer = exc.source
         if key == "schema.unsatisfiable":
             try:
-                why = why_unsatisfiable(json.loads(text))
+                why = why_unsatisfiable(json.loads(text), english=english)
             except ValueError:
                 why = None
             if why:
@@ -247,13 +265,15 @@ def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
     elif isinstance(exc, GrammarSyntaxError) and text:
         start = max(0, min(exc.pos, len(text)))
         end = min(start + 1, len(text))
+    headings, kind_words = (errors_en.HEADINGS, errors_en.KIND_WORDS) if english else (HEADINGS, KIND_WORDS)
     if isinstance(exc, LimitExceeded):
-        words = KIND_WORDS["limit"]
+        words = kind_words["limit"]
     else:
-        words = HEADINGS.get(key) or KIND_WORDS.get(getattr(exc, "kind", ""), "error")
+        words = headings.get(key) or kind_words.get(getattr(exc, "kind", ""), "error")
     if start is None:
         return ConstraintError(f"{words}: {message}", fix, key)
-    return ConstraintError(f"{words} {_where(text, start)}: {message}\n{_caret_es(text, start)}", fix, key,
+    where, caret = (_where_en, caret_display) if english else (_where, _caret_es)
+    return ConstraintError(f"{words} {where(text, start)}: {message}\n{caret(text, start)}", fix, key,
                            (start, max(end, start + 1)))
 
 

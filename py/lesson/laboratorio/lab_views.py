@@ -19,10 +19,10 @@ import numpy as np
 
 from masker import MaskerError
 
-from ..i18n import _, ngettext
-from ..numbers import fmt_decimal, fmt_prob, fmt_sci, fmt_sci_log
+from ..i18n import _, get_language, ngettext
+from ..numbers import fmt_decimal, fmt_int, fmt_prob, fmt_sci, fmt_sci_log
 from ..views import PositionsView, status_html, styled, token_html, token_label
-from .exact import exact_for
+from .exact import MAX_TEXTS, exact_for
 from .tree import STATUS_WORDS, offered_at
 from .words import count
 
@@ -45,6 +45,22 @@ def ln_text(x: float) -> str:
     if not math.isfinite(x):
         return "−∞" if x < 0 else "∞"
     return fmt_decimal(0.0 if round(x, 2) == 0 else x, 2)
+
+
+def kept_text(log_kept: float) -> str:
+    """The branch's kept mass Π p(A_j) from its natural log, written as the strip writes each
+    p(A_j) (:func:`~lesson.numbers.fmt_prob`: «0,013», «7,86·10⁻³»); from its log only when the
+    product underflows a float."""
+    kept = math.exp(log_kept) if math.isfinite(log_kept) else 0.0
+    return fmt_prob(kept) if kept > 1e-300 or log_kept == -math.inf else fmt_sci_log(log_kept)
+
+
+def ordinal(i: int) -> str:
+    """A 1-based byte number as an ordinal in the current language: «2.º», "2nd"."""
+    if get_language() != "en":
+        return f"{i}.º"
+    suffix = "th" if 10 <= i % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(i % 10, "th")
+    return f"{i}{suffix}"
 
 
 def refused_at(matcher, token_id: int) -> int | None:
@@ -76,15 +92,19 @@ def matcher_at(lab, position: int):
 
 
 def summary_html(lab) -> str:
-    """The current branch in one line: kind, tokens, ln p, ln q̃, kept mass, status, verdict."""
+    """The current branch in one line: kind, tokens, ln p, ln q̃, kept mass, status, verdict; the
+    lab's note (said once: why a Step did nothing, why a new experiment started) before it, on its
+    own line as a notice (``[data-testid=lab-notice]``)."""
     gen, decoder = lab.decoder.generation, lab.decoder
-    parts = [lab.note, kind_name(lab.grammar.kind) if lab.grammar is not None else _("sin restricción"),
+    notice = (f'<p class="kernel-notice lab-notice" data-testid="lab-notice">{escape(lab.note)}</p>'
+              if lab.note else "")
+    parts = [kind_name(lab.grammar.kind) if lab.grammar is not None else _("sin restricción"),
              _("rama {i} de {n}").format(i=lab.current + 1, n=len(lab.branches)), tokens_text(len(gen.token_ids))]
     if gen.positions:
         parts.append(f"ln p(y | x) = {ln_text(gen.log_p)}")
         if lab.grammar is not None:
             parts.append(f"ln q̃(y | x) = {ln_text(gen.log_q)}")
-            parts.append(_("masa conservada Π p(A<sub>j</sub>) = {kept}").format(kept=fmt_sci_log(gen.log_kept)))
+            parts.append(_("masa conservada Π p(A<sub>j</sub>) = {kept}").format(kept=kept_text(gen.log_kept)))
     parts.append(status_html(gen) if decoder.done else lab.branch.state_words(False))
     if decoder.done and lab.grammar is not None:
         parts.append(_("la gramática lo acepta") if lab.accepted(lab.branch) else _("la gramática no lo acepta"))
@@ -94,7 +114,7 @@ def summary_html(lab) -> str:
                 parts.append(_("json.loads lo lee"))
             except ValueError:
                 parts.append(_("json.loads no lo lee"))
-    return f'<p class="lab-summary">{" · ".join(escape(x) if "<" not in x else x for x in parts if x)}</p>'
+    return notice + f'<p class="lab-summary">{" · ".join(escape(x) if "<" not in x else x for x in parts if x)}</p>'
 
 
 def branches_html(lab) -> str:
@@ -157,11 +177,30 @@ def _exact_head(exact, lab) -> str:
               "<strong>q̃(g | x)</strong>, la de la generación restringida, con la temperatura {temperature}. "
               "Si q̃ es mayor, la máscara infla ese texto; si es menor, lo desinfla. Lo explica "
               "<a href=\"mascara.html\">«La máscara»</a>.").format(
-        texts=count(ngettext("{n} texto", "{n} textos", len(e.rows)), len(e.rows)),
+        texts=texts_words(exact.texts, len(e.rows)),
         paths=count(ngettext("{n} camino de tokens", "{n} caminos de tokens", e.paths), e.paths),
         temperature=fmt_decimal(lab.settings["temperature"], 1))
     return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">{words}'
             f'{"".join(" " + n for n in notes)}</p>')
+
+
+def texts_words(texts: int | None, ends: int) -> str:
+    """How many texts G has and how many of them can end a branch (the model has no end-of-text
+    token: a branch ends where the grammar allows nothing more, or, with the stop box, at its first
+    valid text): «2 textos» when they are the same; «3 textos, de los que 2 pueden terminar una rama
+    con estos ajustes»; «infinitos textos, …» (``texts`` inf); «más de 10 000 textos, …» (None)."""
+    words = count(ngettext("{n} texto", "{n} textos", ends), ends)
+    if texts == ends:
+        return words
+    if texts is None:
+        every = _("más de {most} textos").format(most=fmt_int(MAX_TEXTS))
+    elif math.isinf(texts):
+        every = _("infinitos textos")
+    else:
+        every = count(ngettext("{n} texto", "{n} textos", int(texts)), int(texts))
+    return ngettext("{every}, de los que {n} puede terminar una rama con estos ajustes",
+                    "{every}, de los que {n} pueden terminar una rama con estos ajustes", ends).format(
+        every=every, n=fmt_int(ends))
 
 
 def ratio_text(ratio: float) -> str:
@@ -183,7 +222,7 @@ def _exact_facts(row, lab) -> tuple[str, str]:
     splits = count(ngettext("{n} partición", "{n} particiones", row.paths), row.paths)
     only_mask = " " + _("(solo la máscara)") if lab.settings["top_k"] or lab.settings["top_p"] else ""
     facts = (f'<span class="lab-exact">p(g | x, G) = {fmt_prob(row.conditional)} · q̃(g | x){only_mask} = '
-             f'{fmt_prob(row.masked)} ({splits}) · q̃ / p = {ratio_text(ratio)}: {verdict}</span>')
+             f'{fmt_prob(row.masked)} ({splits}) · q̃(g | x) / p(g | x, G) = {ratio_text(ratio)}: {verdict}</span>')
     return f' {facts}', f' data-exact="{row.conditional!r}" data-masked="{row.masked!r}" data-ratio="{shown!r}"'
 
 
@@ -204,11 +243,10 @@ def choices_html(lab) -> str:
     allowed = count(ngettext("{n} token permitido por los ajustes", "{n} tokens permitidos por los ajustes",
                              len(tokens)), len(tokens))
     if len(tokens) == 1 and j == n + 1:  # nothing to choose: say so instead of inviting a choice
-        what = _("<strong>Posición {j}, la siguiente</strong>: forzada, {token} es el único token que los "
-                 "ajustes permiten aquí (q̃ = 1). Pulsa «Paso» para tomarlo.").format(j=j, token=token)
+        what = _("<strong>Posición {j}, la siguiente</strong>: {left} (q̃ = 1). Pulsa «Paso» para "
+                 "tomarlo.").format(j=j, left=_one_left(lab, token))
     elif len(tokens) == 1:
-        what = _("<strong>Posición {j}</strong>: forzada, {token} es el único token que los ajustes permiten "
-                 "aquí (q̃ = 1).").format(j=j, token=token)
+        what = _("<strong>Posición {j}</strong>: {left} (q̃ = 1).").format(j=j, left=_one_left(lab, token))
     elif j == n + 1:
         what = _("<strong>Posición {j}, la siguiente</strong>: {allowed} (q̃ &gt; 0). Elige uno y la rama sigue "
                  "con él, o pulsa «Paso».").format(j=j, allowed=allowed)
@@ -221,6 +259,14 @@ def choices_html(lab) -> str:
               f'class="lab-token-search" autocomplete="off"></label> <span class="lab-search-count" aria-live="polite"></span>')
     return (f'<div class="lab-next" data-testid="lab-choices" data-position="{j}"><p>{what}</p>{search}'
             f'<ol class="lab-choices">{buttons}</ol>{_removed_html(lab, j, tokens)}</div>')
+
+
+def _one_left(lab, token: str) -> str:
+    """A position with one token on offer, without the word «forzada» (the strip keeps that word
+    for what the constraint fixes): what is left after the mask and top-k / top-p."""
+    if lab.grammar is None:
+        return _("tras top-k y top-p solo queda un token, {token}").format(token=token)
+    return _("tras la máscara, top-k y top-p solo queda un token, {token}").format(token=token)
 
 
 def _before_words(j: int) -> str:
@@ -270,7 +316,7 @@ def _removed_html(lab, j: int, tokens) -> str:
     for t in removed:
         i = refused_at(matcher, t)
         refused = (_("la gramática rechaza su primer byte (0x{byte:02X})") if i == 0 else
-                   _("la gramática rechaza su byte número {i} (0x{byte:02X})")).format(i=i + 1, byte=vocab[t][i])
+                   _("la gramática rechaza su {nth} byte (0x{byte:02X})")).format(nth=ordinal(i + 1), byte=vocab[t][i])
         items.append(f'<li>{token_html(vocab, t, "removed")} <span class="pq">p {fmt_prob(float(p[t]))}; '
                      f'{refused}</span></li>')
     if items:

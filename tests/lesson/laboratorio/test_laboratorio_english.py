@@ -1,7 +1,7 @@
 """The «Laboratorio» in English (``lesson.i18n.set_language("en")``): its own parts of the view
 (summary, tree, choices, the exact line, errors) have no Spanish words and no decimal comma, and
-carry the same numbers as in Spanish; a masker error shows the masker's own English message after
-an English line, with the same kind and span as the Spanish one; the settings' messages are
+carry the same numbers as in Spanish; a masker error gets the English twin of the Spanish catalog's
+message and fix (errors_en), with the same kind and span as the Spanish one; the settings' messages are
 English with English numbers; every id the package and lab.js use is in their English catalog;
 lab.js writes English numbers as ``words.en_number`` does.
 """
@@ -124,19 +124,58 @@ def test_the_whole_view_is_the_same_but_for_its_words(names_lab, english):
     assert "Branches" in english_html and "Ramas" in spanish_html
 
 
-def test_a_masker_error_shows_the_masker_s_own_message_after_an_english_line(english):
+def test_a_masker_error_gets_the_curated_english_message_with_the_spanish_kind_and_span(english):
+    """The English twin of the Spanish catalog (errors_en): one place, counted from 1 as the caret
+    shows it, no second count from 0, and a fix that is a fix."""
     with pytest.raises(ConstraintError) as info:
         compile_constraint("regex", "ab(cd")
     error = info.value
-    exc = _raised(lambda: compile_regex("ab(cd"))
-    assert error.message.startswith("The masker refused this regular expression at character 3.")
-    assert f"syntax error at position 2: {exc.reason}" in error.message
-    assert error.hint == exc.hint and error.kind == "regex.unclosed_group" and error.span == (2, 3)
+    assert error.message.startswith("syntax error at character 3: missing “)”: the group opened here is not closed")
+    assert "position" not in error.message and "from 0" not in error.message
+    assert error.hint == "add “)”, or write “\\(” if you meant a literal parenthesis"
+    assert error.kind == "regex.unclosed_group" and error.span == (2, 3)
     html = error_html(error)
     assert "This constraint cannot be used." in html and "How to fix it:" in html
     assert 'aria-label="where the error is"' in html
     spanish = in_language("es", lambda: pytest.raises(ConstraintError, compile_constraint, "regex", "ab(cd").value)
     assert (spanish.kind, spanish.span) == (error.kind, error.span)
+
+
+@pytest.mark.parametrize("kind, text, words, hint", [
+    ("regex", r"(a)\1", "the backreference “\\1” is not supported", "write the group's text out again, explicitly"),
+    ("json_schema", '{"type":"integer","minimum":5,"maximum":2}',
+     "no JSON value satisfies this schema: “minimum” is 5 and “maximum” is 2: no number satisfies both",
+     "correct the conditions that contradict each other"),
+    ("json_schema", '{"type":"object","required":["b"],"additionalProperties":false}',
+     "the property “b” is required, but \"additionalProperties\": false allows no property outside “properties”",
+     "correct the conditions that contradict each other"),
+])
+def test_the_english_page_names_the_reason_and_a_real_fix(english, kind, text, words, hint):
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint(kind, text)
+    error = info.value
+    assert words in error.message and error.hint == hint, (error.message, error.hint)
+    assert "correct the schema at" not in error.hint and "is not regular" != error.hint
+    spanish = in_language("es", lambda: pytest.raises(ConstraintError, compile_constraint, kind, text).value)
+    assert (spanish.kind, spanish.span) == (error.kind, error.span)
+
+
+@pytest.mark.parametrize("site", sorted(CASES))
+def test_each_raise_site_gets_a_curated_english_message(english, site):
+    """Every raise site the Spanish catalog covers has its English twin: the same kind, a fix, and
+    neither Spanish words nor the masker's raw line (its positions from 0, its "fix:")."""
+    case = CASES[site]
+    if callable(case):
+        exc = _raised(case)
+        error, spanish = english_error(exc, "", ""), spanish_error(exc, "", "")
+    else:
+        error = pytest.raises(ConstraintError, compile_constraint, *case).value
+        spanish = in_language("es", lambda: pytest.raises(ConstraintError, compile_constraint, *case).value)
+    assert (error.kind, error.span) == (spanish.kind, spanish.span)
+    assert error.kind != "masker.other" and error.hint, (site, error.message)
+    assert "fix:" not in error.message and "counts positions" not in error.message
+    shown = " ".join(line for line in error.message.split("\n") if not line.startswith("  ")) + " " + error.hint
+    assert not re.search(r"[«»]|\b(de|que|el|la|los|las|una|está|no es)\b", shown), shown
 
 
 @pytest.mark.parametrize("kind, text, said", [
@@ -160,13 +199,11 @@ def test_errors_of_every_kind_are_english_with_the_spanish_kind_and_span(english
 
 
 @pytest.mark.parametrize("site", sorted(s for s, c in CASES.items() if callable(c)))
-def test_every_run_time_error_keeps_the_masker_s_words(site):
+def test_every_run_time_error_is_named_in_english(site):
     exc = _raised(CASES[site])
     error = english_error(exc, "", "")
     assert error.kind == spanish_error(exc, "", "").kind
-    words = getattr(exc, "what", None) or getattr(exc, "reason", None) or str(exc).split(". fix: ")[0]
-    assert re.sub(r", after \d+ bytes.*", "", words, flags=re.S)[:40] in error.message, (error.message, words)
-    assert error.message.startswith("The masker ")
+    assert error.span is None and error.hint and not spanish_left(error.message), error.message
 
 
 @pytest.mark.parametrize("change, words", [
@@ -251,6 +288,6 @@ def test_run_time_masker_errors_in_english_name_the_limit(english):
     from masker.errors import LimitExceeded
     exc = LimitExceeded("the automaton needs too many DFA states", "max_states", 20000, "simplify it")
     error = english_error(exc, "regex", "")
-    assert error.message == ("The masker stopped: a work limit was reached. Its message: the automaton needs "
-                             "too many DFA states (limit max_states=20000)")
-    assert error.hint == "simplify it" and error.kind == "limit.dfa_states" and isinstance(exc, MaskerError)
+    assert error.message == "too large: the automaton needs too many states (limit: 20,000 states)"
+    assert error.hint.startswith("simplify the constraint") and error.kind == "limit.dfa_states"
+    assert isinstance(exc, MaskerError)
