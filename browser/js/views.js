@@ -45,7 +45,8 @@ export function plural(n, one, many) {
  * contienen», «los 9 … contienen», «el único token permitido (no) contiene «de»». ``nouns`` is
  * [singular, plural] of a masculine noun. */
 export function containing(shown, total, [one, many], query) {
-  const p = { what: `«${query}»`, one, many, total: esInt(total), shown: esInt(shown) };
+  const quoted = pageLanguage() === "en" ? `“${query}”` : `«${query}»`;
+  const p = { what: quoted, one, many, total: esInt(total), shown: esInt(shown) };
   if (total === 0) return t("no hay {many}", p);
   if (total === 1) return shown ? t("el único {one} contiene {what}", p) : t("el único {one} no contiene {what}", p);
   if (shown === 0) return t("ninguno de los {total} {many} contiene {what}", p);

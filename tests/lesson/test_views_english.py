@@ -188,7 +188,7 @@ def test_the_english_tables_name_the_field_terms(rendered):
     assert "Rejection sampling: 1 / p(G | x) =" in en["enumeration"]
     assert "tries for 12 answers in the grammar" in en["rejection"]
     assert "sequential Monte Carlo" in en["convergence"] and "importance weights" in en["convergence"]
-    assert "(which 2 different tokens can start)" in en["positions-choice"]
+    assert "where the continuation is fixed but can begin with 2 different tokens" in en["positions-choice"]
 
 
 def test_number_words_agree_in_english():
