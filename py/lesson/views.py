@@ -364,7 +364,7 @@ class PositionsView:
         after = [f'<li>{token_html(vocab, t, "chosen" if t == pos.chosen else "")} '
                  f'<span class="pq">p {fmt_prob(p)}</span> '
                  f'{_bar(q, fmt_prob(q), t == pos.chosen) if q > 0 else cut_mark()}</li>'
-                 for t, p, q in pos.allowed[:self.top_k]]
+                 for t, p, q in sorted(pos.allowed, key=lambda a: (-a[2], -a[1]))[:self.top_k]]  # by q̃, then p (top-k / top-p cuts have q̃ 0)
         if len(pos.allowed) > self.top_k:
             after.append('<li class="more">' + _("y {n} más").format(n=plain_int(len(pos.allowed) - self.top_k))
                          + "</li>")
