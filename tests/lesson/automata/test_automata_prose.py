@@ -197,7 +197,7 @@ def test_the_stack_plot_titles_both_axes():
 def test_the_hand_loop_stops_in_time_only_where_accepting_states_have_no_edges():
     """«El bucle para en el primer estado de aceptación al que llega. Aquí basta, porque el estado de
     aceptación de sí|no no tiene aristas de salida (tampoco el del teléfono de la sección 7); con el
-    autómata de [a-zñáéíóú]+ de la sección 2 pararía tras una sola letra.»"""
+    autómata de [a-zñáéíóú]+ de la sección 2 pararía tras su primer token completo, sea una letra o varias.»"""
     scope: dict = {}
     exec(re.search(r"^dfa = .*$", cell_source("mano"), flags=re.M).group(0), scope)
     exec(re.search(r"^aceptacion = .*$", cell_source("mano"), flags=re.M).group(0), scope)
@@ -208,4 +208,4 @@ def test_the_hand_loop_stops_in_time_only_where_accepting_states_have_no_edges()
     word = compile_regex(r"[a-zñáéíóú]+").automaton
     after = word.step(0, ord("a"))
     assert word.is_accepting(after) and word.can_continue(after)
-    assert "[a-zñáéíóú]+" in template() and "pararía tras una sola letra" in template()
+    assert "[a-zñáéíóú]+" in template() and "pararía tras su primer token completo" in template()
