@@ -108,3 +108,22 @@ def context(browser, guard):
 def lesson(context, base_url):
     """The first lesson page on the plain server, kernel ready."""
     return open_lesson(context, base_url)
+
+
+# Reports every violation of the page's policy into the page (the worker's are logged to the
+# console, which the context's listener collects).
+REPORT_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation",
+  (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
+"""
+
+
+@pytest.fixture
+def violations(context):
+    """CSP violations seen in pages (event) and workers (console), for this test's context."""
+    seen: list[str] = []
+    context.add_init_script(REPORT_VIOLATIONS)
+    context.on("console", lambda message: seen.append(message.text)
+               if "Content Security Policy" in message.text else None)
+    return seen

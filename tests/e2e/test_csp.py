@@ -1,6 +1,7 @@
 """Content-Security-Policy: every page declares it, the server sends it (the worker's script
-included), a cell cannot reach another origin and says why, and every page still runs all its
-cells under it."""
+included), a cell cannot reach another origin and says why, and the lab still generates under it.
+That every lesson runs all its cells under it, with no violation, is checked by
+test_precomputed.py, which runs them all anyway (the ``violations`` fixture is in conftest.py)."""
 from __future__ import annotations
 
 import re
@@ -19,23 +20,6 @@ from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_source
 pytestmark = pytest.mark.e2e
 
 FOREIGN = "https://example.com/datos.json"
-# Reports every violation of the page's policy into the page (the worker's are logged to the
-# console, which the context's listener collects).
-REPORT_VIOLATIONS = """
-window.__violations = [];
-document.addEventListener("securitypolicyviolation",
-  (e) => window.__violations.push(e.violatedDirective + " " + e.blockedURI));
-"""
-
-
-@pytest.fixture
-def violations(context):
-    """CSP violations seen in pages (event) and workers (console), for this test's context."""
-    seen: list[str] = []
-    context.add_init_script(REPORT_VIOLATIONS)
-    context.on("console", lambda message: seen.append(message.text)
-               if "Content Security Policy" in message.text else None)
-    return seen
 
 
 def header(url: str, name: str) -> str | None:
@@ -75,7 +59,7 @@ def test_a_cell_that_fetches_another_origin_fails_with_a_clear_message(
     assert not guard.foreign
 
 
-@pytest.mark.parametrize("spec", [p for p in PAGES if not p["out"].endswith("index.html")],
+@pytest.mark.parametrize("spec", [p for p in PAGES if p.get("tool")],  # lessons: test_precomputed
                          ids=lambda p: p["out"])
 def test_every_page_runs_all_its_cells_under_the_policy(context, base_url, violations, spec,
                                                        monkeypatch):

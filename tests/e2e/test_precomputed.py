@@ -28,7 +28,9 @@ ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]'
 
 
 @pytest.mark.parametrize("name", [spec["out"] for spec in build.editions() if render.is_lesson(spec)])
-def test_precomputed_outputs_equal_the_live_ones(context, base_url, name):
+def test_precomputed_outputs_equal_the_live_ones(context, base_url, violations, name):
+    """Also the policy check of every lesson: Run all under the page's Content-Security-Policy
+    (the server sends it) raises no violation, in the page or its worker."""
     page = open_lesson(context, base_url, name)
     cells = page.locator("[data-testid=cell]")
     outputs = page.locator("[data-testid=cell] [data-testid=cell-output]")
@@ -46,6 +48,7 @@ def test_precomputed_outputs_equal_the_live_ones(context, base_url, name):
     page.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
     assert notes.count() == 0 and outputs.and_(page.locator("[data-precomputed]")).count() == 0
     after = page.evaluate(OUTPUTS)
+    assert page.evaluate("window.__violations") == [] and violations == []
     for i in range(count):
         assert without_times(after[i]) == without_times(before[i]), \
             f"{name}, cell {i + 1}: the live output differs"
