@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from .i18n import get_language  # lesson.i18n imports nothing from here: no circle
+
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 THIN_SPACE = "\u202f"  # narrow no-break space
 SECONDS_PER_YEAR = 365.25 * 24 * 3600  # Julian year
@@ -149,7 +151,6 @@ def en_percent(x: float, digits: int = 1) -> str:
 
 def _current(es, en):
     def formatted(*args, **kwargs):
-        from .i18n import get_language  # lesson.i18n imports nothing from here: no circle
         return (en if get_language() == "en" else es)(*args, **kwargs)
     formatted.__name__ = "fmt_" + es.__name__[3:]
     formatted.__doc__ = (f"``{es.__name__}`` or ``{en.__name__}``, in the current language "
