@@ -27,7 +27,9 @@ test can call alone:
    marked as precomputed
    (``sitebuild.cells``, cached);
 8. write the hashed assets, the vendored runtime, the rendered pages and the Jupyter notebooks
-   made from their recorded cells (``sitebuild.notebooks``) into ``site/`` (``files``).
+   made from their recorded cells (``sitebuild.notebooks``) into ``site/`` (``files``), with the
+   service worker that stores them all for offline reading (``sitebuild.offline``: the build's
+   id stamped into the pages, and ``sw.js`` with the list of every file).
 
 Our own assets carry a content hash in their file names (``app.3f2a9c01.js``) so
 browser caches turn over cleanly; the runtime lives in a versioned folder.
@@ -47,6 +49,7 @@ from sitebuild.figures import lesson_figures
 from sitebuild.files import (ROOT, SITE, SitePlan, collect_weights, pack_python, site_weights,
                              weights_folder, write_site)
 from sitebuild.notebooks import notebooks
+from sitebuild.offline import offline_site
 from sitebuild.plan import own_assets, plan_site
 from sitebuild.render import make_env, render_pages
 from sitebuild.texmath import typeset_math
@@ -54,6 +57,8 @@ from sitebuild.vendor import bundle_script, check_runtime, numpy_wheel
 
 PAGE_SCRIPT = Path("browser/js/page.js")  # relative to the build root
 EARLY_SCRIPT = Path("browser/js/early.js")  # starts Python's worker while the page is parsed
+SERVICE_WORKER = Path("browser/js/sw.js")  # stores the course for offline reading (Workbox)
+PRODUCTION = {"process.env.NODE_ENV": '"production"'}  # Workbox without its development logs
 
 PAGES = (
     {"template": "index.html", "out": "index.html", "title": "Lecciones", "summary": ""},
@@ -166,11 +171,13 @@ def render_site(root: Path = ROOT, pages: tuple[dict, ...] | None = None):
     wheel = numpy_wheel(runtime / "pyodide-lock.json", root / ".cache")         # 2
     script = bundle_script(root / PAGE_SCRIPT, root / "node_modules")           # 3
     early = bundle_script(root / EARLY_SCRIPT, root / "node_modules")
+    worker = bundle_script(root / SERVICE_WORKER, root / "node_modules", PRODUCTION)
     py_zip = pack_python(root / "py")                                           # 4
     weights = site_weights(collect_weights(root / "weights"))                   # 5
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
     plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
+    plan.service_worker = worker
     rendered = render_pages(plan, make_env(root / "templates"), editions() if pages is None else pages)  # 7
     return plan, rendered, model_dir
 
@@ -187,7 +194,8 @@ def build(root: Path = ROOT, site: Path = SITE, strict_cells: bool = True) -> Si
     plan, pages, model_dir = render_site(root)                                  # 1-7
     pages = cell_outputs(typeset_math(pages, root), root, root / ".cache", strict=strict_cells,
                          model_dir=model_dir)
-    write_site(plan.assets + pages + notebooks(editions(), pages), site)        # 8
+    files = offline_site(plan.assets + pages + notebooks(editions(), pages), plan.service_worker)
+    write_site(files, site)                                                     # 8
     return plan
 
 

@@ -44,6 +44,7 @@ class SitePlan:
     sizes: dict[str, int] = field(default_factory=dict)
     weights: list[dict] = field(default_factory=list)
     figures: dict | None = None  # {page out: its computed figures} (see lesson_figures)
+    service_worker: bytes = b""  # the bundled browser/js/sw.js, before the file list goes in
 
     def add(self, key: str, path: str, data: bytes) -> str:
         self.assets.append(Asset(path, data))

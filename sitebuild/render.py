@@ -12,6 +12,7 @@ import markupsafe  # installed with jinja2
 
 from .devserver import CONTENT_SECURITY_POLICY
 from .files import TEMPLATES, Page, SitePlan, has_model, use_py
+from .offline import BUILD_PLACEHOLDER, SERVICE_WORKER
 from .languages import alternates, gettext_for, language_of, script_messages, up_to_root
 
 class PageOutline:
@@ -230,6 +231,7 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
                 urls={key: prefix + url for key, url in plan.urls.items()},
                 runtime_config=runtime_config(plan, prefix, language),
                 alternates=alternates(page, pages), script_messages=messages, tools=tools,
+                sw_url=prefix + SERVICE_WORKER, build=BUILD_PLACEHOLDER,
                 **context)
             rendered[page["out"]] = Page(page["out"], html.encode(), outline.take(),
                                          sorted(fig.read) if isinstance(fig, TrackedFigures) else [])

@@ -101,14 +101,18 @@ def numpy_wheel(lock_file: Path, cache: Path = CACHE) -> Path:
     return wheel
 
 
-def bundle_script(entry: Path, node_modules: Path = NODE_MODULES) -> bytes:
-    """Bundle the page script and its npm imports with esbuild; return the JS bytes."""
+def bundle_script(entry: Path, node_modules: Path = NODE_MODULES,
+                  defines: dict[str, str] | None = None) -> bytes:
+    """Bundle a script and its npm imports with esbuild; return the JS bytes. ``defines`` are
+    esbuild's ``--define`` pairs (``{"process.env.NODE_ENV": '"production"'}`` strips Workbox's
+    development logging). Raises BuildError when esbuild is missing or fails."""
     esbuild = node_modules / ".bin" / "esbuild"
     if not esbuild.exists():
         raise BuildError(f"{esbuild} is missing: run `npm ci` first.")
     result = subprocess.run(
         [str(esbuild), str(entry), "--bundle", "--minify", "--format=iife",
-         "--target=es2020", "--log-level=warning"],
+         "--target=es2020", "--log-level=warning",
+         *(f"--define:{name}={value}" for name, value in (defines or {}).items())],
         capture_output=True, cwd=node_modules.parent, env={**os.environ, "NODE_PATH": str(node_modules)})
     if result.returncode != 0:
         raise BuildError("esbuild failed:\n" + result.stderr.decode(errors="replace"))

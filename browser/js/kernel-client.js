@@ -31,6 +31,7 @@ export class KernelClient {
     this.state = "loading";
     this.interruptBuffer = null;
     this.names = []; // what the cells have defined in this Python (sent with each "done")
+    this.runs = 0; // cells and lab actions sent to Python since the page loaded
   }
 
   setState(state, detail) {
@@ -137,6 +138,7 @@ export class KernelClient {
       return;
     }
     this.current = cell;
+    this.runs += 1;
     this.setState("busy");
     cell.start();
     if (this.interruptBuffer) this.interruptBuffer[0] = 0;

@@ -7,6 +7,7 @@ import { setupViews } from "./views.js";
 import { setupCourse } from "./course.js";
 import { setupLab } from "./lab.js";
 import { decimal as pageDecimal, t, tn } from "./i18n.js";
+import { setupOffline, setupOfflinePanel } from "./offline.js";
 
 const SCRIPT_STARTED_MS = performance.now(); // since navigation: the start-up's first step
 
@@ -183,10 +184,12 @@ function kernelUi(page) {
         errorBox.querySelector("button").hidden = detail.reason === "file";
       }
       if (state === "ready") statusText.textContent = readyText; // keeps the start-up time
+      if (state === "ready" || state === "error") page.settled?.(); // start-up's downloads are over
     },
     stage: (message) => view.stage(message),
     activity(active) {
       stop.disabled = !active;
+      page.activity?.(); // a newer version of the course waits for the run to end
     },
     restarted(stopped, names) {
       const cells = page.cells;
@@ -220,12 +223,16 @@ function setupCells(kernel) {
   return cells;
 }
 
-function main() {
+function main(offline) {
   const config = JSON.parse(document.getElementById("runtime-config").textContent);
   const params = new URLSearchParams(location.search);
   const timeoutMs = 1000 * Number(params.get("timeout") || config.startupTimeoutS || 90);
-  const page = { cells: [], restartNotice: null };
+  // Storing the course for offline reading starts once Python's own downloads are over.
+  const page = { cells: [], restartNotice: null, settled: () => offline.start(),
+    activity: () => offline.refresh() };
   const kernel = new KernelClient(config, kernelUi(page), { timeoutMs });
+  offline.page.busy = () => kernel.active;
+  offline.page.ran = () => kernel.runs > 0;
   kernel.start(); // first: Python boots in the worker while the editors are built
   const notice = document.getElementById("kernel-notice");
   page.restartNotice = restartView(notice, () => page.cells, (cell) => kernel.enqueue(cell));
@@ -238,7 +245,22 @@ function main() {
     .addEventListener("click", () => kernel.start());
 }
 
+/* What a reload would lose: a run (the kernel counts them) or anything typed or chosen. */
+function offlineReading() {
+  const page = { busy: () => false, ran: () => false, typed: false };
+  for (const event of ["input", "change"]) {
+    document.addEventListener(event, () => { page.typed = true; }, true);
+  }
+  const offline = setupOffline({ busy: () => page.busy(), touched: () => page.typed || page.ran() });
+  offline.page = page;
+  setupOfflinePanel(offline);
+  return offline;
+}
+
 setupQuizzes(); // needs no Python: works while the kernel starts
 setupViews(); // the whole-vocabulary lists of the per-position views
 setupCourse(); // the course map's progress; a lesson records its cells' runs
-if (document.getElementById("runtime-config")) main();
+const offline = offlineReading();
+if (document.getElementById("runtime-config")) main(offline);
+else if (document.readyState === "complete") offline.start();
+else addEventListener("load", () => offline.start());

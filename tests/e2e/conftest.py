@@ -10,6 +10,7 @@ recorded, and the test fails unless it asked for that (the canary test).
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,3 +128,123 @@ def violations(context):
     context.on("console", lambda message: seen.append(message.text)
                if "Content Security Policy" in message.text else None)
     return seen
+
+
+# --- The service worker (tests/e2e/test_service_worker.py, test_precomputed.py) -------------------
+
+class Host:
+    """``site`` on 127.0.0.1 as a plain static host serves it (the site's Content-Security-Policy,
+    no isolation headers), at a port that stays the same when the host goes down (``down``: the
+    reader's connection is gone, every request fails) and comes back (``up``), so the origin, and
+    the service worker registered for it, stay the same."""
+
+    def __init__(self, site: Path):
+        self.site = site
+        self.port = 0
+        self.server = None
+        self.up()
+
+    def up(self) -> None:
+        self.server = devserver.make_server(self.site, self.port)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def down(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/"
+
+
+@dataclass
+class ServiceWorkerContext:
+    """A browser context that lets the course's service worker run, with what it saw: every
+    request of its pages and of the service worker (``requests``), uncaught errors (``errors``)
+    and Content-Security-Policy violations in pages and workers (``violations``)."""
+    context: object
+    host: Host
+    requests: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+
+    def foreign(self) -> list[str]:
+        return [url for url in self.requests
+                if not url.startswith((self.host.url, "data:", "blob:"))]
+
+    def check(self) -> None:
+        """No request left the origin, no uncaught error, no policy violation."""
+        assert self.foreign() == [], self.foreign()
+        assert self.errors == [], self.errors
+        assert self.violations == [], self.violations
+
+
+def service_worker_context(browser, host: Host) -> ServiceWorkerContext:
+    context = browser.new_context(service_workers="allow", viewport={"width": 1100, "height": 900})
+    seen = ServiceWorkerContext(context, host)
+    context.on("request", lambda request: seen.requests.append(request.url))
+    context.on("weberror", lambda error: seen.errors.append(str(error.error)))
+    context.add_init_script(REPORT_VIOLATIONS)
+    context.on("console", lambda message: seen.violations.append(message.text)
+               if "Content Security Policy" in message.text else None)
+    return seen
+
+
+OFFLINE_STATE = """() => [document.querySelector('[data-testid=offline-status]').dataset.state,
+  self.crossOriginIsolated,
+  document.querySelector('[data-testid=kernel-status]')?.dataset.state ?? 'none']"""
+
+
+def wait_offline_state(page, states=("stored",), isolated: bool | None = None,
+                       timeout_s: float = 120.0) -> list:
+    """Poll the page (from Python: the page's policy allows no string eval) until its offline
+    status is one of ``states``, its kernel (if any) is ready, and ``crossOriginIsolated`` is
+    ``isolated`` (when given). A page that reloads meanwhile is polled again. Returns the last
+    reading ``[state, isolated, kernel]``."""
+    deadline = time.monotonic() + timeout_s
+    reading = None
+    while time.monotonic() < deadline:
+        try:
+            reading = page.evaluate(OFFLINE_STATE)
+        except Exception:  # the page is reloading
+            reading = None
+        if (reading and reading[0] in states and reading[2] in ("ready", "none")
+                and (isolated is None or reading[1] is isolated)):
+            return reading
+        time.sleep(0.2)
+    raise AssertionError(f"offline status never reached {states} (isolated={isolated}): {reading}")
+
+
+@dataclass
+class OfflineCourse:
+    """The course after one online visit (the course map), with the host then gone: every
+    page comes from what the service worker stored."""
+    seen: ServiceWorkerContext
+
+    @property
+    def url(self) -> str:
+        return self.seen.host.url
+
+    def open(self, name: str):
+        page = self.seen.context.new_page()
+        page.goto(self.url + name)
+        page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=120_000)
+        return page
+
+
+@pytest.fixture(scope="session")
+def offline(browser, site_dir):
+    """One context for the session: the course map visited once online, everything stored, the
+    host down. Tests open their pages in it and call ``offline.seen.check()``."""
+    host = Host(site_dir)
+    seen = service_worker_context(browser, host)
+    page = seen.context.new_page()
+    page.goto(host.url + "index.html")
+    wait_offline_state(page, ("stored",))
+    page.close()
+    host.down()
+    yield OfflineCourse(seen)
+    seen.context.close()

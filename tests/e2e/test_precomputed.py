@@ -1,5 +1,7 @@
 """Build-time outputs: every cell of every page comes with the output the build computed in
-CPython, marked «precalculado», and running the cell in the browser gives the same output."""
+CPython, marked «precalculado», and running the cell in the browser gives the same output.
+The pages run offline: the course map was visited once online, the service worker stored the
+course, and the host is gone (the ``offline`` fixture, tests/e2e/conftest.py)."""
 from __future__ import annotations
 
 import re
@@ -28,30 +30,35 @@ ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]'
 
 
 @pytest.mark.parametrize("name", [spec["out"] for spec in build.editions() if render.is_lesson(spec)])
-def test_precomputed_outputs_equal_the_live_ones(context, base_url, violations, name):
-    """Also the policy check of every lesson: Run all under the page's Content-Security-Policy
-    (the server sends it) raises no violation, in the page or its worker."""
-    page = open_lesson(context, base_url, name)
-    cells = page.locator("[data-testid=cell]")
-    outputs = page.locator("[data-testid=cell] [data-testid=cell-output]")
-    count = cells.count()
-    assert count > 0
-    assert page.locator("[data-testid=cell-output][data-precomputed=true]").count() == count
-    notes = page.locator("[data-testid=precomputed-note]")
-    assert notes.count() == count
-    assert notes.first.is_visible()
-    assert ("precomputed" if name.startswith("en/") else "precalculado") in notes.first.inner_text()
-    before = page.evaluate(OUTPUTS)
-    assert all(before), "a cell has no precomputed output"
+def test_precomputed_outputs_equal_the_live_ones(offline, name):
+    """Also the offline check and the policy check of every lesson: with no host, the page
+    reaches ready and runs all its cells, and under the page's Content-Security-Policy (the
+    host's header, as stored) no violation is raised, in the page or its worker."""
+    page = offline.open(name)
+    try:
+        cells = page.locator("[data-testid=cell]")
+        outputs = page.locator("[data-testid=cell] [data-testid=cell-output]")
+        count = cells.count()
+        assert count > 0
+        assert page.locator("[data-testid=cell-output][data-precomputed=true]").count() == count
+        notes = page.locator("[data-testid=precomputed-note]")
+        assert notes.count() == count
+        assert notes.first.is_visible()
+        assert ("precomputed" if name.startswith("en/") else "precalculado") in notes.first.inner_text()
+        before = page.evaluate(OUTPUTS)
+        assert all(before), "a cell has no precomputed output"
 
-    page.locator("[data-testid=run-all]").click()
-    page.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
-    assert notes.count() == 0 and outputs.and_(page.locator("[data-precomputed]")).count() == 0
-    after = page.evaluate(OUTPUTS)
-    assert page.evaluate("window.__violations") == [] and violations == []
-    for i in range(count):
-        assert without_times(after[i]) == without_times(before[i]), \
-            f"{name}, cell {i + 1}: the live output differs"
+        page.locator("[data-testid=run-all]").click()
+        page.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+        assert notes.count() == 0 and outputs.and_(page.locator("[data-precomputed]")).count() == 0
+        after = page.evaluate(OUTPUTS)
+        assert page.evaluate("window.__violations") == []
+        offline.seen.check()  # no request left the origin, no uncaught error, no violation
+        for i in range(count):
+            assert without_times(after[i]) == without_times(before[i]), \
+                f"{name}, cell {i + 1}: the live output differs"
+    finally:
+        page.close()
 
 
 def without_times(output: list[list[str]]) -> list[list[str]]:

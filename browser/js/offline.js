@@ -1,0 +1,271 @@
+/* The page's side of reading offline (docs/site.md «Offline and isolation»): it registers the
+ * course's service worker (browser/js/sw.js, with Workbox's window library), shows how storing
+ * goes in the header's status line, offers a newer version when one is stored, and reloads the
+ * page once, if nothing would be lost, so that the service worker's isolation headers apply
+ * (then Stop keeps the variables). The course map's panel turns storing off and clears it.
+ *
+ * Test hooks: [data-testid=offline-status] with data-state = "pending" / "unsupported" / "off" /
+ * "storing" / "stored" / "update" / "stale" / "error"; [data-testid=offline-update] (the button
+ * that applies a newer version); [data-testid=offline-panel], offline-toggle, offline-clear. */
+import { Workbox, messageSW } from "workbox-window";
+import { decimal, t } from "./i18n.js";
+
+const SETTING = "curso:sin-conexion"; // "no": the reader turned storing off on the course map
+const RELOADED = "curso:recargada-para-aislar"; // in sessionStorage: the one automatic reload
+
+function mb(bytes) {
+  return `${decimal(bytes / 1e6, 1)} MB`;
+}
+
+export function storingWanted() {
+  try {
+    return localStorage.getItem(SETTING) !== "no";
+  } catch {
+    return true; // no storage: the default
+  }
+}
+
+function setWanted(wanted) {
+  try {
+    if (wanted) localStorage.removeItem(SETTING);
+    else localStorage.setItem(SETTING, "no");
+  } catch {
+    // storage blocked: the choice lasts until the page closes
+  }
+}
+
+/* The service worker's folder (its scope): the site's root, from any page. */
+function scopeOf(swUrl) {
+  return new URL(".", swUrl).href;
+}
+
+/* Unregister the course's service worker and delete what it stored (only this course's: the
+ * store's name ends with its scope). */
+export async function forget(swUrl) {
+  const scope = scopeOf(swUrl);
+  if ("serviceWorker" in navigator) {
+    for (const registration of await navigator.serviceWorker.getRegistrations()) {
+      if (registration.scope === scope) await registration.unregister();
+    }
+  }
+  if (self.caches) {
+    for (const name of await caches.keys()) {
+      if (name.startsWith("curso-") && name.endsWith(scope)) await caches.delete(name);
+    }
+  }
+}
+
+/* `page`: {busy(): a cell or lab action is queued or running; touched(): the reader has run,
+ * typed or chosen something since the page loaded (a reload would lose it)}. Returns
+ * {start(), status}; start() registers the service worker (once). */
+export function setupOffline(page = {}) {
+  const status = document.querySelector("[data-testid=offline-status]");
+  const busy = page.busy || (() => false);
+  const touched = page.touched || (() => false);
+  if (!status) return { start() {}, stop() {}, refresh() {}, status: null };
+  const text = status.querySelector(".offline-text");
+  const bar = status.querySelector("progress");
+  const button = status.querySelector("[data-testid=offline-update]");
+  const swUrl = new URL(status.dataset.sw, document.baseURI).href;
+  const build = status.dataset.build;
+  let started = false;
+  let listening = false;
+  let applying = false; // the reader asked for the newer version: reload once it controls
+
+  function show(state, message, progress) {
+    status.dataset.state = state;
+    text.textContent = message;
+    bar.hidden = !progress;
+    if (progress) {
+      bar.max = progress.total || 1;
+      bar.value = progress.done;
+    }
+    button.hidden = state !== "update";
+  }
+
+  /* After the service worker takes this page over, the page is isolated only once reloaded:
+   * do it now if nothing would be lost, at most once per tab (no loop where the browser cannot
+   * be isolated, e.g. WebKitGTK). Only a page with Python needs it. */
+  function isolate() {
+    const hasPython = Boolean(document.getElementById("runtime-config"));
+    if (!hasPython || self.crossOriginIsolated || !navigator.serviceWorker.controller) return;
+    let reloaded = false;
+    try {
+      reloaded = sessionStorage.getItem(RELOADED) === "1";
+      if (!reloaded && !busy() && !touched()) sessionStorage.setItem(RELOADED, "1");
+    } catch {
+      return; // no session storage: no way to be sure of one reload only
+    }
+    if (!reloaded && !busy() && !touched()) location.reload();
+  }
+
+  async function showStored(worker) {
+    try {
+      const count = await messageSW(worker, { type: "STATUS" });
+      if (count.files < count.totalFiles) {
+        show("error", t("Sin conexión faltarían {missing} de {total} archivos (el navegador borró parte de la copia): se guardarán con la próxima versión.",
+          { missing: count.totalFiles - count.files, total: count.totalFiles }));
+        return;
+      }
+      show("stored", t("Disponible sin conexión ({size} guardados).", { size: mb(count.totalBytes) }));
+    } catch {
+      show("stored", t("Disponible sin conexión."));
+    }
+  }
+
+  function onMessage(event) {
+    const data = event.data || {};
+    if (data.type === "offline-progress") {
+      const newer = navigator.serviceWorker.controller && data.build !== build;
+      show("storing", t(newer ? "Guardando la versión nueva del curso: {done} de {total}."
+        : "Guardando el curso para leerlo sin conexión: {done} de {total}.",
+      { done: mb(data.bytes), total: mb(data.totalBytes) }), { done: data.bytes, total: data.totalBytes });
+    } else if (data.type === "offline-error") {
+      const what = data.url ? new URL(data.url).pathname.split("/").pop() : "";
+      const why = data.status ? `HTTP ${data.status}` : t("sin respuesta");
+      show("error", t("No disponible sin conexión: no se pudo guardar {file} ({reason}).",
+        { file: what || "?", reason: why }));
+    }
+  }
+
+  let offered = null; // the waiting worker already handled
+  async function onWaiting(registration) {
+    const waiting = registration.waiting;
+    if (!waiting || waiting === offered) return;
+    offered = waiting;
+    let waitingBuild = null;
+    try {
+      ({ build: waitingBuild } = await messageSW(waiting, { type: "BUILD" }));
+    } catch {
+      offered = null; // asked again when its state changes
+      return;
+    }
+    if (waitingBuild === build) {
+      // This page is already the newer version (pages come from the network first): the
+      // stored copy can switch to it now, with no reload.
+      messageSW(waiting, { type: "SKIP_WAITING" });
+      return;
+    }
+    show("update", t("Hay una versión nueva del curso, ya guardada. Se aplica al recargar la página."));
+    refresh();
+    button.onclick = () => {
+      if (busy()) return; // never in the middle of a run
+      applying = true;
+      button.disabled = true;
+      messageSW(waiting, { type: "SKIP_WAITING" });
+    };
+  }
+
+  async function start() {
+    if (started) return;
+    started = true;
+    if (!("serviceWorker" in navigator)) {
+      show("unsupported", self.isSecureContext
+        ? t("Este navegador no guarda el curso para leerlo sin conexión.")
+        : t("Sin copia sin conexión: el navegador solo la permite en sitios HTTPS (o en localhost)."));
+      return;
+    }
+    if (!storingWanted()) {
+      show("off", t("Copia sin conexión desactivada (se activa en el mapa del curso)."));
+      started = false; // the course map may turn it on
+      return;
+    }
+    show("pending", t("Comprobando la copia sin conexión…"));
+    if (!listening) navigator.serviceWorker.addEventListener("message", onMessage);
+    listening = true;
+    const wb = new Workbox(swUrl, { scope: scopeOf(swUrl) });
+    let registration = null;
+    wb.addEventListener("controlling", async (event) => {
+      if (applying) {
+        location.reload(); // the reader asked for the newer version
+        return;
+      }
+      if (event.isExternal && event.sw && (await messageSW(event.sw, { type: "BUILD" }).catch(() => ({}))).build !== build) {
+        show("stale", t("Otra pestaña aplicó una versión nueva del curso: recarga esta página para verla."));
+        return;
+      }
+      await showStored(event.sw);
+      isolate();
+    });
+    try {
+      registration = await wb.register();
+    } catch (error) {
+      show("error", t("No disponible sin conexión: {reason}.", { reason: String(error && error.message || error) }));
+      return;
+    }
+    if (!registration) return;
+    // A newer worker may have been found by the browser before this registration, or be found
+    // later (Workbox's own "waiting" event sees only the ones found after it): watch them all.
+    const installed = (worker) => {
+      if (!worker) return;
+      const check = () => {
+        if (worker.state === "installed" && navigator.serviceWorker.controller) onWaiting(registration);
+      };
+      worker.addEventListener("statechange", check);
+      check();
+    };
+    installed(registration.installing);
+    installed(registration.waiting);
+    registration.addEventListener("updatefound", () => installed(registration.installing));
+    if (registration.active && navigator.serviceWorker.controller) {
+      if (status.dataset.state === "pending") await showStored(registration.active);
+      isolate();
+    }
+  }
+
+  /* The newer version waits while a cell runs (the page calls this when Python's activity
+   * changes). */
+  function refresh() {
+    if (status.dataset.state === "update" && !applying) button.disabled = busy();
+  }
+
+  /* Storing was turned off (the course map): show it, and let start() run again. */
+  function stop() {
+    started = false;
+    show("off", t("Copia sin conexión desactivada (se activa en el mapa del curso)."));
+  }
+
+  return { start, stop, refresh, status };
+}
+
+/* The course map's panel: a switch that stores the course or deletes what is stored, and the
+ * space it takes. */
+export function setupOfflinePanel(offline) {
+  const panel = document.querySelector("[data-testid=offline-panel]");
+  if (!panel || !offline.status) return;
+  const toggle = panel.querySelector("[data-testid=offline-toggle]");
+  const clear = panel.querySelector("[data-testid=offline-clear]");
+  const usage = panel.querySelector(".offline-usage");
+  const swUrl = new URL(offline.status.dataset.sw, document.baseURI).href;
+  panel.hidden = false;
+  toggle.checked = storingWanted();
+  async function showUsage(prefix = "") {
+    let used = "";
+    try {
+      const estimate = await navigator.storage.estimate();
+      used = t("Este sitio ocupa {size} en este navegador.", { size: mb(estimate.usage || 0) });
+    } catch {
+      used = "";
+    }
+    usage.textContent = [prefix, used].filter(Boolean).join(" ");
+  }
+  toggle.addEventListener("change", async () => {
+    setWanted(toggle.checked);
+    if (toggle.checked) {
+      await offline.start();
+      showUsage();
+    } else {
+      await forget(swUrl);
+      offline.stop();
+      showUsage(t("Copia borrada; no se guardará otra."));
+    }
+  });
+  clear.addEventListener("click", async () => {
+    setWanted(false);
+    toggle.checked = false;
+    await forget(swUrl);
+    offline.stop();
+    showUsage(t("Copia borrada. Marca la casilla para volver a guardarla."));
+  });
+  showUsage();
+}

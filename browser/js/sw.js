@@ -1,0 +1,164 @@
+/* The course's service worker (site/sw.js, bundled by esbuild with Workbox; docs/site.md
+ * «Offline and isolation»). It does three things:
+ *
+ * 1. It stores the whole course when it installs: every page of both editions, the notebooks,
+ *    the runtime, NumPy, the project's code and the weights. The list, with each file's revision
+ *    and size, is written into this file by the build (`self.__COURSE_MANIFEST__` below), so a
+ *    new build is a new service worker. Workbox's PrecacheController stores and serves it: a
+ *    file whose name carries its content hash (assets/, weights/, the versioned vendor/ folder)
+ *    has no revision, any other (the pages, the notebooks) the sha256 of its bytes.
+ * 2. It serves pages network first (so an online reader gets the newest build), falling back to
+ *    the stored copy when the network fails or takes longer than NAVIGATION_TIMEOUT_MS; every
+ *    other stored file comes from the store. A page's files are all content-addressed, so a page
+ *    of one build never gets a file of another.
+ * 3. It adds Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy to every response it
+ *    serves, so that a page it serves is cross-origin isolated on a host that sends neither:
+ *    Stop can then interrupt a cell and keep the variables (browser/js/kernel-client.js).
+ *
+ * It tells the pages how storing goes (messages of type "offline-progress", "offline-stored",
+ * "offline-error") and answers "BUILD", "STATUS" and "SKIP_WAITING" (browser/js/offline.js).
+ */
+import { PrecacheController, PrecacheRoute, cleanupOutdatedCaches } from "workbox-precaching";
+import { registerRoute, setDefaultHandler } from "workbox-routing";
+import { NetworkOnly } from "workbox-strategies";
+import { setCacheNameDetails } from "workbox-core";
+
+// {build, files: [{url, revision, size}]}: written by the build (sitebuild/offline.py).
+const COURSE = self.__COURSE_MANIFEST__;
+const NAVIGATION_TIMEOUT_MS = 4000;
+
+setCacheNameDetails({ prefix: "curso" }); // the store: "curso-precache-v2-<scope>"
+
+const SIZES = new Map(COURSE.files.map((f) => [new URL(f.url, self.location.href).href, f.size]));
+const TOTAL_BYTES = COURSE.files.reduce((sum, f) => sum + f.size, 0);
+
+/* A copy of `response` with the two headers that make the page that loads it cross-origin
+ * isolated (COEP also has to be on the worker's script, so every response gets both). */
+function isolated(response) {
+  if (!response || response.type === "opaque" || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  return new Response(response.body, {
+    status: response.status, statusText: response.statusText, headers,
+  });
+}
+
+async function tellPages(message) {
+  const pages = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  for (const page of pages) page.postMessage({ build: COURSE.build, ...message });
+}
+
+/* Install progress: each file counts once, stored before or fetched now. */
+const installing = { done: new Set(), bytes: 0, current: null };
+const progressPlugin = {
+  handlerWillStart: async ({ request, event }) => {
+    if (event && event.type === "install") installing.current = request.url;
+  },
+  handlerWillRespond: async ({ request, event, response }) => {
+    if (event && event.type === "install" && !installing.done.has(request.url)) {
+      installing.done.add(request.url);
+      installing.bytes += SIZES.get(request.url) || 0;
+      tellPages({ type: "offline-progress", files: installing.done.size,
+        totalFiles: COURSE.files.length, bytes: installing.bytes, totalBytes: TOTAL_BYTES });
+    }
+    return response;
+  },
+};
+const isolationPlugin = { handlerWillRespond: async ({ response }) => isolated(response) };
+
+const precache = new PrecacheController({ plugins: [progressPlugin, isolationPlugin] });
+precache.addToCacheList(COURSE.files.map(({ url, revision }) => ({ url, revision })));
+
+self.addEventListener("install", (event) => {
+  const stored = precache.install(event); // it waits on the event itself
+  event.waitUntil(stored.then(
+    () => tellPages({ type: "offline-stored", totalBytes: TOTAL_BYTES }),
+    (error) => {
+      // Workbox's error names the file and the HTTP status; a network error does not.
+      const details = (error && error.details) || {};
+      tellPages({ type: "offline-error", url: details.url || installing.current,
+        status: details.status || null, message: String(error && error.message || error) });
+      throw error; // the install fails: this service worker is discarded
+    }));
+});
+
+self.addEventListener("activate", (event) => {
+  // Workbox deletes the entries no longer in the list; then this worker takes over the open
+  // pages (on a first visit, the page that registered it).
+  event.waitUntil(precache.activate(event).then(() => self.clients.claim()));
+});
+cleanupOutdatedCaches(); // stores left by older Workbox versions
+
+/* How many of the course's files are in the store now (a browser may evict them). */
+async function storedCount() {
+  const cache = await caches.open(precache.strategy.cacheName);
+  let files = 0;
+  let bytes = 0;
+  for (const [url, key] of precache.getURLsToCacheKeys()) {
+    if (await cache.match(key)) {
+      files += 1;
+      bytes += SIZES.get(url) || 0;
+    }
+  }
+  return { files, bytes, totalFiles: COURSE.files.length, totalBytes: TOTAL_BYTES };
+}
+
+self.addEventListener("message", (event) => {
+  const { type } = event.data || {};
+  const reply = (value) => event.ports[0] && event.ports[0].postMessage(value);
+  if (type === "SKIP_WAITING") {
+    self.skipWaiting();
+  } else if (type === "BUILD") {
+    reply({ build: COURSE.build });
+  } else if (type === "STATUS") {
+    event.waitUntil(storedCount().then((count) => reply({ build: COURSE.build, ...count })));
+  }
+});
+
+/* The stored copy of a page: its URL without query or fragment (the lab keeps its experiment
+ * there), a folder's index.html. */
+function storedPage(url) {
+  const page = new URL(url);
+  page.search = "";
+  page.hash = "";
+  if (page.pathname.endsWith("/")) page.pathname += "index.html";
+  return precache.matchPrecache(page.href);
+}
+
+async function navigate(request) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), NAVIGATION_TIMEOUT_MS);
+  });
+  try {
+    const response = await Promise.race([fetch(request), late]);
+    if (response.ok || response.type === "opaqueredirect") return response; // a redirect: followed by the browser
+    return (await storedPage(request.url)) || response; // a host's error: the stored page if any
+  } catch (error) {
+    const stored = await storedPage(request.url);
+    if (stored) return stored;
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+registerRoute(({ request }) => request.mode === "navigate",
+  async ({ request }) => isolated(await navigate(request)));
+
+// HEAD (the worker checks the .wasm's type before Pyodide compiles it): the stored headers.
+registerRoute(({ url }) => Boolean(precache.getCacheKeyForURL(url.href)), async ({ url, request }) => {
+  const stored = await precache.matchPrecache(url.href);
+  if (!stored) return fetch(request);
+  return isolated(new Response(null, { status: stored.status, headers: stored.headers }));
+}, "HEAD");
+
+registerRoute(new PrecacheRoute(precache, {
+  ignoreURLParametersMatching: [/.*/], // no stored file depends on a query
+  directoryIndex: "index.html",
+  cleanURLs: false,
+}));
+
+// Anything else of the origin (the server's own files, say): the network, with the headers.
+setDefaultHandler(new NetworkOnly({ plugins: [isolationPlugin] }));
