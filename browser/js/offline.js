@@ -117,9 +117,10 @@ export function setupOffline(page = {}) {
     const data = event.data || {};
     if (data.type === "offline-progress") {
       const newer = navigator.serviceWorker.controller && data.build !== build;
-      show("storing", t(newer ? "Guardando la versión nueva del curso: {done} de {total}."
-        : "Guardando el curso para leerlo sin conexión: {done} de {total}.",
-      { done: mb(data.bytes), total: mb(data.totalBytes) }), { done: data.bytes, total: data.totalBytes });
+      const sizes = { done: mb(data.bytes), total: mb(data.totalBytes) };
+      show("storing", newer ? t("Guardando la versión nueva del curso: {done} de {total}.", sizes)
+        : t("Guardando el curso para leerlo sin conexión: {done} de {total}.", sizes),
+      { done: data.bytes, total: data.totalBytes });
     } else if (data.type === "offline-error") {
       const what = data.url ? new URL(data.url).pathname.split("/").pop() : "";
       const why = data.status ? `HTTP ${data.status}` : t("sin respuesta");

@@ -42,6 +42,7 @@ LAB = "laboratorio.html"
 TOOLS = {spec["out"] for spec in build.editions() if spec.get("tool")}  # the lab, in each edition
 STOP_PAGE = "marco.html"  # its page check leaves it open for the Stop test (plain host)
 
+STORING_OFF = "() => localStorage.setItem('curso:sin-conexion', 'no')"  # offline.js's SETTING
 KERNEL_STATE = "() => document.querySelector('[data-testid=kernel-status]').dataset.state"
 SETTLED = """() => { const s = document.querySelector('[data-testid=kernel-status]').dataset.state;
                      return (s === 'ready' || s === 'error') && s; }"""
@@ -56,10 +57,14 @@ ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]'
 
 def open_page(engine, url: str, python: bool = True) -> EnginePage:
     """A new tab at 390×844 on ``url``, with its Python ready when ``python`` (fails with the
-    kernel's status text if it ends in error)."""
+    kernel's status text if it ends in error). The reader's switch for the offline copy is turned
+    off at once, before Python is ready (when a lesson would register the service worker), so the
+    page is never reloaded under a test and a plain host stays plain; the service worker in these
+    engines is tested in ``test_offline.py``."""
     page = engine.new_page(WIDTH, HEIGHT)
     try:
         page.goto(url + PAGE_TIMEOUT if python else url)
+        page.evaluate(STORING_OFF)
         assert page.evaluate("() => innerWidth") == WIDTH
         if not python:
             return page
