@@ -17,8 +17,17 @@ is then painted. The figures are in the HTML, so this needs no Python.
 
 Each run loads every page twice: a **first visit** in a fresh browser context (nothing in the HTTP
 cache), then a **repeat visit** in the same context (the HTTP cache warm); each visit's ratio is to
-the bare page's same visit. Prints medians, the per-run ratios, and a table of each start-up step's
-median time (``STEPS``, from the marks the page keeps on its kernel status).
+the bare page's same visit. Those contexts block service workers.
+
+Each run also loads every lesson a third way: a **repeat visit with the service worker**. In a fresh
+context that allows service workers, a first visit (untimed) lasts until the course's service
+worker (browser/js/sw.js) has stored the whole site and taken the page over, and the page has
+reloaded itself cross-origin isolated with its kernel ready (``SW_SETTLED_JS``, polled); then the
+same page is loaded again in a new tab of that context, served by the service worker. Its ready
+time is given as a ratio to the bare page's repeat visit and to its first visit, of the same runs.
+
+Prints medians, the per-run ratios, and a table of each start-up step's median time (``STEPS``,
+from the marks the page keeps on its kernel status).
 """
 from __future__ import annotations
 
@@ -104,6 +113,16 @@ FIRST_FIGURE_JS = """
   requestAnimationFrame(look);
 })();
 """ % FIGURE
+# Where a first visit with the service worker stands: the page reloads itself once, so this is
+# polled from Python (page.evaluate; the page's CSP forbids wait_for_function's string eval).
+SW_SETTLED_JS = """({
+  offline: document.querySelector("[data-testid=offline-status]")?.dataset.state ?? null,
+  isolated: self.crossOriginIsolated,
+  ready: document.querySelector("[data-testid=kernel-status]")?.dataset.state === "ready",
+})"""
+# What serves a page: its service worker (``controlled``) and whether it is isolated.
+SW_SERVED_JS = """({controlled: Boolean(navigator.serviceWorker?.controller),
+  isolated: self.crossOriginIsolated})"""
 
 
 def serve_bare(context, base_url: str) -> None:
@@ -128,9 +147,9 @@ def bare_load(context, base_url: str) -> dict:
     return result
 
 
-def lesson_load(context, url: str) -> dict:
+def lesson_load(context, url: str, served: bool = False) -> dict:
     """One load of ``url`` in ``context``: ``{"ready": ms, "figure": ms or None, "marks": {...}}``,
-    in ms since navigation start."""
+    in ms since navigation start; with ``served``, also ``SW_SERVED_JS``'s keys, read once ready."""
     page = context.new_page()
     page.goto(url)
     status = page.locator("[data-testid=kernel-status][data-state=ready]")
@@ -138,6 +157,8 @@ def lesson_load(context, url: str) -> dict:
     result = {"ready": float(status.get_attribute("data-ready-ms")),
               "figure": page.evaluate("window.firstFigureMs ?? null"),
               "marks": json.loads(status.get_attribute("data-startup-marks") or "{}")}
+    if served:
+        result.update(page.evaluate(SW_SERVED_JS))
     page.close()
     return result
 
@@ -158,11 +179,51 @@ def visits(browser, base_url: str, name: str) -> tuple[dict, dict]:
     return first, repeat
 
 
-def startup(base_url: str, pages: list[str], runs: int) -> dict[str, dict[str, list[dict]]]:
+def wait_settled(page, timeout_s: float = 300) -> None:
+    """Poll ``SW_SETTLED_JS`` until the course is stored, the page isolated and its kernel ready
+    (the page may reload itself meanwhile: an evaluate then fails, and is tried again)."""
+    from playwright.sync_api import Error
+    deadline = time.monotonic() + timeout_s
+    state = None
+    while time.monotonic() < deadline:
+        try:
+            state = page.evaluate(SW_SETTLED_JS)
+        except Error:
+            state = None  # navigating: the reload
+        if state and state["offline"] == "error":
+            raise RuntimeError(f"the service worker could not store the course: {state}")
+        if state and state["offline"] == "stored" and state["isolated"] and state["ready"]:
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"not stored, isolated and ready after {timeout_s:.0f} s: {state}")
+
+
+def sw_visit(browser, base_url: str, name: str) -> tuple[float, dict]:
+    """(seconds the first visit took to settle, repeat visit) of lesson ``name`` with the course's
+    service worker: in a fresh context that allows it, a first visit until ``wait_settled``, then
+    a load of the same page in a new tab (``lesson_load``'s dict, with ``SW_SERVED_JS``'s keys)."""
+    context = browser.new_context(service_workers="allow")
+    context.add_init_script(FIRST_FIGURE_JS)
+    page = context.new_page()
+    start = time.monotonic()
+    page.goto(base_url + name)
+    wait_settled(page)
+    settled = time.monotonic() - start
+    page.close()
+    repeat = lesson_load(context, base_url + name, served=True)
+    context.close()
+    return settled, repeat
+
+
+def startup(base_url: str, pages: list[str], runs: int) -> dict[str, dict[str, list]]:
     """``{"bare" or page: {"first": [load, ...], "repeat": [load, ...]}}`` (``bare_load`` and
-    ``lesson_load``'s dicts), runs interleaved: the bare page, then each page, ``runs`` times."""
+    ``lesson_load``'s dicts), and for each page also ``"sw"``: [load, ...] and ``"settled"``: [s,
+    ...] (``sw_visit``'s), runs interleaved: the bare page, then each page's two contexts (service
+    workers blocked, then allowed), ``runs`` times."""
     from playwright.sync_api import sync_playwright
     results = {name: {"first": [], "repeat": []} for name in ["bare", *pages]}
+    for name in pages:
+        results[name].update(sw=[], settled=[])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         visits(browser, base_url, "bare")  # warm the OS file cache and the browser once, untimed
@@ -171,6 +232,10 @@ def startup(base_url: str, pages: list[str], runs: int) -> dict[str, dict[str, l
                 first, repeat = visits(browser, base_url, name)
                 results[name]["first"].append(first)
                 results[name]["repeat"].append(repeat)
+                if name != "bare":
+                    settled, repeat = sw_visit(browser, base_url, name)
+                    results[name]["settled"].append(settled)
+                    results[name]["sw"].append(repeat)
         browser.close()
     return results
 
@@ -238,6 +303,27 @@ def main() -> None:
             print(f"  {name}: ready median {median / 1000:.2f} s, ratio to bare "
                   f"{median / bare:.2f} (per run: {per_run})")
         print_steps(results, ["bare", *args.pages], visit)
+    print("repeat visit with the service worker (fresh context allowing it, after a first visit "
+          "stored the course and reloaded isolated):")
+    bare = {visit: [load["ready"] for load in results["bare"][visit]]
+            for visit in ("first", "repeat")}
+    for name in args.pages:
+        ready = [load["ready"] for load in results[name]["sw"]]
+        median = statistics.median(ready)
+        ratios = []
+        for visit in ("repeat", "first"):
+            per_run = ", ".join(f"{r / b:.2f}" for r, b in zip(ready, bare[visit]))
+            ratios.append(f"ratio to bare {visit} visit "
+                          f"{median / statistics.median(bare[visit]):.2f} (per run: {per_run})")
+        print(f"  {name}: ready median {median / 1000:.2f} s, " + "; ".join(ratios))
+        unserved = sum(1 for load in results[name]["sw"]
+                       if not (load["controlled"] and load["isolated"]))
+        if unserved:
+            print(f"  {name}: WARNING: {unserved} of {len(ready)} loads not served by the service "
+                  "worker or not isolated")
+        print(f"  {name}: its first visit until stored, isolated and ready: median "
+              f"{statistics.median(results[name]['settled']):.1f} s (wall clock, from goto)")
+    print_steps(results, args.pages, "sw")
     for name in args.pages:
         figures = [load["figure"] for load in results[name]["first"] if load["figure"] is not None]
         if figures:
