@@ -4,7 +4,7 @@ isolated on a host that sends no such headers, and Stop keeps the variables; off
 generates (every lesson runs all its cells offline in ``test_precomputed.py``); a new build
 reaches the reader on the next online visit, a stored old page offers it and applies it on
 reload, and no page mixes two builds; the course map turns storing off and clears it.
-Firefox and WebKit: ``tests/engines/test_offline.py``."""
+Firefox and WebKit: ``tests/engines/test_engines_offline.py``."""
 from __future__ import annotations
 
 import json

@@ -60,7 +60,7 @@ def open_page(engine, url: str, python: bool = True) -> EnginePage:
     kernel's status text if it ends in error). The reader's switch for the offline copy is turned
     off at once, before Python is ready (when a lesson would register the service worker), so the
     page is never reloaded under a test and a plain host stays plain; the service worker in these
-    engines is tested in ``test_offline.py``."""
+    engines is tested in ``test_engines_offline.py``."""
     page = engine.new_page(WIDTH, HEIGHT)
     try:
         page.goto(url + PAGE_TIMEOUT if python else url)
