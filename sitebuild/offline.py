@@ -6,6 +6,7 @@ Why a service worker, what it stores and serves, and how to turn it off: ``docs/
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -43,17 +44,21 @@ def stamp(assets: list[Asset], build: str) -> list[Asset]:
 
 
 def precache_manifest(assets: list[Asset]) -> list[dict]:
-    """What the service worker stores: ``[{url, revision, size}]`` sorted by URL, one entry per
-    file of the site but ``manifest.json`` and ``sw.js``. ``url`` is relative to the site's root,
-    ``size`` in bytes; ``revision`` is ``None`` for a content-addressed path (``CONTENT_ADDRESSED``)
-    and otherwise the first 16 hex digits of the file's sha256 (Workbox's precache entries)."""
+    """What the service worker stores: ``[{url, revision, integrity, size}]`` sorted by URL, one
+    entry per file of the site but ``manifest.json`` and ``sw.js``. ``url`` is relative to the
+    site's root, ``size`` in bytes; ``revision`` is ``None`` for a content-addressed path
+    (``CONTENT_ADDRESSED``) and otherwise the first 16 hex digits of the file's sha256 (Workbox's
+    precache entries); ``integrity`` is the file's whole sha256 as subresource integrity
+    (``sha256-<base64>``), which the browser checks when it stores the file."""
     entries = []
     for asset in sorted(assets, key=lambda a: a.path):
         if asset.path in NOT_STORED:
             continue
         revision = (None if CONTENT_ADDRESSED.search(asset.path)
                     else hashlib.sha256(asset.data).hexdigest()[:16])
-        entries.append({"url": asset.path, "revision": revision, "size": len(asset.data)})
+        integrity = "sha256-" + base64.b64encode(hashlib.sha256(asset.data).digest()).decode()
+        entries.append({"url": asset.path, "revision": revision, "integrity": integrity,
+                        "size": len(asset.data)})
     return entries
 
 

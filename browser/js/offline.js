@@ -13,6 +13,12 @@ import { decimal, t } from "./i18n.js";
 const SETTING = "curso:sin-conexion"; // "no": the reader turned storing off on the course map
 const RELOADED = "curso:recargada-para-aislar"; // in sessionStorage: the one automatic reload
 
+/* messageSW with a time limit: a worker that never answers (redundant, say) rejects. */
+function ask(worker, message, ms = 3000) {
+  return Promise.race([messageSW(worker, message),
+    new Promise((_, reject) => setTimeout(() => reject(new Error("no answer")), ms))]);
+}
+
 function mb(bytes) {
   return `${decimal(bytes / 1e6, 1)} MB`;
 }
@@ -43,15 +49,29 @@ function scopeOf(swUrl) {
  * store's name ends with its scope). */
 export async function forget(swUrl) {
   const scope = scopeOf(swUrl);
-  if ("serviceWorker" in navigator) {
-    for (const registration of await navigator.serviceWorker.getRegistrations()) {
-      if (registration.scope === scope) await registration.unregister();
-    }
-  }
-  if (self.caches) {
+  const deleteStores = async () => {
+    if (!self.caches) return;
     for (const name of await caches.keys()) {
       if (name.startsWith("curso-") && name.endsWith(scope)) await caches.delete(name);
     }
+  };
+  const busy = []; // a worker still installing would go on writing after unregister()
+  if ("serviceWorker" in navigator) {
+    for (const registration of await navigator.serviceWorker.getRegistrations()) {
+      if (registration.scope !== scope) continue;
+      for (const worker of [registration.installing, registration.waiting]) {
+        if (worker) busy.push(new Promise((done) => {
+          worker.addEventListener("statechange", () => worker.state === "redundant" && done());
+          setTimeout(done, 10000);
+        }));
+      }
+      await registration.unregister();
+    }
+  }
+  await deleteStores();
+  if (busy.length) {
+    await Promise.all(busy);
+    await deleteStores(); // what they wrote meanwhile
   }
 }
 
@@ -101,9 +121,9 @@ export function setupOffline(page = {}) {
 
   async function showStored(worker) {
     try {
-      const count = await messageSW(worker, { type: "STATUS" });
+      const count = await ask(worker, { type: "STATUS" });
       if (count.files < count.totalFiles) {
-        show("error", t("Sin conexión faltarían {missing} de {total} archivos (el navegador borró parte de la copia): se guardarán con la próxima versión.",
+        show("error", t("Copia sin conexión incompleta: el navegador borró {missing} de sus {total} archivos; se volverán a guardar con la próxima versión del curso.",
           { missing: count.totalFiles - count.files, total: count.totalFiles }));
         return;
       }
@@ -114,6 +134,7 @@ export function setupOffline(page = {}) {
   }
 
   function onMessage(event) {
+    if (!event.source || event.source.scriptURL !== swUrl) return; // another site's worker
     const data = event.data || {};
     if (data.type === "offline-progress") {
       const newer = navigator.serviceWorker.controller && data.build !== build;
@@ -123,9 +144,13 @@ export function setupOffline(page = {}) {
       { done: data.bytes, total: data.totalBytes });
     } else if (data.type === "offline-error") {
       const what = data.url ? new URL(data.url).pathname.split("/").pop() : "";
-      const why = data.status ? `HTTP ${data.status}` : t("sin respuesta");
-      show("error", t("No disponible sin conexión: no se pudo guardar {file} ({reason}).",
-        { file: what || "?", reason: why }));
+      const why = data.status ? `HTTP ${data.status}` : t("sin respuesta del servidor");
+      const params = { file: what || "?", reason: why };
+      if (navigator.serviceWorker.controller && data.build !== build) {
+        show("error", t("No se pudo guardar la versión nueva ({file}, {reason}); la copia guardada sigue disponible.", params));
+      } else {
+        show("error", t("No disponible sin conexión: no se pudo guardar {file} ({reason}).", params));
+      }
     }
   }
 
@@ -136,7 +161,7 @@ export function setupOffline(page = {}) {
     offered = waiting;
     let waitingBuild = null;
     try {
-      ({ build: waitingBuild } = await messageSW(waiting, { type: "BUILD" }));
+      ({ build: waitingBuild } = await ask(waiting, { type: "BUILD" }));
     } catch {
       offered = null; // asked again when its state changes
       return;
@@ -144,16 +169,16 @@ export function setupOffline(page = {}) {
     if (waitingBuild === build) {
       // This page is already the newer version (pages come from the network first): the
       // stored copy can switch to it now, with no reload.
-      messageSW(waiting, { type: "SKIP_WAITING" });
+      waiting.postMessage({ type: "SKIP_WAITING" });
       return;
     }
-    show("update", t("Hay una versión nueva del curso, ya guardada. Se aplica al recargar la página."));
+    show("update", t("Hay una versión nueva del curso, ya guardada. Pulsa «Recargar con la versión nueva» para usarla."));
     refresh();
     button.onclick = () => {
       if (busy()) return; // never in the middle of a run
       applying = true;
       button.disabled = true;
-      messageSW(waiting, { type: "SKIP_WAITING" });
+      waiting.postMessage({ type: "SKIP_WAITING" });
     };
   }
 
@@ -162,12 +187,12 @@ export function setupOffline(page = {}) {
     started = true;
     if (!("serviceWorker" in navigator)) {
       show("unsupported", self.isSecureContext
-        ? t("Este navegador no guarda el curso para leerlo sin conexión.")
-        : t("Sin copia sin conexión: el navegador solo la permite en sitios HTTPS (o en localhost)."));
+        ? t("Este navegador no permite guardar el curso para leerlo sin conexión.")
+        : t("No hay copia sin conexión: el navegador solo la permite en sitios HTTPS (o en localhost)."));
       return;
     }
     if (!storingWanted()) {
-      show("off", t("Copia sin conexión desactivada (se activa en el mapa del curso)."));
+      show("off", t("Copia sin conexión desactivada (se activa en «Lecciones», sección «Sin conexión»)."));
       started = false; // the course map may turn it on
       return;
     }
@@ -181,17 +206,21 @@ export function setupOffline(page = {}) {
         location.reload(); // the reader asked for the newer version
         return;
       }
-      if (event.isExternal && event.sw && (await messageSW(event.sw, { type: "BUILD" }).catch(() => ({}))).build !== build) {
+      // The worker now in control (Workbox's event.sw may be another one): of this page's build?
+      const controller = navigator.serviceWorker.controller;
+      const answer = controller ? await ask(controller, { type: "BUILD" }).catch(() => ({})) : {};
+      if (answer.build !== build) {
         show("stale", t("Otra pestaña aplicó una versión nueva del curso: recarga esta página para verla."));
         return;
       }
-      await showStored(event.sw);
+      await showStored(controller);
       isolate();
     });
     try {
       registration = await wb.register();
     } catch (error) {
-      show("error", t("No disponible sin conexión: {reason}.", { reason: String(error && error.message || error) }));
+      console.warn("sw.js:", error); // the browser's own words, for whoever looks
+      show("error", t("No disponible sin conexión: no se pudo registrar sw.js."));
       return;
     }
     if (!registration) return;
@@ -208,10 +237,13 @@ export function setupOffline(page = {}) {
     installed(registration.installing);
     installed(registration.waiting);
     registration.addEventListener("updatefound", () => installed(registration.installing));
-    if (registration.active && navigator.serviceWorker.controller) {
+    if (registration.active) {
+      // (a hard reload leaves the page without a controller, the stored copy still there)
       if (status.dataset.state === "pending") await showStored(registration.active);
-      isolate();
+      if (navigator.serviceWorker.controller) isolate();
     }
+    // A page read offline that stays open: look for a newer build once the connection is back.
+    addEventListener("online", () => registration.update().catch(() => {}));
   }
 
   /* The newer version waits while a cell runs (the page calls this when Python's activity
@@ -223,7 +255,7 @@ export function setupOffline(page = {}) {
   /* Storing was turned off (the course map): show it, and let start() run again. */
   function stop() {
     started = false;
-    show("off", t("Copia sin conexión desactivada (se activa en el mapa del curso)."));
+    show("off", t("Copia sin conexión desactivada (se activa en «Lecciones», sección «Sin conexión»)."));
   }
 
   return { start, stop, refresh, status };
@@ -233,7 +265,7 @@ export function setupOffline(page = {}) {
  * space it takes. */
 export function setupOfflinePanel(offline) {
   const panel = document.querySelector("[data-testid=offline-panel]");
-  if (!panel || !offline.status) return;
+  if (!panel || !offline.status || !("serviceWorker" in navigator)) return; // stays hidden
   const toggle = panel.querySelector("[data-testid=offline-toggle]");
   const clear = panel.querySelector("[data-testid=offline-clear]");
   const usage = panel.querySelector(".offline-usage");
@@ -258,7 +290,7 @@ export function setupOfflinePanel(offline) {
     } else {
       await forget(swUrl);
       offline.stop();
-      showUsage(t("Copia borrada; no se guardará otra."));
+      showUsage(t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada."));
     }
   });
   clear.addEventListener("click", async () => {

@@ -7,9 +7,10 @@
  *    new build is a new service worker. Workbox's PrecacheController stores and serves it: a
  *    file whose name carries its content hash (assets/, weights/, the versioned vendor/ folder)
  *    has no revision, any other (the pages, the notebooks) the sha256 of its bytes.
- * 2. It serves pages network first (so an online reader gets the newest build), falling back to
- *    the stored copy when the network fails or takes longer than NAVIGATION_TIMEOUT_MS; every
- *    other stored file comes from the store. A page's files are all content-addressed, so a page
+ * 2. It serves the course's pages network first (so an online reader gets the newest build),
+ *    falling back to the stored copy when the network fails, answers an error or takes longer
+ *    than NAVIGATION_TIMEOUT_MS; every other stored file comes from the store. Nothing outside
+ *    the course (another site in the same folder tree) is touched. A page's files are all content-addressed, so a page
  *    of one build never gets a file of another.
  * 3. It adds Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy to every response it
  *    serves, so that a page it serves is cross-origin isolated on a host that sends neither:
@@ -18,8 +19,8 @@
  * It tells the pages how storing goes (messages of type "offline-progress", "offline-stored",
  * "offline-error") and answers "BUILD", "STATUS" and "SKIP_WAITING" (browser/js/offline.js).
  */
-import { PrecacheController, PrecacheRoute, cleanupOutdatedCaches } from "workbox-precaching";
-import { registerRoute, setDefaultHandler } from "workbox-routing";
+import { PrecacheController, PrecacheRoute } from "workbox-precaching";
+import { registerRoute } from "workbox-routing";
 import { NetworkOnly } from "workbox-strategies";
 import { setCacheNameDetails } from "workbox-core";
 
@@ -68,7 +69,9 @@ const progressPlugin = {
 const isolationPlugin = { handlerWillRespond: async ({ response }) => isolated(response) };
 
 const precache = new PrecacheController({ plugins: [progressPlugin, isolationPlugin] });
-precache.addToCacheList(COURSE.files.map(({ url, revision }) => ({ url, revision })));
+// Each file's sha256 as subresource integrity: a host or a CDN that answers with other bytes (an
+// old copy of a page) fails the install, which the next visit retries.
+precache.addToCacheList(COURSE.files.map(({ url, revision, integrity }) => ({ url, revision, integrity })));
 
 self.addEventListener("install", (event) => {
   const stored = precache.install(event); // it waits on the event itself
@@ -88,7 +91,6 @@ self.addEventListener("activate", (event) => {
   // pages (on a first visit, the page that registered it).
   event.waitUntil(precache.activate(event).then(() => self.clients.claim()));
 });
-cleanupOutdatedCaches(); // stores left by older Workbox versions
 
 /* How many of the course's files are in the store now (a browser may evict them). */
 async function storedCount() {
@@ -118,34 +120,46 @@ self.addEventListener("message", (event) => {
 
 /* The stored copy of a page: its URL without query or fragment (the lab keeps its experiment
  * there), a folder's index.html. */
-function storedPage(url) {
+function pageAddress(url) {
   const page = new URL(url);
   page.search = "";
   page.hash = "";
   if (page.pathname.endsWith("/")) page.pathname += "index.html";
-  return precache.matchPrecache(page.href);
+  return page.href;
+}
+function isCoursePage(url) {
+  return Boolean(precache.getCacheKeyForURL(pageAddress(url)));
+}
+function storedPage(url) {
+  return precache.matchPrecache(pageAddress(url));
+}
+
+/* The course's own folders: a file there that the list does not name (a newer build's, while
+ * this worker is still the old one) goes to the network, with the isolation headers. */
+const SCOPE = new URL(".", self.location.href).href;
+function inCourseFolders(url) {
+  return url.href.startsWith(SCOPE) && /^(assets|weights|vendor)\//.test(url.href.slice(SCOPE.length));
 }
 
 async function navigate(request) {
+  const stored = await storedPage(request.url);
+  // no-cache: revalidate with the host, so an online reader gets its newest page
+  const network = fetch(request.url, { cache: "no-cache", credentials: "same-origin", redirect: "manual" });
+  if (!stored) return network; // not a stored page: the network alone, with no time limit
   let timer;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error("timeout")), NAVIGATION_TIMEOUT_MS);
   });
   try {
-    const response = await Promise.race([fetch(request), late]);
-    if (response.ok || response.type === "opaqueredirect") return response; // a redirect: followed by the browser
-    return (await storedPage(request.url)) || response; // a host's error: the stored page if any
-  } catch (error) {
-    const stored = await storedPage(request.url);
-    if (stored) return stored;
-    throw error;
+    const response = await Promise.race([network, late]);
+    // a redirect is followed by the browser; a host's error gives way to the stored page
+    return response.ok || response.type === "opaqueredirect" ? response : stored;
+  } catch {
+    return stored; // offline, or slower than NAVIGATION_TIMEOUT_MS
   } finally {
     clearTimeout(timer);
   }
 }
-
-registerRoute(({ request }) => request.mode === "navigate",
-  async ({ request }) => isolated(await navigate(request)));
 
 // HEAD (the worker checks the .wasm's type before Pyodide compiles it): the stored headers.
 registerRoute(({ url }) => Boolean(precache.getCacheKeyForURL(url.href)), async ({ url, request }) => {
@@ -160,5 +174,5 @@ registerRoute(new PrecacheRoute(precache, {
   cleanURLs: false,
 }));
 
-// Anything else of the origin (the server's own files, say): the network, with the headers.
-setDefaultHandler(new NetworkOnly({ plugins: [isolationPlugin] }));
+registerRoute(({ url }) => inCourseFolders(url), new NetworkOnly({ plugins: [isolationPlugin] }));
+// Nothing else is handled: the rest of the origin is not the course's.

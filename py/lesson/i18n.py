@@ -19,6 +19,7 @@ A message with no English translation falls back to its Spanish id; the site's t
 """
 from __future__ import annotations
 
+import datetime
 import gettext
 import io
 from functools import lru_cache
@@ -55,14 +56,21 @@ def _compiled(po: Path) -> gettext.GNUTranslations:
     return gettext.GNUTranslations(io.BytesIO(compile_po(po.read_bytes())))
 
 
+FIXED_CREATION_DATE = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+
+
 def compile_po(po_bytes: bytes) -> bytes:
     """A ``.po`` file's bytes compiled to ``.mo`` bytes (Babel's reader and writer).
 
-    Fuzzy entries are left out, as ``msgfmt`` does. Raises ImportError when Babel is missing and
-    babel's ``PoFileError`` on a malformed file."""
+    Fuzzy entries are left out, as ``msgfmt`` does. The same ``.po`` gives the same bytes: a
+    catalog whose header has no ``POT-Creation-Date`` gets ``FIXED_CREATION_DATE``, not Babel's
+    default, the time of compiling (which would change ``py.zip``, and so the site, every minute).
+    Raises ImportError when Babel is missing and babel's ``PoFileError`` on a malformed file."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
     catalog = read_po(io.BytesIO(po_bytes), abort_invalid=True)
+    if b"POT-Creation-Date:" not in po_bytes:
+        catalog.creation_date = FIXED_CREATION_DATE
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()

@@ -107,3 +107,17 @@ def test_every_catalog_compiles_and_the_kernel_reads_it_in_english():
     assert i18n._("Ejecutar todo") == "Ejecutar todo"
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         i18n.set_language("fr")
+
+
+def test_a_catalog_without_a_creation_date_compiles_to_the_same_bytes_at_any_time(monkeypatch):
+    """Babel stamps a header without ``POT-Creation-Date`` with the time of compiling; the site's
+    ``py.zip`` (and so every build's id) must not change with the clock."""
+    import babel.messages.catalog as catalog_module
+    from lesson.i18n import compile_po
+    po = b'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\nmsgid "uno"\nmsgstr "one"\n'
+    first = compile_po(po)
+    later = catalog_module.datetime.datetime(2031, 5, 6, 7, 8, tzinfo=catalog_module.datetime.timezone.utc)
+    fake = type("Clock", (catalog_module.datetime.datetime,), {"now": classmethod(lambda cls, tz=None: later)})
+    monkeypatch.setattr(catalog_module.datetime, "datetime", fake)
+    assert compile_po(po) == first
+    assert b"2031" not in first and b"POT-Creation-Date: 2020-01-01" in first

@@ -2,6 +2,7 @@
 their revisions, the build id every page carries, and ``sw.js`` itself."""
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -49,6 +50,8 @@ def test_a_file_without_revision_is_named_by_its_content(built):
                 assert digest[:10] in Path(entry["url"]).name, entry["url"]
         else:
             assert entry["revision"] == digest[:16], entry["url"]
+        # the whole digest, checked by the browser when it stores the file
+        assert entry["integrity"] == "sha256-" + base64.b64encode(bytes.fromhex(digest)).decode()
     revised = {e["url"] for e in course_of(built)["files"] if e["revision"]}
     assert "index.html" in revised and "en/mask.html" in revised and "mascara.ipynb" in revised
 
