@@ -119,18 +119,40 @@ export function setupOffline(page = {}) {
     if (!reloaded && !busy() && !touched()) location.reload();
   }
 
-  async function showStored(worker) {
+  let repairing = null; // the worker storing again what is missing, while it does
+  async function showStored(worker, repairIfMissing = true) {
+    let count;
     try {
-      const count = await ask(worker, { type: "STATUS" });
-      if (count.files < count.totalFiles) {
-        show("error", t("Copia sin conexión incompleta: el navegador borró {missing} de sus {total} archivos; se volverán a guardar con la próxima versión del curso.",
-          { missing: count.totalFiles - count.files, total: count.totalFiles }));
-        return;
-      }
-      show("stored", t("Disponible sin conexión ({size} guardados).", { size: mb(count.totalBytes) }));
+      count = await ask(worker, { type: "STATUS" });
     } catch {
       show("stored", t("Disponible sin conexión."));
+      return;
     }
+    if (count.files >= count.totalFiles) {
+      show("stored", t("Disponible sin conexión ({size} guardados).", { size: mb(count.totalBytes) }));
+      return;
+    }
+    if (repairIfMissing && navigator.onLine !== false) {
+      await repair(worker);
+      return;
+    }
+    show("error", t("Copia sin conexión incompleta: faltan {missing} de sus {total} archivos; se volverán a guardar en cuanto haya conexión.",
+      { missing: count.totalFiles - count.files, total: count.totalFiles }));
+  }
+
+  /* Files missing from the store (evicted by the browser, or cleared while this worker kept
+   * control of the page): the worker stores them again, with the same progress as at install. */
+  async function repair(worker) {
+    if (repairing === worker) return;
+    repairing = worker;
+    show("storing", t("Guardando el curso para leerlo sin conexión…"), { done: 0, total: 1 });
+    try {
+      await messageSW(worker, { type: "REPAIR" }); // failures arrive as "offline-error"
+    } catch {
+      // a worker that went away: the next visit tries again
+    }
+    repairing = null;
+    if (status.dataset.state !== "error") await showStored(worker, false);
   }
 
   function onMessage(event) {
@@ -243,7 +265,11 @@ export function setupOffline(page = {}) {
       if (navigator.serviceWorker.controller) isolate();
     }
     // A page read offline that stays open: look for a newer build once the connection is back.
-    addEventListener("online", () => registration.update().catch(() => {}));
+    addEventListener("online", () => {
+      registration.update().catch(() => {});
+      const controller = navigator.serviceWorker.controller;
+      if (controller && status.dataset.state === "error") showStored(controller);
+    });
   }
 
   /* The newer version waits while a cell runs (the page calls this when Python's activity

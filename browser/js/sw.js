@@ -17,7 +17,8 @@
  *    Stop can then interrupt a cell and keep the variables (browser/js/kernel-client.js).
  *
  * It tells the pages how storing goes (messages of type "offline-progress", "offline-stored",
- * "offline-error") and answers "BUILD", "STATUS" and "SKIP_WAITING" (browser/js/offline.js).
+ * "offline-error") and answers "BUILD", "STATUS", "REPAIR" (store again what is missing) and
+ * "SKIP_WAITING" (browser/js/offline.js).
  */
 import { PrecacheController, PrecacheRoute } from "workbox-precaching";
 import { registerRoute } from "workbox-routing";
@@ -106,6 +107,44 @@ async function storedCount() {
   return { files, bytes, totalFiles: COURSE.files.length, totalBytes: TOTAL_BYTES };
 }
 
+/* Store again what is missing (the browser evicted some files, or the reader cleared the store
+ * while this worker still controlled a page and then turned storing on again: the browser then
+ * keeps this worker, with an empty store). Workbox's strategy fetches each file with its
+ * integrity and stores it under its key, as at install; the pages see the same progress. */
+async function repair(event) {
+  const cache = await caches.open(precache.strategy.cacheName);
+  const missing = [];
+  let bytes = 0;
+  let files = 0;
+  for (const [url, key] of precache.getURLsToCacheKeys()) {
+    if (await cache.match(key)) {
+      files += 1;
+      bytes += SIZES.get(url) || 0;
+    } else {
+      missing.push([url, key]);
+    }
+  }
+  for (const [url, cacheKey] of missing) {
+    const integrity = precache.getIntegrityForCacheKey(cacheKey);
+    const request = new Request(url, { credentials: "same-origin" });
+    try {
+      const [response, done] = precache.strategy.handleAll({ event, request, params: { cacheKey, integrity } });
+      const answer = await response;
+      await done;
+      if (!answer.ok) throw Object.assign(new Error(`HTTP ${answer.status}`), { details: { url, status: answer.status } });
+    } catch (error) {
+      const details = (error && error.details) || {};
+      const failure = { type: "offline-error", url, status: details.status || null, message: String(error && error.message || error) };
+      await tellPages(failure); // before the answer, so the page shows it
+      return failure;
+    }
+    files += 1;
+    bytes += SIZES.get(url) || 0;
+    await tellPages({ type: "offline-progress", files, totalFiles: COURSE.files.length, bytes, totalBytes: TOTAL_BYTES });
+  }
+  return { type: "offline-stored", repaired: missing.length };
+}
+
 self.addEventListener("message", (event) => {
   const { type } = event.data || {};
   const reply = (value) => event.ports[0] && event.ports[0].postMessage(value);
@@ -115,6 +154,8 @@ self.addEventListener("message", (event) => {
     reply({ build: COURSE.build });
   } else if (type === "STATUS") {
     event.waitUntil(storedCount().then((count) => reply({ build: COURSE.build, ...count })));
+  } else if (type === "REPAIR") {
+    event.waitUntil(repair(event).then(reply));
   }
 });
 
@@ -167,6 +208,11 @@ registerRoute(({ url }) => Boolean(precache.getCacheKeyForURL(url.href)), async 
   if (!stored) return fetch(request);
   return isolated(new Response(null, { status: stored.status, headers: stored.headers }));
 }, "HEAD");
+
+// A course page the reader opens: network first, then the stored copy (before the precache
+// route, which would always answer from the store).
+registerRoute(({ request, url }) => request.mode === "navigate" && isCoursePage(url.href),
+  async ({ request }) => isolated(await navigate(request)));
 
 registerRoute(new PrecacheRoute(precache, {
   ignoreURLParametersMatching: [/.*/], // no stored file depends on a query

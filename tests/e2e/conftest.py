@@ -195,7 +195,8 @@ def service_worker_context(browser, host: Host) -> ServiceWorkerContext:
 
 OFFLINE_STATE = """() => [document.querySelector('[data-testid=offline-status]').dataset.state,
   self.crossOriginIsolated,
-  document.querySelector('[data-testid=kernel-status]')?.dataset.state ?? 'none']"""
+  document.querySelector('[data-testid=kernel-status]')?.dataset.state ?? 'none',
+  document.querySelector('[data-testid=offline-status] .offline-text').textContent]"""
 
 
 def wait_offline_state(page, states=("stored",), isolated: bool | None = None,
@@ -203,7 +204,7 @@ def wait_offline_state(page, states=("stored",), isolated: bool | None = None,
     """Poll the page (from Python: the page's policy allows no string eval) until its offline
     status is one of ``states``, its kernel (if any) is ready, and ``crossOriginIsolated`` is
     ``isolated`` (when given). A page that reloads meanwhile is polled again. Returns the last
-    reading ``[state, isolated, kernel]``."""
+    reading ``[state, isolated, kernel, text]``."""
     deadline = time.monotonic() + timeout_s
     reading = None
     while time.monotonic() < deadline:

@@ -3,7 +3,8 @@ visit stores the whole course with visible progress; the page then reloads once,
 isolated on a host that sends no such headers, and Stop keeps the variables; offline, the lab
 generates (every lesson runs all its cells offline in ``test_precomputed.py``); a new build
 reaches the reader on the next online visit, a stored old page offers it and applies it on
-reload, and no page mixes two builds; the course map turns storing off and clears it.
+reload, and no page mixes two builds; the course map turns storing off and clears it; files
+missing from the store are stored again.
 Firefox and WebKit: ``tests/engines/test_engines_offline.py``."""
 from __future__ import annotations
 
@@ -54,6 +55,11 @@ STORES = """async () => {
   return [names, sizes];
 }"""
 
+EVICT = """async (count) => {
+  const names = (await caches.keys()).filter((name) => name.startsWith("curso-"));
+  const cache = await caches.open(names[0]);
+  for (const request of (await cache.keys()).slice(0, count)) await cache.delete(request);
+}"""
 
 def course_files(site: Path) -> list[dict]:
     """The list of files written into ``site/sw.js``."""
@@ -317,9 +323,19 @@ def test_the_course_map_turns_storing_off_and_clears_it(browser, site_dir):
         wait_offline_state(lesson, ("off",))
         assert lesson.evaluate("navigator.serviceWorker.getRegistrations().then((r) => r.length)") == 0
 
-        toggle.check()  # on again: stored again
+        # On again: the browser keeps the worker that still controls this page, with an empty
+        # store; it stores the course again.
+        toggle.check()
         wait_offline_state(page, ("stored",))
-        assert len(page.evaluate(STORES)[0]) == 1
+        total = len(course_files(site_dir))
+        names, sizes = page.evaluate(STORES)
+        assert len(names) == 1 and sizes == [total], (names, sizes)
+        # Files the browser evicted are stored again on the next visit.
+        page.evaluate(EVICT, 5)
+        assert page.evaluate(STORES)[1] == [total - 5]
+        page.reload()
+        wait_offline_state(page, ("stored",))
+        assert page.evaluate(STORES)[1] == [total]
         panel.locator("[data-testid=offline-clear]").click()  # clearing also turns it off
         wait_offline_state(page, ("off",))
         assert not toggle.is_checked()
