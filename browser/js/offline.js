@@ -319,6 +319,10 @@ export function setupOfflinePanel(offline) {
       showUsage(t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada."));
     }
   });
+  // The space taken, again once storing ends (start() returns when the worker is registered).
+  new MutationObserver(() => {
+    if (offline.status.dataset.state === "stored") showUsage();
+  }).observe(offline.status, { attributeFilter: ["data-state"] });
   clear.addEventListener("click", async () => {
     setWanted(false);
     toggle.checked = false;
