@@ -72,6 +72,10 @@ def translate_schema(schema: Schema | str | bytes, whitespace: str = "compact"
     productive = productive_rules(rules)
     if "root" not in productive:
         pointers = [p for (p, _), name in translator.ref_names.items() if name not in productive]
+        empty = [p for (p, _), name in translator.ref_names.items() if rules[name] == NOTHING]
+        if empty:
+            raise InvalidSchema(f"no JSON value satisfies this schema: $ref {empty[0]} points to "
+                                "a schema that no value satisfies", empty[0])
         raise InvalidSchema("no JSON value satisfies this schema: $ref "
                             f"{pointers[0] if pointers else '#'} is a cycle with no base case "
                             "(every branch refers back to itself, so no finite value ends it)",

@@ -1,11 +1,16 @@
-"""``oneOf`` (2020-12 core, section 10.2.1.3) is compiled as ``anyOf``, which is exact only
-when no instance can match two branches. The compiler therefore proves the branches pairwise
-disjoint, or refuses ``oneOf`` by name. Proofs used (each on the expanded branch schemas):
-- their JSON types cannot overlap (integer counts as a number);
-- both are ``enum``/``const`` lists with no common value;
-- both are objects and some property is required by both, with disjoint ``enum``/``const``
-  values (a discriminator such as "kind"), or is required by one and forbidden by the other
-  (not listed and additionalProperties false, or listed with schema false).
+"""``oneOf`` (2020-12 core, section 10.2.1.3): an instance is valid when exactly one branch
+matches. The compiler writes it as a union, which is exact only where no instance can match two
+branches. It works type by type (integer counts as a number), since most branches constrain one
+type and, having no ``type``, accept every other (a keyword constrains only its own type):
+
+- a type that at most one branch accepts: that branch keeps it;
+- a type that two or more branches accept whole (no keyword of that type, no ``enum``): every
+  value of it matches both, so no branch keeps it (exact: such values are invalid);
+- a type that several branches accept in part: kept when the branches are provably pairwise
+  disjoint on it (both ``enum``/``const`` lists with no common value; objects with a property
+  required by both with disjoint ``enum``/``const`` values, a discriminator such as "kind",
+  or required by one and forbidden by the other); otherwise ``oneOf`` is refused by name
+  (exactly-one would need a complement).
 """
 
 from __future__ import annotations
@@ -29,10 +34,17 @@ def kinds(s: dict[str, Any]) -> set[str]:
         return {kind_of(v) for v in s["enum"]}
     if "type" in s:
         return {"number" if t == "integer" else t for t in s["type"]}
-    if "anyOf" in s or "oneOf" in s:
-        return set(ALL_KINDS)
-    found = {k for k, kws in KIND_KEYWORDS.items() if any(kw in s for kw in kws)}
-    return found or set(ALL_KINDS)
+    return set(ALL_KINDS)
+
+
+def accepts_whole(s: dict[str, Any], kind: str) -> bool:
+    """True when the expanded schema ``s`` accepts every value of JSON type ``kind`` (False
+    means "not proven")."""
+    if "enum" in s or "anyOf" in s or "oneOf" in s:
+        return False
+    if "type" in s and kind not in s["type"]:
+        return False  # ("integer" alone is not every number)
+    return not any(kw in s for kw in KIND_KEYWORDS.get(kind, ()))
 
 
 def _values(s: Any) -> list | None:
@@ -82,13 +94,30 @@ def disjoint(a: dict[str, Any], b: dict[str, Any], translator: Translator, path:
     return False
 
 
-def check_one_of(branches: list[dict[str, Any]], path: str, translator: Translator) -> None:
-    """Raise UnsupportedKeyword("oneOf") unless the expanded ``branches`` are provably
-    pairwise disjoint; ``translator`` expands the property schemas the proofs compare."""
-    for i, a in enumerate(branches):
-        for j in range(i + 1, len(branches)):
-            if not disjoint(a, branches[j], translator, path):
-                raise UnsupportedKeyword(
-                    "oneOf", path, f"with branches {i} and {j} that may both match is not "
-                    "supported (oneOf is compiled as anyOf only when its branches are "
-                    "provably disjoint)")
+def one_of_kinds(branches: list[dict[str, Any]], path: str,
+                 translator: Translator) -> list[list[str] | None]:
+    """For each expanded branch of a ``oneOf``, the JSON types it keeps (see the module
+    docstring), or None when it keeps all of its own; ``translator`` expands the restricted
+    schemas the proofs compare. Raises UnsupportedKeyword("oneOf") naming two branches that
+    may both match on a type, when that cannot be settled."""
+    own = [kinds(b) for b in branches]
+    dropped: set[str] = set()
+    for kind in sorted(ALL_KINDS):
+        present = [i for i, k in enumerate(own) if kind in k]
+        if len(present) < 2:
+            continue
+        whole = [i for i in present if accepts_whole(branches[i], kind)]
+        if len(whole) >= 2:
+            dropped.add(kind)
+            continue
+        only = [translator.expand({"allOf": [branches[i], {"type": [kind]}]}, path)
+                for i in present]
+        for x in range(len(present)):
+            for y in range(x + 1, len(present)):
+                if not disjoint(only[x], only[y], translator, path):
+                    i, j = present[x], present[y]
+                    raise UnsupportedKeyword(
+                        "oneOf", path, f"with branches {i} and {j} that may both match a "
+                        f"{'number' if kind == 'number' else kind} is not supported (oneOf is "
+                        "compiled as a union only where its branches are provably disjoint)")
+    return [None if not (k & dropped) else sorted(k - dropped) for k in own]

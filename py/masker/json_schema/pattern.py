@@ -125,7 +125,9 @@ def check_pattern(pattern: str, pointer: str, keyword: str = "pattern"):
     the schema text that holds it (the ``pattern`` keyword, or a ``patternProperties`` key),
     ``keyword``: the keyword the message names.
 
-    Raises InvalidSchema (at ``pointer``) when ``pattern`` is not a string or not a valid regex;
+    Raises UnsupportedKeyword(``keyword``) for a Unicode property escape (``\\p{Letter}``, valid
+    ECMA-262 that ``re`` lacks), InvalidSchema (at ``pointer``) when ``pattern`` is not a string
+    or not a valid regex;
     for an invalid regex it is raised from the ``re.error`` (its ``__cause__``), whose ``pos`` is
     the 0-based offending character of the pattern (or from the OverflowError of a repeat count
     too large for ``re``, without a position).
@@ -135,6 +137,10 @@ def check_pattern(pattern: str, pointer: str, keyword: str = "pattern"):
     try:
         return sre_parse.parse(pattern)
     except (re.error, OverflowError) as exc:  # OverflowError: a repeat count above re's limit
+        if isinstance(exc, re.error) and re.search(r"\\[pP]\{", pattern):
+            # valid ECMA-262 (Unicode mode), which JSON Schema patterns are written in
+            raise UnsupportedKeyword(keyword, pointer, "with a Unicode property escape "
+                                     "(\\p{...}) is not supported") from exc
         raise InvalidSchema(f"{keyword} {pattern!r:.60} is not a valid regex ({exc})", pointer) from exc
 
 

@@ -22,7 +22,7 @@ from .errors import InvalidSchema, UnsupportedKeyword
 from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat
 from .keywords import (ANNOTATIONS, IMPLEMENTED, KIND_KEYWORDS, KINDS, Schema, check_keywords,
                        merge, normalise)
-from .oneof import check_one_of
+from .oneof import one_of_kinds
 from .type_builders import TypeBuilder
 from .values import const_ir, value_allowed
 
@@ -245,8 +245,9 @@ class Translator(TypeBuilder):
                 raise UnsupportedKeyword("not", path, "of type integer is not supported")
             return {"type": [t for t in KINDS if t not in types and not (
                 t == "integer" and "number" in types)]}
-        if keys == {"required"} and schema["required"]:
-            return {"anyOf": [{"properties": {n: False}} for n in schema["required"]]}
+        if keys == {"required"} and schema["required"]:  # every non-object has them all
+            return {"type": ["object"],
+                    "anyOf": [{"properties": {n: False}} for n in schema["required"]]}
         if keys == {"anyOf"} and depth < 8:
             return {"allOf": [self.negate(x, path, depth + 1) for x in schema["anyOf"]]}
         if keys == {"allOf"} and depth < 8:
@@ -261,8 +262,9 @@ class Translator(TypeBuilder):
         of its target merged with the other keywords (``ref_rule``); otherwise the schema is
         expanded, then: ``anyOf``/``oneOf`` -> ``branches``; ``enum`` (validation 6.1.2, with
         ``const`` folded in by ``normalise``) -> the values that the sibling keywords allow;
-        else the union of its types (validation 6.1.1; without ``type``, the types its keywords
-        imply, or any JSON value when none), each built by ``typed``. Returns NOTHING when no
+        else the union of its types (validation 6.1.1; without ``type``, every type, since a
+        keyword constrains only the instances of its own type: ``{"maxLength": 2}`` accepts
+        any number, and strings of at most 2 code points), each built by ``typed``. Returns NOTHING when no
         value is valid. Raises UnsupportedKeyword or InvalidSchema (see the class).
         """
         hoisted = self.split_ref(schema)
@@ -279,10 +281,10 @@ class Translator(TypeBuilder):
             return alt(*[const_ir(v, self.ws) for v in values])
         if "type" in s:
             types = s["type"]
-        else:
-            types = [k for k, kws in KIND_KEYWORDS.items() if any(kw in s for kw in kws)]
-            if not types:
-                return self.any_value()
+        elif not any(kw in s for kws in KIND_KEYWORDS.values() for kw in kws):
+            return self.any_value()
+        else:  # each keyword constrains only its own type (core 7.6.1): every type is valid
+            types = [k for k in KINDS if k != "integer"]
         if "integer" in types and "number" in types:
             types = [t for t in types if t != "integer"]
         return alt(*[self.typed(t, s, path) for t in KINDS if t in types])
@@ -290,16 +292,20 @@ class Translator(TypeBuilder):
     def branches(self, s: dict[str, Any], key: str, path: str) -> Node:
         """``anyOf`` (core 10.2.1.2) or ``oneOf`` (core 10.2.1.3) of the expanded schema ``s``
         (``key`` is popped from it): the union of the branches, each merged with the sibling
-        keywords. Raises InvalidSchema when the value is not a non-empty list, and
-        UnsupportedKeyword("oneOf") unless the ``oneOf`` branches are provably disjoint.
+        keywords; a ``oneOf`` branch keeps only the types on which it can be the one branch
+        that matches (``one_of_kinds``). Raises InvalidSchema when the value is not a non-empty
+        list, and UnsupportedKeyword("oneOf") when exactly-one cannot be written as a union.
         """
         options = s.pop(key)
         if not isinstance(options, list) or not options:
             raise InvalidSchema(f"{key} must be a non-empty list", path)
         merged = [{"allOf": [s, option]} for option in options]
         if key == "oneOf":
-            check_one_of([self.expand(m, path) for m in merged], path, self)
-        return alt(*[self.value(m, f"{path}/{key}/{i}") for i, m in enumerate(merged)])
+            kept = one_of_kinds([self.expand(m, path) for m in merged], path, self)
+            merged = [m if k is None else {"allOf": [m, {"type": k}]} if k else False
+                      for m, k in zip(merged, kept)]
+        return alt(*[self.value(m, f"{path}/{key}/{i}") for i, m in enumerate(merged)
+                     if m is not False])
 
     def typed(self, t: str, s: dict[str, Any], path: str) -> Node:
         """The grammar of the values of JSON type ``t`` valid under the expanded schema ``s``:
