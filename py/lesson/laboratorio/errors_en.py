@@ -179,9 +179,9 @@ CATALOG: dict[str, tuple[str, str]] = {
                               "make the properties you count required, in “required”"),
     "schema.max_properties": ("“maxProperties” below the number of allowed properties is not supported",
                               "remove optional properties, or set \"additionalProperties\": false"),
-    "schema.one_of_overlap": ("alternatives {0} and {1} of “oneOf” (counting from 1) can both hold at once, "
-                              "which is not supported: oneOf is only compiled when its alternatives do not "
-                              "overlap",
+    "schema.one_of_overlap": ("alternatives {0} and {1} of “oneOf” (counting from 1) can both hold at once "
+                              "for the same value of type “{2}”, which is not supported: oneOf is only "
+                              "compiled when its alternatives do not overlap",
                               "use “anyOf”, or make the alternatives exclusive (for example, a different "
                               "\"const\" in each)"),
     "schema.ref_external": ("“$ref” to {0} is not supported: only pointers inside the same schema, such as "
@@ -202,6 +202,8 @@ CATALOG: dict[str, tuple[str, str]] = {
                         "$ref to one of them",
                         "rewrite the condition without “not”, for example with enum or anyOf"),
     # --- JSON Schema: a malformed or impossible schema
+    "schema.pattern_property_escape": ("“{0}” with a Unicode property escape (\\p{{...}}) is not supported",
+                                       "write the character class by hand, for example [A-Za-z]"),
     "schema.bad_pattern": ("{0} is not a valid regular expression: {1}",
                            "correct the regular expression inside the string"),
     "schema.bad_value": ("“{0}” must be {1}{2}",
@@ -213,6 +215,10 @@ CATALOG: dict[str, tuple[str, str]] = {
                          "case (each alternative asks for itself again, and no finite value ends it)",
                          "give it a way out: an alternative without $ref, or make the recursive property "
                          "optional"),
+    "schema.ref_false": ("no JSON value satisfies this schema: the “$ref” to “{0}” leads to a schema that no "
+                         "value satisfies",
+                         "change the schema it points to (“false” admits no value) or make the property "
+                         "that uses it optional"),
     "schema.unsatisfiable": ("no JSON value satisfies this schema",
                              "correct the conditions that contradict each other"),
     "schema.ref_unresolved": ("the “$ref” {0} leads nowhere in this schema",
@@ -292,6 +298,7 @@ HEADINGS = {"gbnf.never_finishes": "impossible grammar", "syntax.matches_nothing
             "gbnf.undefined_rule": "error in the grammar", "gbnf.defined_twice": "error in the grammar",
             "gbnf.no_root": "error in the grammar", "gbnf.recursive_no_dfa": "not supported",
             "schema.unsatisfiable": "impossible schema", "schema.ref_cycle": "impossible schema",
+            "schema.ref_false": "impossible schema",
             "choice.empty": "error"}
 KIND_WORDS = {"syntax error": "syntax error", "unsupported feature": "error", "invalid schema": "invalid schema",
               "limit": "too large"}

@@ -279,11 +279,11 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                               "«maxProperties» por debajo del número de propiedades permitidas no está "
                               "soportado",
                               "quita propiedades opcionales, o pon \"additionalProperties\": false"),
-    "schema.one_of_overlap": (_KW + r"'oneOf' with branches (\d+) and (\d+) that may both match is not "
-                              r"supported \(.*\)",
+    "schema.one_of_overlap": (_KW + r"'oneOf' with branches (\d+) and (\d+) that may both match the same "
+                              r"(\w+) is not supported \(.*\)",
                               "las alternativas {0} y {1} de «oneOf» (contando desde 1) pueden cumplirse a la "
-                              "vez, y eso no está soportado: oneOf solo se compila cuando sus alternativas "
-                              "no se solapan",
+                              "vez con un mismo valor de tipo «{2}», y eso no está soportado: oneOf solo se "
+                              "compila cuando sus alternativas no se solapan",
                               "usa «anyOf», o haz las alternativas excluyentes (por ejemplo, un \"const\" "
                               "distinto en cada una)"),
     "schema.ref_external": (_KW + r"'\$ref' to ('.*'|\".*\") is not supported \(only local JSON pointers such "
@@ -314,6 +314,12 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                         "o un $ref a uno de ellos",
                         "reescribe la condición sin «not», por ejemplo con enum o anyOf"),
     # --- JSON Schema: InvalidSchema (a malformed or impossible schema)
+    "schema.pattern_property_escape": (_KW + r"'(pattern|patternProperties)' with a Unicode property escape "
+                                       r"\(\\p\{\.\.\.\}\) is not supported",
+                                       "«{0}» con un escape de propiedad Unicode (\\p{{...}}) no está "
+                                       "soportado",
+                                       "escribe la clase de caracteres a mano, por ejemplo "
+                                       "[A-Za-zÁÉÍÓÚÜÑáéíóúüñ]"),
     "schema.bad_pattern": (r"(pattern|patternProperties) " + _REPR + r" is not a valid regex \((.*)\)",
                            "{0} no es una expresión regular válida: {1}",
                            "corrige la expresión regular dentro de la cadena"),
@@ -329,6 +335,12 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                          "ningún valor JSON cumple este esquema: el «$ref» a «{0}» es un ciclo sin caso base "
                          "(cada alternativa vuelve a pedirse a sí misma, y ningún valor finito lo termina)",
                          "dale una salida: una alternativa sin $ref, o haz opcional la propiedad recursiva"),
+    "schema.ref_false": (r"no JSON value satisfies this schema: \$ref (\S+) points to a schema that no value "
+                         r"satisfies",
+                         "ningún valor JSON cumple este esquema: el «$ref» a «{0}» lleva a un esquema que "
+                         "ningún valor cumple",
+                         "cambia el esquema al que apunta («false» no admite ningún valor) o haz opcional "
+                         "la propiedad que lo usa"),
     "schema.unsatisfiable": (r"no JSON value satisfies this schema",
                              "ningún valor JSON cumple este esquema",
                              "corrige las condiciones que se contradicen"),
@@ -420,6 +432,7 @@ HEADINGS = {"gbnf.never_finishes": "gramática imposible", "syntax.matches_nothi
             "gbnf.undefined_rule": "error en la gramática", "gbnf.defined_twice": "error en la gramática",
             "gbnf.no_root": "error en la gramática", "gbnf.recursive_no_dfa": "no soportado",
             "schema.unsatisfiable": "esquema imposible", "schema.ref_cycle": "esquema imposible",
+            "schema.ref_false": "esquema imposible",
             "choice.empty": "error"}
 # an unsupported feature's message says «no está soportado» itself: its heading is neutral
 KIND_WORDS = {"syntax error": "error de sintaxis", "unsupported feature": "error",

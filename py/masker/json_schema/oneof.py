@@ -117,7 +117,7 @@ def one_of_kinds(branches: list[dict[str, Any]], path: str,
                 if not disjoint(only[x], only[y], translator, path):
                     i, j = present[x], present[y]
                     raise UnsupportedKeyword(
-                        "oneOf", path, f"with branches {i} and {j} that may both match a "
-                        f"{'number' if kind == 'number' else kind} is not supported (oneOf is "
-                        "compiled as a union only where its branches are provably disjoint)")
+                        "oneOf", path, f"with branches {i} and {j} that may both match the same "
+                        f"{kind} is not supported (oneOf is compiled as a union only where its "
+                        "branches are provably disjoint)")
     return [None if not (k & dropped) else sorted(k - dropped) for k in own]

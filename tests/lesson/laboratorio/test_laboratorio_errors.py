@@ -147,6 +147,9 @@ CASES: dict[str, object] = {
     "back to itself, so no finite value ends it)":
         ("json_schema", '{"$defs": {"n": {"type": "object", "properties": {"a": {"$ref": "#/$defs/n"}}, '
                         '"required": ["a"]}}, "$ref": "#/$defs/n"}'),
+    "compiler: no JSON value satisfies this schema: $ref {} points to a schema that no value satisfies":
+        ("json_schema", '{"$defs": {"nada": false}, "type": "object", "properties": {"a": {"$ref": '
+                        '"#/$defs/nada"}}, "required": ["a"]}'),
     "compiler: the schema nests too deeply for the translator": _deep_schema,
     "compiler: not valid JSON: {}": lambda: compile_json_schema("{"),
     "emit: the regex for this schema grows too long":
@@ -165,9 +168,11 @@ CASES: dict[str, object] = {
         ("json_schema", json.dumps({"allOf": [_any_of(9), _any_of(9)]})),
     "keywords: JSON Schema keyword {} with two different values in an allOf is not supported":
         ("json_schema", '{"allOf": [{"pattern": "a"}, {"pattern": "b"}]}'),
-    "oneof: JSON Schema keyword 'oneOf' with branches {} and {} that may both match is not supported (oneOf "
-    "is compiled as anyOf only when its branches are provably disjoint)":
+    "oneof: JSON Schema keyword 'oneOf' with branches {} and {} that may both match the same {} is not "
+    "supported (oneOf is compiled as a union only where its branches are provably disjoint)":
         ("json_schema", '{"oneOf": [{"type": "integer"}, {"type": "number"}]}'),
+    "pattern: JSON Schema keyword {} with a Unicode property escape (\\p{...}) is not supported":
+        ("json_schema", '{"type": "string", "pattern": "^\\\\p{Letter}+$"}'),
     "pattern: JSON Schema keyword 'pattern' with {} is not supported (pattern {})":
         ("json_schema", '{"type": "string", "pattern": "a(?=b)"}'),
     "pattern: category {}": lambda: _reader().category("CATEGORY_LINEBREAK", False),
