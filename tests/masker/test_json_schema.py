@@ -251,8 +251,8 @@ def test_formats(fmt, good, bad):
 
 
 @pytest.mark.parametrize("schema,keyword", [
-    ({"not": {"type": "string", "minLength": 2}}, "not"),
-    ({"if": {"type": "string"}, "then": {"minLength": 1}}, "if"),
+    ({"type": "object", "not": {"properties": {"a": {"const": 1}}}}, "not"),
+    ({"type": "array", "if": {"minItems": 1}, "then": {"maxItems": 2}}, "if"),
     ({"type": "object", "patternProperties": {"^a": {}, "^b": {}}}, "patternProperties"),
     ({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {}}},
      "patternProperties"),
@@ -260,13 +260,14 @@ def test_formats(fmt, good, bad):
     ({"type": "array", "contains": {"type": "integer"}}, "contains"),
     ({"type": "object", "minProperties": 2}, "minProperties"),
     ({"type": "string", "format": "uri-template"}, "format"),
-    ({"type": "string", "pattern": "^a+b$", "maxLength": 3}, "pattern"),
+    ({"type": "string", "pattern": "^a+b$", "maxLength": 5000}, "pattern"),
     ({"type": "string", "pattern": "(?i)abc"}, "pattern"),
     ({"type": "string", "pattern": "(a)\\1"}, "pattern"),
     ({"type": "string", "pattern": "a(?=b)"}, "pattern"),
     ({"type": "integer", "multipleOf": 3}, "multipleOf"),
     ({"$ref": "other.json#/x"}, "$ref"),
-    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, "oneOf"),
+    ({"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]},
+     "oneOf"),
     ({"type": "object", "propertyNames": {"maxLength": 3}}, "propertyNames"),
     ({"type": "array", "unevaluatedItems": False}, "unevaluatedItems"),
 ])

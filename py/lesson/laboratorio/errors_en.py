@@ -179,11 +179,20 @@ CATALOG: dict[str, tuple[str, str]] = {
                               "make the properties you count required, in “required”"),
     "schema.max_properties": ("“maxProperties” below the number of allowed properties is not supported",
                               "remove optional properties, or set \"additionalProperties\": false"),
-    "schema.one_of_overlap": ("alternatives {0} and {1} of “oneOf” (counting from 1) can both hold at once "
-                              "for the same value of type “{2}”, which is not supported: oneOf is only "
-                              "compiled when its alternatives do not overlap",
-                              "use “anyOf”, or make the alternatives exclusive (for example, a different "
-                              "\"const\" in each)"),
+    "schema.bool_container": ("“{0}” is not supported where it must leave some {1} out: the same value can be "
+                              "written in several ways (key order, escapes, number forms), and no grammar "
+                              "leaves out exactly its texts",
+                              "write the condition without excluding {1}: for example, with “required” and "
+                              "“properties”, or a different “const” in each alternative"),
+    "schema.bool_recursive": ("“{0}” through a recursive “$ref” is not supported: only regular "
+                              "(non-recursive) parts are combined by automata",
+                              "remove the recursion from the part that “{0}” combines"),
+    "schema.bool_states": ("“{0}” needs an automaton of more than {1} states (it reached {2}), which is not "
+                           "supported",
+                           "simplify the condition: shorter patterns or fewer repetitions"),
+    "schema.intersection_states": ("“{0}” together with “{1}” needs an automaton of more than {2} states (it "
+                                   "reached {3}), which is not supported",
+                                   "lower “maxLength” or simplify the pattern"),
     "schema.ref_external": ("“$ref” to {0} is not supported: only pointers inside the same schema, such as "
                             "“#/$defs/name”, are",
                             "copy the definition into “$defs” and point to it"),
@@ -195,13 +204,6 @@ CATALOG: dict[str, tuple[str, str]] = {
     "schema.dependent_many": ("“dependentRequired” with more than 4 properties that require others is not "
                               "supported",
                               "keep 4 dependencies at most"),
-    "schema.not_integer": ("“not” with \"type\": \"integer\" is not supported (numbers that are not integers "
-                           "have no grammar here)",
-                           "express it another way, for example with \"type\": \"number\" and bounds"),
-    "schema.not_form": ("“not” is only supported for {{}}, “type”, “required”, anyOf or allOf of those, or a "
-                        "$ref to one of them",
-                        "rewrite the condition without “not”, for example with enum or anyOf"),
-    # --- JSON Schema: a malformed or impossible schema
     "schema.pattern_property_escape": ("“{0}” with a Unicode property escape (\\p{{...}}) is not supported",
                                        "write the character class by hand, for example [A-Za-z]"),
     "schema.bad_pattern": ("{0} is not a valid regular expression: {1}",
@@ -278,7 +280,9 @@ GROUPS = {
     "schema.bad_value": {1: lambda p: _VALUE_PHRASES.get(p, p),
                          2: lambda found: f", and it is {_as_json(found[len(', found '):])}" if found else ""},
     "schema.fractional_bounds": {0: _en_shown, 1: _en_shown},
-    "schema.one_of_overlap": {0: lambda i: str(int(i) + 1), 1: lambda i: str(int(i) + 1)},
+    "schema.bool_states": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
+    "schema.intersection_states": {1: lambda k: k.replace(", ", "”, “"), 2: lambda n: en_int(int(n)),
+                                   3: lambda n: en_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: en_int(int(n))},
     "limit.choice_states": {0: lambda n: en_int(int(n))},
     "limit.earley_items": {0: lambda n: en_int(int(n))},

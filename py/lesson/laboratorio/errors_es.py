@@ -279,13 +279,27 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                               "«maxProperties» por debajo del número de propiedades permitidas no está "
                               "soportado",
                               "quita propiedades opcionales, o pon \"additionalProperties\": false"),
-    "schema.one_of_overlap": (_KW + r"'oneOf' with branches (\d+) and (\d+) that may both match the same "
-                              r"(\w+) is not supported \(.*\)",
-                              "las alternativas {0} y {1} de «oneOf» (contando desde 1) pueden cumplirse a la "
-                              "vez con un mismo valor de tipo «{2}», y eso no está soportado: oneOf solo se "
-                              "compila cuando sus alternativas no se solapan",
-                              "usa «anyOf», o haz las alternativas excluyentes (por ejemplo, un \"const\" "
-                              "distinto en cada una)"),
+    "schema.bool_container": (_KW + r"'(\w+)' over (objects|arrays) is not supported where it must leave some "
+                              r"\w+ out: .*",
+                              "«{0}» no está soportado cuando ha de dejar fuera algunos {1}: un mismo valor se "
+                              "escribe de varias formas (orden de las claves, escapes, formas de un número), y "
+                              "ninguna gramática deja fuera exactamente sus textos",
+                              "expresa la condición sin excluir {1}: por ejemplo, con «required» y "
+                              "«properties», o con un «const» distinto en cada alternativa"),
+    "schema.bool_recursive": (_KW + r"'(\w+)' over \w+s through a recursive \$ref is not supported: .*",
+                              "«{0}» a través de un «$ref» recursivo no está soportado: solo se combinan con "
+                              "autómatas partes regulares (sin recursión)",
+                              "quita la recursión de la parte que combina «{0}»"),
+    "schema.bool_states": (_KW + r"'(\w+)' over \w+s needs an automaton of more than (\d+) states \(it reached "
+                           r"(\d+)\); this is not supported",
+                           "«{0}» necesita un autómata de más de {1} estados (llegó a {2}), y eso no está "
+                           "soportado",
+                           "simplifica la condición: patrones más cortos o menos repeticiones"),
+    "schema.intersection_states": (_KW + r"'(\w+)' together with (\w+(?:, \w+)*) needs an automaton of more "
+                                   r"than (\d+) states \(it reached (\d+)\); this is not supported",
+                                   "«{0}» junto con «{1}» necesita un autómata de más de {2} estados (llegó a "
+                                   "{3}), y eso no está soportado",
+                                   "reduce «maxLength» o simplifica el patrón"),
     "schema.ref_external": (_KW + r"'\$ref' to ('.*'|\".*\") is not supported \(only local JSON pointers such "
                             r"as '#/\$defs/name'\)",
                             "«$ref» a {0} no está soportado: solo se admiten punteros dentro del mismo "
@@ -304,16 +318,6 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "schema.dependent_many": (_KW + r"'dependentRequired' with more than 4 trigger properties is not supported",
                               "«dependentRequired» con más de 4 propiedades que piden otras no está soportado",
                               "deja 4 dependencias como mucho"),
-    "schema.not_integer": (_KW + r"'not' of type integer is not supported",
-                           "«not» con \"type\": \"integer\" no está soportado (los números no enteros no "
-                           "tienen gramática aquí)",
-                           "exprésalo de otro modo, por ejemplo con \"type\": \"number\" y límites"),
-    "schema.not_form": (_KW + r"'not' is supported only for \{\}, type, required, anyOf/allOf of those, or a "
-                        r"\$ref to one of them",
-                        "«not» solo está soportado para {{}}, «type», «required», anyOf o allOf de ellos, "
-                        "o un $ref a uno de ellos",
-                        "reescribe la condición sin «not», por ejemplo con enum o anyOf"),
-    # --- JSON Schema: InvalidSchema (a malformed or impossible schema)
     "schema.pattern_property_escape": (_KW + r"'(pattern|patternProperties)' with a Unicode property escape "
                                        r"\(\\p\{\.\.\.\}\) is not supported",
                                        "«{0}» con un escape de propiedad Unicode (\\p{{...}}) no está "
@@ -409,7 +413,10 @@ GROUPS = {
     "schema.bad_value": {1: lambda p: _VALUE_PHRASES.get(p, f"«{p}»"),
                          2: lambda found: f", y vale {_as_json(found[len(', found '):])}" if found else ""},
     "schema.fractional_bounds": {0: lambda v: _es_shown(v), 1: lambda v: _es_shown(v)},
-    "schema.one_of_overlap": {0: lambda i: str(int(i) + 1), 1: lambda i: str(int(i) + 1)},
+    "schema.bool_container": {1: lambda k: {"objects": "objetos", "arrays": "arrays"}[k]},
+    "schema.bool_states": {1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
+    "schema.intersection_states": {1: lambda k: k.replace(", ", "», «"), 2: lambda n: es_int(int(n)),
+                                   3: lambda n: es_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: es_int(int(n))},
     "limit.choice_states": {0: lambda n: es_int(int(n))},
     "limit.earley_items": {0: lambda n: es_int(int(n))},

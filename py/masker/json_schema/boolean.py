@@ -20,6 +20,14 @@ The alphabet is the code point, not the byte: the same languages as the byte DFA
 compiles later (UTF-8 is a bijection), but the result can be written back as text over
 characters, which is what a grammar's ``source`` shows.
 
+A difference is exact only over texts that spell each value once: ``1`` and ``1.0`` are one
+number, ``"a"`` and ``"\\u0061"`` one string, and a text the excluded grammar does not spell
+would slip through. So before a difference the values of the first operand are narrowed to the
+canonical spellings below (never wider than the spec), which every builder of the excluded
+side also writes (``enum``/``const`` numbers include their canonical spelling, ``values.py``),
+and arrays and objects, whose members could be spelled in several ways too, are never
+subtracted (``translate.py`` refuses that by name).
+
 Errors: ``NotRegular`` when an operand reaches a rule that refers to itself, or one still being
 translated (the caller refuses the keyword by name); ``TooLarge`` (with the number of states
 reached) past ``max_states``. Both are internal: ``translate.py`` turns them into
@@ -35,6 +43,24 @@ from .ir import Alt as AltNode
 
 MAX_STATES = 4000  # NFA and DFA states, per operand and per product
 MAX_SIZE = 20_000  # nodes of the expression written back before falling back to rules
+MAX_ELIMINATED = 400  # states above which the DFA is written as rules directly
+
+
+# The canonical spellings a difference works on (see the module docstring).
+# Strings: what json.dumps(ensure_ascii=False) writes, without the control characters that have
+# no short escape (a pattern or a format never writes those): raw characters, \" \\ and the
+# short escapes of backspace, form feed, newline, carriage return and tab.
+CANONICAL_STRING = seq(Lit('"'), repeat(alt(
+    chars([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)]),
+    *(Lit(e) for e in ('\\"', "\\\\", "\\b", "\\f", "\\n", "\\r", "\\t"))), 0, None),
+    Lit('"'))
+_DIGITS = repeat(chars([(48, 57)]), 0, None)
+_NATURAL = seq(chars([(49, 57)]), _DIGITS)
+# Numbers: integers without a sign on 0; other numbers with a fraction that ends in a non-zero
+# digit; never an exponent.
+CANONICAL_NUMBER = alt(
+    Lit("0"), seq(alt(Lit("-"), EMPTY), _NATURAL),
+    seq(alt(Lit("-"), EMPTY), alt(Lit("0"), _NATURAL), Lit("."), _DIGITS, chars([(49, 57)])))
 
 
 class NotRegular(Exception):
@@ -93,9 +119,23 @@ class _Nfa:
         return len(self.moves) - 1
 
 
+def _splice(nfa: _Nfa, dfa: CharDfa, s: int) -> int:
+    """Add a copy of ``dfa`` entered at ``s``; return its exit state."""
+    states = [s] + [nfa.add() for _ in range(dfa.n_states - 1)]
+    end = nfa.add()
+    for q, row in enumerate(dfa.moves):
+        nfa.moves[states[q]].extend((lo, hi, states[t]) for lo, hi, t in row)
+        if dfa.accepting[q]:
+            nfa.eps[states[q]].append(end)
+    return end
+
+
 def _build(nfa: _Nfa, node: Node, s: int, rules: Rules, open_rules: set[str],
-           unfinished: frozenset[str]) -> int:
-    """Add ``node`` entered at ``s``; return its exit state."""
+           unfinished: frozenset[str], known: dict[str, CharDfa] | None = None) -> int:
+    """Add ``node`` entered at ``s``; return its exit state. A reference to a rule of
+    ``known`` (the right-linear rules of an earlier automaton) is that automaton."""
+    if isinstance(node, Ref) and known and node.name in known:
+        return _splice(nfa, known[node.name], s)
     if isinstance(node, Lit):
         for ch in node.text:
             t = nfa.add()
@@ -108,25 +148,25 @@ def _build(nfa: _Nfa, node: Node, s: int, rules: Rules, open_rules: set[str],
         return t
     if isinstance(node, Seq):
         for item in node.items:
-            s = _build(nfa, item, s, rules, open_rules, unfinished)
+            s = _build(nfa, item, s, rules, open_rules, unfinished, known)
         return s
     if isinstance(node, AltNode):
         end = nfa.add()
         for item in node.items:
-            nfa.eps[_build(nfa, item, s, rules, open_rules, unfinished)].append(end)
+            nfa.eps[_build(nfa, item, s, rules, open_rules, unfinished, known)].append(end)
         return end
     if isinstance(node, Repeat):
         for _ in range(node.lo):
-            s = _build(nfa, node.item, s, rules, open_rules, unfinished)
+            s = _build(nfa, node.item, s, rules, open_rules, unfinished, known)
         if node.hi is None:
             loop = nfa.add()
             nfa.eps[s].append(loop)
-            nfa.eps[_build(nfa, node.item, loop, rules, open_rules, unfinished)].append(loop)
+            nfa.eps[_build(nfa, node.item, loop, rules, open_rules, unfinished, known)].append(loop)
             return loop
         end = nfa.add()
         for _ in range(node.hi - node.lo):
             nfa.eps[s].append(end)
-            s = _build(nfa, node.item, s, rules, open_rules, unfinished)
+            s = _build(nfa, node.item, s, rules, open_rules, unfinished, known)
         nfa.eps[s].append(end)
         return end
     if isinstance(node, Ref):
@@ -134,7 +174,7 @@ def _build(nfa: _Nfa, node: Node, s: int, rules: Rules, open_rules: set[str],
             raise NotRegular(node.name)
         open_rules.add(node.name)
         try:
-            return _build(nfa, rules[node.name], s, rules, open_rules, unfinished)
+            return _build(nfa, rules[node.name], s, rules, open_rules, unfinished, known)
         finally:
             open_rules.discard(node.name)
     raise TypeError(f"unknown node {node!r}")
@@ -167,13 +207,13 @@ def _split(moves: list[tuple[int, int, object]]) -> list[tuple[int, int, frozens
 
 
 def to_dfa(node: Node, rules: Rules, unfinished: frozenset[str] = frozenset(),
-           max_states: int = MAX_STATES) -> CharDfa:
-    """The minimal trimmed DFA of ``node`` (``rules`` resolve its references). Raises NotRegular
-    for a reference to a rule that refers to itself or is in ``unfinished``, TooLarge past
-    ``max_states`` NFA or DFA states."""
+           max_states: int = MAX_STATES, known: dict[str, CharDfa] | None = None) -> CharDfa:
+    """The minimal trimmed DFA of ``node`` (``rules`` resolve its references; a reference to a
+    rule of ``known`` is that DFA). Raises NotRegular for a reference to a rule that refers to
+    itself or is in ``unfinished``, TooLarge past ``max_states`` NFA or DFA states."""
     nfa = _Nfa(max_states)
     start = nfa.add()
-    accept = _build(nfa, node, start, rules, set(), unfinished)
+    accept = _build(nfa, node, start, rules, set(), unfinished, known)
     first = _closure(nfa, [start])
     index, order = {first: 0}, [first]
     moves: list[list[tuple[int, int, int]]] = []
@@ -306,38 +346,50 @@ def _size(node: Node) -> int:
     return 1
 
 
-def to_expression(dfa: CharDfa, max_size: int = MAX_SIZE) -> Node | None:
-    """The DFA's language as one expression (state elimination), or None when an
+def to_expression(dfa: CharDfa, max_size: int = MAX_SIZE,
+                  max_states: int = MAX_ELIMINATED) -> Node | None:
+    """The DFA's language as one expression (state elimination, the state with the fewest
+    in-by-out edges first), or None when the DFA has more than ``max_states`` states or an
     intermediate expression passes ``max_size`` nodes."""
     if not any(dfa.accepting):
         return NOTHING
     n = dfa.n_states
+    if n > max_states:
+        return None
     start, final = n, n + 1
     edges: dict[tuple[int, int], Node] = {(start, 0): EMPTY}
     sizes: dict[tuple[int, int], int] = {(start, 0): 1}
+    succ: dict[int, set[int]] = {q: set() for q in range(n + 2)}
+    pred: dict[int, set[int]] = {q: set() for q in range(n + 2)}
+
+    def put(p: int, r: int, node: Node, size: int) -> None:
+        edges[(p, r)], sizes[(p, r)] = node, size
+        succ[p].add(r)
+        pred[r].add(p)
+
+    put(start, 0, EMPTY, 1)
     for q, row in enumerate(dfa.moves):
         by_target: dict[int, list[tuple[int, int]]] = {}
         for lo, hi, t in row:
             by_target.setdefault(t, []).append((lo, hi))
         for t, ranges in by_target.items():
-            edges[(q, t)] = chars(ranges)
-            sizes[(q, t)] = 1
+            put(q, t, chars(ranges), 1)
         if dfa.accepting[q]:
-            edges[(q, final)] = EMPTY
-            sizes[(q, final)] = 1
+            put(q, final, EMPTY, 1)
     remaining = set(range(n))
     while remaining:
-        def cost(k: int) -> int:
-            ins = sum(1 for (p, x) in edges if x == k and p != k)
-            outs = sum(1 for (x, r) in edges if x == k and r != k)
-            return ins * outs
-        k = min(remaining, key=lambda s: (cost(s), s))
+        k = min(remaining, key=lambda s: (len(pred[s] - {s}) * len(succ[s] - {s}), s))
         remaining.discard(k)
         loop = edges.pop((k, k), None)
         loop_size = sizes.pop((k, k), 0)
         star = repeat(loop, 0, None) if loop is not None else EMPTY
-        ins = [(p, edges.pop((p, x)), sizes.pop((p, x))) for (p, x) in list(edges) if x == k]
-        outs = [(r, edges.pop((x, r)), sizes.pop((x, r))) for (x, r) in list(edges) if x == k]
+        ins = [(p, edges.pop((p, k)), sizes.pop((p, k))) for p in pred[k] if p != k]
+        outs = [(r, edges.pop((k, r)), sizes.pop((k, r))) for r in succ[k] if r != k]
+        for p, _, _ in ins:
+            succ[p].discard(k)
+        for r, _, _ in outs:
+            pred[r].discard(k)
+        succ[k], pred[k] = set(), set()
         for p, e_in, s_in in ins:
             for r, e_out, s_out in outs:
                 size = s_in + loop_size + s_out + 2
@@ -347,8 +399,7 @@ def to_expression(dfa: CharDfa, max_size: int = MAX_SIZE) -> Node | None:
                 if size > max_size:
                     return None
                 new = seq(e_in, star, e_out)
-                edges[(p, r)] = new if old is None else alt(old, new)
-                sizes[(p, r)] = size
+                put(p, r, new if old is None else alt(old, new), size)
     return edges.get((start, final), NOTHING)
 
 
@@ -366,7 +417,14 @@ def to_rules(dfa: CharDfa, prefix: str, rules: Rules) -> Node:
     return Ref(f"{prefix}-0")
 
 
-def to_ir(dfa: CharDfa, prefix: str, rules: Rules, max_size: int = MAX_SIZE) -> Node:
-    """The DFA as one expression when small enough, else as right-linear rules."""
+def to_ir(dfa: CharDfa, prefix: str, rules: Rules, max_size: int = MAX_SIZE,
+          known: dict[str, CharDfa] | None = None) -> Node:
+    """The DFA as one expression when small enough, else as right-linear rules (recorded in
+    ``known``, mutated, under the start rule's name, so a later automaton reuses the DFA)."""
     expression = to_expression(dfa, max_size)
-    return expression if expression is not None else to_rules(dfa, prefix, rules)
+    if expression is not None:
+        return expression
+    start = to_rules(dfa, prefix, rules)
+    if known is not None:
+        known[start.name] = dfa
+    return start

@@ -32,11 +32,18 @@ IMPLEMENTED = frozenset("""type enum const properties required
     minLength maxLength pattern format minimum maximum exclusiveMinimum
     exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
     minProperties maxProperties patternProperties not dependencies dependentRequired
-    dependentSchemas""".split())
-REFUSED = frozenset("""if then else contains minContains maxContains
+    dependentSchemas if then else""".split())
+REFUSED = frozenset("""contains minContains maxContains
     propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
     $recursiveRef extends disallow divisibleBy contentEncoding contentMediaType
     contentSchema""".split())
+# Internal keywords (never in a user's schema: their names start with a NUL), left by ``expand``
+# for ``value`` to build by automata (``boolean.py``): EXCLUDE holds the sub-schemas an instance
+# must not satisfy (a ``not`` with no positive form), INTERSECT those it must also satisfy (a
+# second ``pattern`` or ``format``), each as ``[schema, pointer]``.
+EXCLUDE = "\x00not"
+INTERSECT = "\x00and"
+INTERNAL = frozenset([EXCLUDE, INTERSECT])
 KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 KIND_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "minProperties",
@@ -88,6 +95,8 @@ def check_keywords(schema: dict[str, Any], path: str, ignored: list[str]) -> Non
     ``"maxLength": "x"``), naming the keyword's JSON pointer; append the JSON pointer of each
     keyword unknown to every draft to ``ignored`` (mutated)."""
     for key, value in schema.items():
+        if key in INTERNAL:
+            continue
         if key in REFUSED:
             raise UnsupportedKeyword(key, path)
         rule = VALUE_RULES.get(key)
@@ -206,10 +215,11 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     holding ``$ref`` or ``allOf`` at the top): ``allOf`` (2020-12 core, section 10.2.1.1) as
     one schema. Sub-schemas that must both hold are combined lazily as {"allOf": [x, y]}.
 
-    Raises UnsupportedKeyword when the two cannot be merged exactly: ``patternProperties``
-    next to other object keywords, ``anyOf``/``oneOf`` on both sides with more than 64
-    combined branches, or two different values of a keyword with no merge rule
-    (``pattern``, ``format``, ...).
+    Two different ``pattern``s (or ``format``s) keep the first; the second goes to
+    ``INTERSECT``, built by automata in ``Translator.combined``. Raises UnsupportedKeyword when
+    the two cannot be merged exactly: ``patternProperties`` next to other object keywords,
+    ``anyOf``/``oneOf`` on both sides with more than 64 combined branches, or two different
+    values of another keyword with no merge rule.
     """
     object_keys = ("properties", "additionalProperties", "patternProperties")
     if ("patternProperties" in a and any(k in b for k in object_keys)) or (
@@ -219,9 +229,13 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     a, b = _fold_items(a, b), _fold_items(b, a)
     out = {k: v for k, v in a.items() if k not in b}
     out.update({k: v for k, v in b.items() if k not in a})
+    extra = []  # a second pattern or format: intersected by automata (boolean.py)
     for key in a.keys() & b.keys():
         x, y = a[key], b[key]
-        if key in BOUND_MERGE:
+        if key in ("pattern", "format") and x != y:
+            out[key] = x
+            extra.append([{key: y}, path, key])
+        elif key in BOUND_MERGE:
             out[key] = BOUND_MERGE[key](x, y)
         elif key == "type":
             out[key] = _types_meet(x, y)
@@ -237,11 +251,18 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[key] = [{"allOf": [p, q]} for p in x for q in y]
         elif key == "uniqueItems":
             out[key] = x or y
+        elif key in INTERNAL:
+            out[key] = list(x) + [part for part in y if part not in x]
         elif key in ANNOTATIONS or key == "properties":
             pass
         elif x != y and key in IMPLEMENTED:
             raise UnsupportedKeyword(key, path, "with two different values in an allOf "
                                      "is not supported")
+        else:  # the same value on both sides (a pattern, a format, a multipleOf...): kept
+            out[key] = x
+    if extra:
+        out[INTERSECT] = list(out.get(INTERSECT, [])) + [e for e in extra
+                                                         if e not in out.get(INTERSECT, [])]
     if "properties" in a or "properties" in b:
         _merge_properties(a, b, out)
     return out

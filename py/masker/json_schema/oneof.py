@@ -9,8 +9,9 @@ type and, having no ``type``, accept every other (a keyword constrains only its 
 - a type that several branches accept in part: kept when the branches are provably pairwise
   disjoint on it (both ``enum``/``const`` lists with no common value; objects with a property
   required by both with disjoint ``enum``/``const`` values, a discriminator such as "kind",
-  or required by one and forbidden by the other); otherwise ``oneOf`` is refused by name
-  (exactly-one would need a complement).
+  or required by one and forbidden by the other); otherwise exactly-one needs a difference,
+  which ``Translator.combined`` builds by automata (each branch minus the others), where the
+  parts are regular.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .errors import UnsupportedKeyword
 from .keywords import KIND_KEYWORDS, same_value
 from .values import kind_of
 
@@ -37,10 +37,16 @@ def kinds(s: dict[str, Any]) -> set[str]:
     return set(ALL_KINDS)
 
 
-def accepts_whole(s: dict[str, Any], kind: str) -> bool:
+def accepts_whole(s: dict[str, Any], kind: str, translator: Translator | None = None,
+                  path: str = "#") -> bool:
     """True when the expanded schema ``s`` accepts every value of JSON type ``kind`` (False
-    means "not proven")."""
-    if "enum" in s or "anyOf" in s or "oneOf" in s:
+    means "not proven"). With a ``translator``, an ``anyOf`` does when one of its branches
+    (with the other keywords) does."""
+    if "anyOf" in s and translator is not None and isinstance(s["anyOf"], list):
+        rest = {k: v for k, v in s.items() if k != "anyOf"}
+        return any(accepts_whole(translator.expand({"allOf": [rest, b]}, path), kind)
+                   for b in s["anyOf"])
+    if "enum" in s or "anyOf" in s or "oneOf" in s or any(k.startswith("\x00") for k in s):
         return False
     if "type" in s and kind not in s["type"]:
         return False  # ("integer" alone is not every number)
@@ -95,11 +101,11 @@ def disjoint(a: dict[str, Any], b: dict[str, Any], translator: Translator, path:
 
 
 def one_of_kinds(branches: list[dict[str, Any]], path: str,
-                 translator: Translator) -> list[list[str] | None]:
+                 translator: Translator) -> list[list[str] | None] | None:
     """For each expanded branch of a ``oneOf``, the JSON types it keeps (see the module
     docstring), or None when it keeps all of its own; ``translator`` expands the restricted
-    schemas the proofs compare. Raises UnsupportedKeyword("oneOf") naming two branches that
-    may both match on a type, when that cannot be settled."""
+    schemas the proofs compare. None when two branches may both match a value of a type that
+    neither accepts whole: then the caller builds exactly-one by automata."""
     own = [kinds(b) for b in branches]
     dropped: set[str] = set()
     for kind in sorted(ALL_KINDS):
@@ -115,9 +121,5 @@ def one_of_kinds(branches: list[dict[str, Any]], path: str,
         for x in range(len(present)):
             for y in range(x + 1, len(present)):
                 if not disjoint(only[x], only[y], translator, path):
-                    i, j = present[x], present[y]
-                    raise UnsupportedKeyword(
-                        "oneOf", path, f"with branches {i} and {j} that may both match the same "
-                        f"{kind} is not supported (oneOf is compiled as a union only where its "
-                        "branches are provably disjoint)")
+                    return None
     return [None if not (k & dropped) else sorted(k - dropped) for k in own]

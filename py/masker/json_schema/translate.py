@@ -20,9 +20,11 @@ from urllib.parse import unquote
 
 from .errors import InvalidSchema, UnsupportedKeyword
 from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat
-from .keywords import (ANNOTATIONS, IMPLEMENTED, KIND_KEYWORDS, KINDS, Schema, check_keywords,
-                       merge, normalise)
-from .oneof import one_of_kinds
+from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, NotRegular, TooLarge, product, to_dfa,
+                      to_ir)
+from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS, Schema,
+                       check_keywords, merge, normalise)
+from .oneof import accepts_whole, kinds, one_of_kinds
 from .type_builders import TypeBuilder
 from .values import const_ir, value_allowed
 
@@ -59,6 +61,9 @@ class Translator(TypeBuilder):
         self.ref_stack: list[str] = []  # pointers whose rules are being translated
         self.ignored: list[str] = []
         self.expanding: list[str] = []
+        self.open_rules: set[str] = set()  # rules being translated (placeholders meanwhile)
+        self.automata = 0  # rules written for automata (boolean.py): "bool{K}-{state}"
+        self.known: dict = {}  # start rule of those rules -> its DFA (reused, not re-read)
 
     def translate(self) -> Rules:
         """The rules of the whole document (rule "root"). A sub-schema no value satisfies
@@ -124,11 +129,13 @@ class Translator(TypeBuilder):
             self.ref_names[key] = name
             self.rules[name] = NOTHING  # placeholder while translating (recursion)
             self.ref_stack.append(pointer)
+            self.open_rules.add(name)
             try:
                 self.rules[name] = (self.value(target, pointer) if plain
                                     else self.value(build(target), path))
             finally:
                 self.ref_stack.pop()
+                self.open_rules.discard(name)
         return Ref(self.ref_names[key])
 
     def split_ref(self, schema: Schema
@@ -156,12 +163,15 @@ class Translator(TypeBuilder):
 
     # ---- schema -> IR -----------------------------------------------------
     def expand(self, schema: Schema, path: str) -> dict[str, Any]:
-        """``schema`` as one normalised dict with no top-level ``$ref``, ``allOf`` or ``not``.
+        """``schema`` as one normalised dict with no top-level ``$ref``, ``allOf``, ``not`` or
+        ``if``.
 
         Boolean schemas (core 4.3.2) become ``{}`` and ``{"type": []}``; a ``$ref`` with
         siblings is merged with its target, ``allOf`` (core 10.2.1.1) part by part (``merge``),
-        ``not`` (core 10.2.1.4) through ``negate``, and the dependency keywords
-        (``dependency_variants``) as an ``anyOf``. Raises InvalidSchema when ``schema`` is not
+        ``if``/``then``/``else`` (core 10.2.2.1-3) as the ``anyOf`` of (if and then) and (else
+        and not if), ``not`` (core 10.2.1.4) through ``negate`` or, when it has no positive
+        form, as an ``EXCLUDE`` entry that ``value`` builds by automata (``combined``), and
+        the dependency keywords (``dependency_variants``) as an ``anyOf``. Raises InvalidSchema when ``schema`` is not
         a dict or a bool, UnsupportedKeyword for a refused keyword, for recursion through
         ``allOf`` or ``$ref`` siblings, and for what ``merge`` and ``negate`` refuse.
         """
@@ -183,8 +193,22 @@ class Translator(TypeBuilder):
             self.expanding.pop()
         for i, part in enumerate(s.pop("allOf", [])):
             s = merge(s, self.expand(part, f"{path}/allOf/{i}"), path)
+        if "if" in s:  # core 10.2.2.1-3: (if and then) or (not if and else)
+            cond, then, other = s.pop("if"), s.pop("then", True), s.pop("else", True)
+            negated = self.negate(cond, path + "/if")
+            unless = ({"allOf": [other], EXCLUDE: [[cond, path + "/if", "if"]]}
+                      if negated is None else {"allOf": [other, negated]})  # else and not if
+            s = merge(s, {"anyOf": [{"allOf": [cond, then]}, unless]}, path)
+        else:  # without "if", "then" and "else" do nothing
+            s.pop("then", None)
+            s.pop("else", None)
         if "not" in s:
-            s = merge(s, self.expand(self.negate(s.pop("not"), path + "/not"), path), path)
+            target = s.pop("not")
+            positive = self.negate(target, path + "/not")
+            if positive is None:  # no positive form: by automata (``combined``)
+                s = merge(s, {EXCLUDE: [[target, path + "/not", "not"]]}, path)
+            else:
+                s = merge(s, self.expand(positive, path), path)
         variants = self.dependency_variants(s, path)
         if variants:
             s = merge(s, {"anyOf": variants}, path)
@@ -221,15 +245,14 @@ class Translator(TypeBuilder):
             variants = [{"allOf": [v, c]} if v else c for v in variants for c in (absent, present)]
         return variants
 
-    def negate(self, schema: Schema, path: str, depth: int = 0) -> Schema:
-        """A positive schema for ``not schema`` (core 10.2.1.4), in the forms that have an
+    def negate(self, schema: Schema, path: str, depth: int = 0) -> Schema | None:
+        """A positive schema for ``not schema`` (core 10.2.1.4), in the forms that have a short
         exact one: not {} / not true (nothing), not false (anything), not {"type": ...} (the
-        other types), not {"required": [names]} (one of them absent), not {"anyOf": [...]} and
-        not {"allOf": [...]} of these (De Morgan), and not {"$ref": ...} to a schema of these
-        forms; ``depth`` bounds the nesting at 8.
+        other types; not integer has none), not {"required": [names]} (an object with one of
+        them absent), not {"anyOf": [...]} and not {"allOf": [...]} of these (De Morgan), and
+        not {"$ref": ...} to a schema of these forms; ``depth`` bounds the nesting at 8.
 
-        Raises UnsupportedKeyword("not") for any other form, including not {"type":
-        "integer"} (its complement, the non-integral numbers, has no grammar here).
+        Returns None for any other form: ``expand`` then leaves it to automata (``combined``).
         """
         if schema is False:
             return {}
@@ -242,18 +265,18 @@ class Translator(TypeBuilder):
         if keys == {"type"}:
             types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
             if "integer" in types and "number" not in types:
-                raise UnsupportedKeyword("not", path, "of type integer is not supported")
+                return None  # the non-integral numbers: by automata
             return {"type": [t for t in KINDS if t not in types and not (
                 t == "integer" and "number" in types)]}
         if keys == {"required"} and schema["required"]:  # every non-object has them all
             return {"type": ["object"],
                     "anyOf": [{"properties": {n: False}} for n in schema["required"]]}
-        if keys == {"anyOf"} and depth < 8:
-            return {"allOf": [self.negate(x, path, depth + 1) for x in schema["anyOf"]]}
-        if keys == {"allOf"} and depth < 8:
-            return {"anyOf": [self.negate(x, path, depth + 1) for x in schema["allOf"]]}
-        raise UnsupportedKeyword("not", path, "is supported only for {}, type, required, "
-                                 "anyOf/allOf of those, or a $ref to one of them")
+        if keys in ({"anyOf"}, {"allOf"}) and depth < 8:
+            parts = [self.negate(x, path, depth + 1) for x in schema[keys.pop()]]
+            if any(p is None for p in parts):
+                return None
+            return {"allOf": parts} if "anyOf" in schema else {"anyOf": parts}
+        return None
 
     def value(self, schema: Schema, path: str) -> Node:
         """The grammar of the JSON texts valid under ``schema`` (at JSON pointer ``path``).
@@ -273,6 +296,8 @@ class Translator(TypeBuilder):
                 check_keywords(schema, path, self.ignored)
             return self.ref_rule(hoisted[0], path, hoisted[1], hoisted[2])
         s = self.expand(schema, path)
+        if EXCLUDE in s or INTERSECT in s:
+            return self.combined(s, path)
         for key in ("anyOf", "oneOf"):
             if key in s:
                 return self.branches(s, key, path)
@@ -302,10 +327,113 @@ class Translator(TypeBuilder):
         merged = [{"allOf": [s, option]} for option in options]
         if key == "oneOf":
             kept = one_of_kinds([self.expand(m, path) for m in merged], path, self)
+            if kept is None:  # exactly one, by automata: this branch and none of the others
+                merged = [{"allOf": [m], EXCLUDE: [[{"anyOf": options[:i] + options[i + 1:]},
+                                                    f"{path}/oneOf", "oneOf"]]}
+                          for i, m in enumerate(merged)]
+                kept = [None] * len(merged)
             merged = [m if k is None else {"allOf": [m, {"type": k}]} if k else False
                       for m, k in zip(merged, kept)]
         return alt(*[self.value(m, f"{path}/{key}/{i}") for i, m in enumerate(merged)
                      if m is not False])
+
+    def combined(self, s: dict[str, Any], path: str) -> Node:
+        """The expanded schema ``s`` with ``EXCLUDE`` (sub-schemas no instance may satisfy) or
+        ``INTERSECT`` (sub-schemas every instance must also satisfy) entries, exactly, type by
+        type: a type that an excluded sub-schema accepts whole, or an intersected one rejects
+        whole, is dropped; a type they leave alone is built as usual; otherwise the type's
+        values are built by automata (``boolean.py``: the DFA of the values of ``s`` of that
+        type, intersected with or minus the DFAs of the sub-schemas restricted to it), so the
+        sub-schemas need only be regular on the types where they matter.
+
+        Raises UnsupportedKeyword naming the keyword that asked for it (``not``, ``oneOf``,
+        ``if``, ``pattern``, ``format``) when the values of one type are recursive (any array
+        or object inside, for instance) or the automaton passes ``boolean.MAX_STATES`` states
+        (the message says how many it reached)."""
+        s = dict(s)
+        exclude, intersect = s.pop(EXCLUDE, []), s.pop(INTERSECT, [])
+        parts = []
+        for kind in ("null", "boolean", "number", "string", "array", "object"):
+            only = {"type": [kind]}
+            minus, both, empty = [], [], False
+            for sub, pointer, keyword in exclude:
+                e = self.expand({"allOf": [sub, only]}, pointer)
+                if accepts_whole(e, kind, self, pointer):
+                    empty = True  # every value of this type is excluded
+                elif e.get("type") != [] and kind in kinds(e):
+                    minus.append((sub, pointer, keyword))
+            for sub, pointer, keyword in intersect:
+                e = self.expand({"allOf": [sub, only]}, pointer)
+                if e.get("type") == [] or kind not in kinds(e):
+                    empty = True  # no value of this type satisfies it
+                elif not accepts_whole(e, kind, self, pointer):
+                    both.append((sub, pointer, keyword))
+            if empty:
+                continue
+            node = self.value({"allOf": [s, only]}, path)
+            if node == NOTHING or not (minus or both):
+                parts.append(node)
+                continue
+            parts.append(self.by_automata(node, kind, only, both, minus))
+        return alt(*parts)
+
+    def by_automata(self, node: Node, kind: str, only: dict[str, Any],
+                    both: list, minus: list) -> Node:
+        """``node`` (values of JSON type ``kind``) intersected with the sub-schemas of ``both``
+        and minus those of ``minus`` (each ``(schema, pointer, keyword)``, restricted to
+        ``only``), as a new expression or new rules. Raises UnsupportedKeyword (see
+        ``combined``)."""
+        sub, pointer, keyword = (both + minus)[0]
+        unfinished = frozenset(self.open_rules)
+
+        def owner(pointer: str, keyword: str) -> str:  # the schema that holds the keyword
+            return pointer[:-len(keyword) - 1] if pointer.endswith("/" + keyword) else pointer
+
+        if minus and kind in ("array", "object"):
+            sub, pointer, keyword = minus[0]
+            raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s is not "
+                                     f"supported where it must leave some {kind}s out: the "
+                                     f"same {kind} can be written in several ways (key order, "
+                                     "escapes, number forms), so no grammar leaves out exactly "
+                                     "its texts")
+        if minus and kind in ("string", "number"):  # one spelling per value (boolean.py)
+            both = both + [({"__canonical__": kind}, pointer, keyword)]
+
+        try:
+            dfa = to_dfa(node, self.rules, unfinished, known=self.known)
+            for ops, op in ((both, "and"), (minus, "minus")):
+                for sub, pointer, keyword in ops:
+                    canonical = sub.get("__canonical__") if isinstance(sub, dict) else None
+                    part = ({"string": CANONICAL_STRING, "number": CANONICAL_NUMBER}[canonical]
+                            if canonical else self.value({"allOf": [sub, only]}, pointer))
+                    dfa = product(dfa, to_dfa(part, self.rules, unfinished, known=self.known), op)
+        except NotRegular:
+            raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s through "
+                                     "a recursive $ref is not supported: only regular "
+                                     "(non-recursive) parts are combined by automata") from None
+        except TooLarge as error:
+            raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s needs an "
+                                     f"automaton of more than {error.limit} states (it reached "
+                                     f"{error.states}); this is not supported") from None
+        self.automata += 1
+        return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
+
+    def intersection(self, parts: list[tuple[str, Node]], path: str) -> Node:
+        """The texts every node of ``parts`` (``(keyword, node)``, regular) accepts, by
+        automata. Raises UnsupportedKeyword naming the first keyword past
+        ``boolean.MAX_STATES`` states (a ``maxLength`` of thousands, say)."""
+        keyword = parts[0][0]
+        try:
+            dfa = to_dfa(parts[0][1], self.rules, known=self.known)
+            for _, node in parts[1:]:
+                dfa = product(dfa, to_dfa(node, self.rules, known=self.known), "and")
+        except TooLarge as error:
+            together = ", ".join(k for k, _ in parts)
+            raise UnsupportedKeyword(keyword, path, f"together with {together.split(', ', 1)[1]} "
+                                     f"needs an automaton of more than {error.limit} states (it "
+                                     f"reached {error.states}); this is not supported") from None
+        self.automata += 1
+        return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 
     def typed(self, t: str, s: dict[str, Any], path: str) -> Node:
         """The grammar of the values of JSON type ``t`` valid under the expanded schema ``s``:

@@ -90,30 +90,32 @@ class TypeBuilder:
         searched, not anchored) and ``format`` (validation 7.3; the formats of
         ``formats.FORMATS``).
 
-        Raises UnsupportedKeyword("format") for ``format`` together with a length or a
-        ``pattern``, or for an unknown format; UnsupportedKeyword("pattern") for a pattern
-        with lengths unless it is one repeated character class (``^[a-z]{m,n}$``), and for
-        the regex constructs ``pattern.py`` refuses; InvalidSchema for a ``pattern`` that is not
-        a valid regex.
+        ``format``, ``pattern`` and the lengths together are intersected by automata
+        (``intersection``), except a pattern that is one repeated character class
+        (``^[a-z]{m,n}$``), whose bounds simply meet the lengths. Raises
+        UnsupportedKeyword("format") for an unknown format, UnsupportedKeyword("pattern") for
+        the regex constructs ``pattern.py`` refuses, UnsupportedKeyword naming the first
+        keyword when the intersection needs too many states; InvalidSchema for a ``pattern``
+        that is not a valid regex.
         """
         lo, hi = s.get("minLength", 0), s.get("maxLength")
         lengths = lo > 0 or hi is not None
-        if "format" in s:
-            if lengths or "pattern" in s:
-                raise UnsupportedKeyword("format", path, "together with minLength, maxLength "
-                                         "or pattern is not supported")
-            return seq(QUOTE, format_units(s["format"], path), QUOTE)
-        if "pattern" in s:
-            if not lengths:
-                return seq(QUOTE, pattern_units(s["pattern"], path), QUOTE)
+        if "pattern" in s and lengths and "format" not in s:
             simple = single_char_repeat(s["pattern"], path)
-            if simple is None:
-                raise UnsupportedKeyword("pattern", path, "together with minLength/maxLength "
-                                         "is supported only for patterns like ^[a-z]{m,n}$")
-            ranges, plo, phi = simple
-            top = hi if phi is None else phi if hi is None else min(hi, phi)
-            return seq(QUOTE, repeat(encoded_chars(ranges), max(lo, plo), top), QUOTE)
-        return json_string(lo, hi)
+            if simple is not None:  # ^[a-z]{m,n}$: one counted repetition, any bounds
+                ranges, plo, phi = simple
+                top = hi if phi is None else phi if hi is None else min(hi, phi)
+                return seq(QUOTE, repeat(encoded_chars(ranges), max(lo, plo), top), QUOTE)
+        parts = []  # (keyword, node): intersected by automata when there are several
+        if "format" in s:
+            parts.append(("format", seq(QUOTE, format_units(s["format"], path), QUOTE)))
+        if "pattern" in s:
+            parts.append(("pattern", seq(QUOTE, pattern_units(s["pattern"], path), QUOTE)))
+        if lengths or not parts:
+            parts.append(("maxLength" if hi is not None else "minLength", json_string(lo, hi)))
+        if len(parts) == 1:
+            return parts[0][1]
+        return self.intersection(parts, path)
 
     # ---- arrays -----------------------------------------------------------
     def array(self, s: dict[str, Any], path: str) -> Node:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 from .errors import UnsupportedKeyword
@@ -103,4 +104,18 @@ def const_ir(v: Any, ws: Node) -> Node:
         return seq(Lit("{"), ws, *items, ws, Lit("}"))
     if isinstance(v, float) and not math.isfinite(v):
         return alt()
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        # json.dumps's spelling, and the canonical one (boolean.CANONICAL_NUMBER) when it
+        # differs: 1.0 is the number 1 (core 4.2.2), so "1" is valid too
+        return alt(Lit(json.dumps(v)), Lit(canonical_number(v)))
     return Lit(json.dumps(v))
+
+
+def canonical_number(v: int | float) -> str:
+    """``v`` spelled without exponent, without a sign on 0 and without trailing zeros in the
+    fraction (``1.0`` -> ``1``, ``1e-7`` -> ``0.0000001``, ``-0.0`` -> ``0``)."""
+    if isinstance(v, int):
+        return str(v)
+    d = Decimal(repr(v)).normalize()
+    text = format(d, "f")
+    return "0" if d == 0 else text

@@ -1,0 +1,162 @@
+"""Boolean combinations compiled exactly (not, oneOf, if/then/else, two patterns, pattern with
+lengths; py/masker/json_schema/boolean.py), against the ``jsonschema`` validator on random small
+schemas (hypothesis):
+
+- every instance the grammar accepts is valid, and every valid instance is accepted, except the
+  spellings narrowed on purpose (an integral float such as ``1.0``; docs/json-schema.md);
+- every text the grammar produces (random walks over the 256 bytes) is a JSON value the
+  validator accepts: a complement must not let another spelling of an excluded value through;
+- a refusal names a keyword of the schema, and a schema refused as unsatisfiable has no valid
+  instance.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from suite_support import compact, orders
+
+from masker import compile_json_schema
+from masker.errors import LimitExceeded
+from masker.json_schema import InvalidSchema, UnsupportedKeyword
+from tests.masker.vocabs import BYTE_VOCAB
+
+SCALARS = st.sampled_from([None, True, 0, 1, 2, -1, 1.5, 1.0, "a", "b", "ab", ""])
+SIMPLE = st.one_of(
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "integer", "null"])}),
+    st.fixed_dictionaries({"pattern": st.sampled_from(["a", "^a", "b$", "^[ab]*$", "^.$"])}),
+    st.fixed_dictionaries({"maxLength": st.integers(0, 2)}),
+    st.fixed_dictionaries({"minLength": st.integers(1, 2)}),
+    st.fixed_dictionaries({"minimum": st.sampled_from([0, 1, 1.5])}),
+    st.fixed_dictionaries({"maximum": st.sampled_from([0, 2, 0.5])}),
+    st.fixed_dictionaries({"enum": st.lists(SCALARS, min_size=1, max_size=3)}),
+    st.fixed_dictionaries({"const": SCALARS}),
+)
+
+
+def _extend(inner):
+    return st.one_of(
+        st.fixed_dictionaries({"not": inner}),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: {"oneOf": xs}),
+        st.lists(inner, min_size=2, max_size=2).map(lambda xs: {"anyOf": xs}),
+        st.lists(inner, min_size=2, max_size=2).map(lambda xs: {"allOf": xs}),
+        st.tuples(inner, inner, inner).map(lambda t: {"if": t[0], "then": t[1], "else": t[2]}),
+        st.tuples(inner, inner).map(lambda t: {**t[0], **t[1]}),
+    )
+
+
+SCHEMAS = st.recursive(SIMPLE, _extend, max_leaves=4)
+INSTANCES = st.lists(st.one_of(SCALARS, st.text("ab\"é", max_size=3), st.integers(-3, 3),
+                               st.lists(SCALARS, max_size=2),
+                               st.dictionaries(st.sampled_from("ab"), SCALARS, max_size=2)),
+                     min_size=1, max_size=8)
+
+
+def _compile(schema, validator, instances):
+    """The grammar, or None after checking the refusal (a keyword of the schema, or an
+    unsatisfiable schema with no valid instance)."""
+    try:
+        return compile_json_schema(schema)
+    except UnsupportedKeyword as error:
+        assert f'"{error.keyword}"' in json.dumps(schema), (schema, str(error))
+    except InvalidSchema as error:
+        assert "no JSON value satisfies" in str(error), (schema, str(error))
+        assert not any(validator.is_valid(v) for v in instances), schema
+    except LimitExceeded:
+        pass
+    return None
+
+
+def _narrowed(value) -> bool:
+    """Spellings the grammar leaves out on purpose: integral floats (and -0.0)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, list):
+        return any(map(_narrowed, value))
+    if isinstance(value, dict):
+        return any(map(_narrowed, value.values()))
+    return False
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCHEMAS, INSTANCES)
+def test_instances_accepted_exactly_when_valid(schema, instances):
+    validator = jsonschema.Draft202012Validator(schema)
+    grammar = _compile(schema, validator, instances)
+    if grammar is None:
+        return
+    for value in instances:
+        accepted = any(grammar.accepts(compact(v)) for v in orders(value))
+        valid = validator.is_valid(value)
+        if accepted:
+            assert valid, (schema, compact(value))
+        elif valid:
+            assert _narrowed(value), (schema, compact(value))
+
+
+def _walk(grammar, rng: random.Random, max_bytes: int = 14) -> str | None:
+    """A random text of the grammar (None when the walk ran out of bytes). At most 14 bytes:
+    a number then has at most 13 digits, which a float (what ``json.loads`` and the validator
+    use) holds exactly, so 1234567.5 is never rounded into an integer."""
+    m = grammar.matcher(BYTE_VOCAB)
+    out = bytearray()
+    while len(out) < max_bytes:
+        allowed = [i for i, ok in enumerate(m.mask()) if ok]
+        if m.is_accepting() and (not allowed or rng.random() < 0.3):
+            return out.decode("utf-8")
+        if not allowed:
+            return None
+        b = rng.choice(allowed)
+        m.consume(b)
+        out.append(b)
+    return out.decode("utf-8") if m.is_accepting() else None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SCHEMAS, st.integers(0, 2**32 - 1))
+def test_every_text_the_grammar_writes_is_valid(schema, seed):
+    validator = jsonschema.Draft202012Validator(schema)
+    grammar = _compile(schema, validator, [])
+    if grammar is None:
+        return
+    rng = random.Random(seed)
+    for _ in range(12):
+        text = _walk(grammar, rng)
+        if text is not None:
+            assert validator.is_valid(json.loads(text)), (schema, text)
+
+
+@pytest.mark.parametrize("schema, good, bad", [
+    ({"type": "string", "not": {"pattern": "^a"}}, ['"b"', '""'], ['"ab"', "1"]),
+    ({"not": {"pattern": "^a"}}, ['"b"'], ['"ab"', "1", "null"]),  # pattern holds for non-strings
+    ({"type": "string", "pattern": "a", "maxLength": 3}, ['"ab"', '"bba"'], ['"bbb"', '"aaaa"']),
+    ({"allOf": [{"type": "string", "pattern": "a"}, {"pattern": "b"}]}, ['"ab"', '"ba"'], ['"a"', '"b"']),
+    ({"oneOf": [{"type": "string", "pattern": "a"}, {"type": "string", "pattern": "b"}]},
+     ['"a"', '"b"'], ['"ab"', '"c"']),
+    ({"type": "number", "not": {"enum": [1, 2.5]}}, ["0", "3", "2.4"], ["1", "2.5", "1.0", "2.50"]),
+    ({"type": "string", "not": {"const": "a"}}, ['"b"', '""'], ['"a"', '"\\u0061"']),
+    ({"if": {"type": "string", "pattern": "^x"}, "then": {"maxLength": 2}, "else": {"minLength": 2}},
+     ['"x"', '"xy"', '"ab"', "1"], ['"xyz"', '"a"']),
+])
+def test_examples(schema, good, bad):
+    grammar = compile_json_schema(schema)
+    for text in good:
+        assert grammar.accepts(text), text
+    for text in bad:
+        assert not grammar.accepts(text), text
+
+
+def test_a_difference_over_objects_is_refused_by_name():
+    with pytest.raises(UnsupportedKeyword) as info:
+        compile_json_schema({"type": "object", "not": {"properties": {"a": {"const": 1}}}})
+    assert info.value.keyword == "not" and "over objects" in str(info.value)
+
+
+def test_the_state_limit_is_named_with_the_size_reached():
+    with pytest.raises(UnsupportedKeyword) as info:
+        compile_json_schema({"type": "string", "pattern": "a", "maxLength": 5000})
+    assert info.value.keyword == "pattern" and "it reached" in str(info.value)
