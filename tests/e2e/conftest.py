@@ -138,14 +138,15 @@ class Host:
     reader's connection is gone, every request fails) and comes back (``up``), so the origin, and
     the service worker registered for it, stay the same."""
 
-    def __init__(self, site: Path):
+    def __init__(self, site: Path, isolated: bool = False):
         self.site = site
+        self.isolated = isolated  # COOP/COEP headers, as ``build.py serve --isolated`` sends
         self.port = 0
         self.server = None
         self.up()
 
     def up(self) -> None:
-        self.server = devserver.make_server(self.site, self.port)
+        self.server = devserver.make_server(self.site, self.port, isolated=self.isolated)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

@@ -4,13 +4,17 @@ isolated on a host that sends no such headers, and Stop keeps the variables; off
 generates (every lesson runs all its cells offline in ``test_precomputed.py``); a new build
 reaches the reader on the next online visit, a stored old page offers it and applies it on
 reload, and no page mixes two builds; the course map turns storing off and clears it; files
-missing from the store are stored again.
+missing from the store are stored again; the course works from a sub-folder of Python's own
+``http.server``, and on a host that isolates (``build.py serve --isolated``) no reload happens.
 Firefox and WebKit: ``tests/engines/test_engines_offline.py``."""
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import re
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -340,6 +344,62 @@ def test_the_course_map_turns_storing_off_and_clears_it(browser, site_dir):
         wait_offline_state(page, ("off",))
         assert not toggle.is_checked()
         assert page.evaluate(STORES) == [[], []]
+        seen.check()
+    finally:
+        seen.context.close()
+        host.down()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """What ``python -m http.server`` runs (Python's own MIME types, no extra headers), silent."""
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class PythonHttpServer(Host):
+    """``root`` served by Python's own ``http.server`` handler (the course in a sub-folder of it),
+    restartable at the same port like ``Host``."""
+
+    def up(self) -> None:
+        handler = functools.partial(QuietHandler, directory=str(self.site))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def test_in_a_sub_folder_of_pythons_own_http_server(browser, site_dir, tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    (root / "curso").symlink_to(site_dir)
+    host = PythonHttpServer(root)
+    seen = service_worker_context(browser, host)
+    try:
+        page = seen.context.new_page()
+        page.goto(host.url + "curso/" + LESSON)
+        wait_offline_state(page, ("stored",), isolated=True)
+        scope = page.evaluate("navigator.serviceWorker.getRegistration().then((r) => r.scope)")
+        assert scope == host.url + "curso/"  # the worker's scope is the course's folder only
+        host.down()  # offline: another page of the sub-folder comes from the store, isolated
+        lab = seen.context.new_page()
+        lab.goto(host.url + "curso/laboratorio.html")
+        wait_offline_state(lab, ("stored",), isolated=True)
+        seen.check()
+    finally:
+        seen.context.close()
+        host.down()
+
+
+def test_on_a_host_that_isolates_no_reload_is_needed(browser, site_dir):
+    host = Host(site_dir, isolated=True)  # as build.py serve --isolated
+    seen = service_worker_context(browser, host)
+    try:
+        page = seen.context.new_page()
+        page.goto(host.url + LESSON)
+        assert page.evaluate("crossOriginIsolated") is True  # from the host's own headers
+        wait_offline_state(page, ("stored",), isolated=True)
+        time.sleep(1)
+        assert page.evaluate(NAVIGATION) == "navigate"  # stored, and never reloaded
         seen.check()
     finally:
         seen.context.close()

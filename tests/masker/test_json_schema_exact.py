@@ -1,5 +1,5 @@
 """Boolean combinations compiled exactly (not, oneOf, if/then/else, two patterns, pattern with
-lengths; py/masker/json_schema/boolean.py), against the ``jsonschema`` validator on random small
+lengths; py/masker/json_schema/boolean.py) and contains/minContains, against the ``jsonschema`` validator on random small
 schemas (hypothesis):
 
 - every instance the grammar accepts is valid, and every valid instance is accepted, except the
@@ -35,6 +35,9 @@ SIMPLE = st.one_of(
     st.fixed_dictionaries({"maximum": st.sampled_from([0, 2, 0.5])}),
     st.fixed_dictionaries({"enum": st.lists(SCALARS, min_size=1, max_size=3)}),
     st.fixed_dictionaries({"const": SCALARS}),
+    st.fixed_dictionaries({"contains": st.sampled_from([{"type": "string"}, {"const": 1}, {"minimum": 1}]),
+                           "minContains": st.integers(0, 2)}),
+    st.fixed_dictionaries({"contains": st.sampled_from([{"type": "string"}, {"maximum": 0}])}),
 )
 
 

@@ -179,6 +179,14 @@ CATALOG: dict[str, tuple[str, str]] = {
                               "make the properties you count required, in “required”"),
     "schema.max_properties": ("“maxProperties” below the number of allowed properties is not supported",
                               "remove optional properties, or set \"additionalProperties\": false"),
+    "schema.max_contains": ("“maxContains” is not supported: it would need the items that do not satisfy "
+                            "“contains”",
+                            "remove “maxContains”"),
+    "schema.contains_prefix": ("“contains” together with “prefixItems” is not supported",
+                               "remove one of the two"),
+    "schema.contains_counts": ("“contains” together with “maxItems”, or with a “minItems” above “minContains”, "
+                               "is not supported",
+                               "remove “maxItems”, or raise “minContains” to “minItems”"),
     "schema.bool_container": ("“{0}” is not supported where it must leave some {1} out: the same value can be "
                               "written in several ways (key order, escapes, number forms), and no grammar "
                               "leaves out exactly its texts",

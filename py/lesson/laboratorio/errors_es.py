@@ -279,6 +279,19 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                               "«maxProperties» por debajo del número de propiedades permitidas no está "
                               "soportado",
                               "quita propiedades opcionales, o pon \"additionalProperties\": false"),
+    "schema.max_contains": (_KW + r"'maxContains' is not supported \(it needs the items that do not match "
+                            r"contains\)",
+                            "«maxContains» no está soportado: necesitaría los elementos que no cumplen "
+                            "«contains»",
+                            "quita «maxContains»"),
+    "schema.contains_prefix": (_KW + r"'contains' together with prefixItems is not supported",
+                               "«contains» junto con «prefixItems» no está soportado",
+                               "quita uno de los dos"),
+    "schema.contains_counts": (_KW + r"'contains' together with maxItems, or minItems above minContains, is not "
+                               r"supported",
+                               "«contains» junto con «maxItems», o con un «minItems» mayor que «minContains», "
+                               "no está soportado",
+                               "quita «maxItems», o sube «minContains» hasta «minItems»"),
     "schema.bool_container": (_KW + r"'(\w+)' over (objects|arrays) is not supported where it must leave some "
                               r"\w+ out: .*",
                               "«{0}» no está soportado cuando ha de dejar fuera algunos {1}: un mismo valor se "

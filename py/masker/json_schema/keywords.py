@@ -32,9 +32,8 @@ IMPLEMENTED = frozenset("""type enum const properties required
     minLength maxLength pattern format minimum maximum exclusiveMinimum
     exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
     minProperties maxProperties patternProperties not dependencies dependentRequired
-    dependentSchemas if then else""".split())
-REFUSED = frozenset("""contains minContains maxContains
-    propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
+    dependentSchemas if then else contains minContains maxContains""".split())
+REFUSED = frozenset("""propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
     $recursiveRef extends disallow divisibleBy contentEncoding contentMediaType
     contentSchema""".split())
 # Internal keywords (never in a user's schema: their names start with a NUL), left by ``expand``
@@ -50,7 +49,7 @@ KIND_KEYWORDS = {
                "maxProperties", "patternProperties", "dependencies", "dependentRequired",
                "dependentSchemas"),
     "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems",
-              "uniqueItems"),
+              "uniqueItems", "contains", "minContains", "maxContains"),
     "string": ("minLength", "maxLength", "pattern", "format"),
     "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
 }
@@ -73,7 +72,8 @@ def _is_string_list(value) -> bool:
 # ``items`` list, are checked where they are read), with the phrase the error quotes.
 VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
     **{key: (_is_count, "a non-negative integer") for key in (
-        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")},
+        "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+        "minContains", "maxContains")},
     **{key: (_is_number, "a number") for key in ("minimum", "maximum")},
     "multipleOf": (lambda v: _is_number(v) and v > 0, "a number greater than 0"),
     **{key: (lambda v: isinstance(v, dict), "an object") for key in (
@@ -116,7 +116,8 @@ def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:
     that is not a list.
     """
     s = dict(schema)
-    for key in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
+    for key in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
+                "minContains", "maxContains"):
         if isinstance(s.get(key), float):  # 2.0 is the integer 2 (check_keywords refused 2.5)
             s[key] = int(s[key])
     for ex, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
@@ -208,6 +209,8 @@ BOUND_MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "minLength": max, "maxLength": min, "minItems": max, "maxItems": min, "minimum": max,
     "maximum": min, "exclusiveMinimum": max, "exclusiveMaximum": min, "minProperties": max,
     "maxProperties": min}
+# (minContains and maxContains count the items that match their own schema's contains: two
+# different ones in an allOf cannot be merged into one, and are refused as different values.)
 
 
 def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:

@@ -123,8 +123,10 @@ class TypeBuilder:
         elements, ``items`` (core 10.3.1.2; absent = any value) for the rest, and
         ``minItems``/``maxItems`` (validation 6.4.1, 6.4.2) as exact counts.
 
-        Raises UnsupportedKeyword("uniqueItems") for ``uniqueItems: true`` (validation
-        6.4.3) unless ``maxItems`` is at most 1, and passes on the errors of the item schemas.
+        ``contains``/``minContains`` as ``_containing`` builds them. Raises
+        UnsupportedKeyword("uniqueItems") for ``uniqueItems: true`` (validation 6.4.3) unless
+        ``maxItems`` is at most 1, what ``_containing`` raises, and the errors of the item
+        schemas.
         """
         lo, hi = s.get("minItems", 0), s.get("maxItems")
         if s.get("uniqueItems") and (hi is None or hi > 1):
@@ -133,7 +135,37 @@ class TypeBuilder:
                   for i, p in enumerate(s.get("prefixItems", []))]
         rest = s.get("items", True)
         item = self.any_value() if rest is True else self.value(rest, path + "/items")
-        return seq(Lit("["), self.ws, self._elements(0, prefix, item, lo, hi), self.ws, Lit("]"))
+        if "maxContains" in s and "contains" in s:
+            raise UnsupportedKeyword("maxContains", path, "is not supported (it needs the items "
+                                     "that do not match contains)")
+        if "contains" in s and s.get("minContains", 1) > 0:
+            body = self._containing(s, prefix, item, lo, hi, path)
+        else:  # no contains, or minContains 0: any number of matches will do
+            body = self._elements(0, prefix, item, lo, hi)
+        return seq(Lit("["), self.ws, body, self.ws, Lit("]"))
+
+    def _containing(self, s: dict[str, Any], prefix: list[Node], item: Node, lo: int,
+                    hi: int | None, path: str) -> Node:
+        """The elements of an array with at least k = ``minContains`` (default 1) items valid
+        under ``contains`` (core 10.3.1.3, validation 6.4.4-5): the items, with k of them also
+        valid under ``contains`` (``(item ,)* match (, item)* , match ...``): exact, since every
+        other item may match or not. Raises UnsupportedKeyword for ``contains`` with
+        ``prefixItems`` or ``maxItems``, and for ``minItems`` above k (``array`` refuses
+        ``maxContains``: it needs the items that do not match)."""
+        k = s.get("minContains", 1)
+        if prefix:
+            raise UnsupportedKeyword("contains", path, "together with prefixItems is not "
+                                     "supported")
+        if hi is not None or lo > k:
+            raise UnsupportedKeyword("contains", path, "together with maxItems, or minItems "
+                                     "above minContains, is not supported")
+        rest = s.get("items", True)
+        match = self.value({"allOf": [{} if rest is True else rest, s["contains"]]},
+                           path + "/contains")
+        comma = self.sep(",")
+        others = repeat(seq(comma, item), 0, None)
+        first = seq(repeat(seq(item, comma), 0, None), match)
+        return seq(first, repeat(seq(others, comma, match), k - 1, k - 1), others)
 
     def _elements(self, i: int, prefix: list[Node], item: Node, lo: int,
                   hi: int | None) -> Node:

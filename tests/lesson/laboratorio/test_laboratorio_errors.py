@@ -161,7 +161,7 @@ CASES: dict[str, object] = {
     "keywords: JSON Schema keyword 'patternProperties' in an allOf (or next to a $ref) with other object "
     "keywords is not supported":
         ("json_schema", '{"allOf": [{"patternProperties": {"^a": {}}}, {"properties": {"b": {}}}]}'),
-    "keywords: JSON Schema keyword {} is not supported": ("json_schema", '{"type": "array",\n "contains": {}}'),
+    "keywords: JSON Schema keyword {} is not supported": ("json_schema", '{"type": "object",\n "unevaluatedProperties": false}'),
     "keywords: {} must be {}, found {}": ("json_schema", '{"maxLength": "x"}'),
     "keywords: unknown type {} (expected one of {})": ("json_schema", '{"type": "texto"}'),
     "keywords: JSON Schema keyword {} in both parts of an allOf is too large":
@@ -208,6 +208,12 @@ CASES: dict[str, object] = {
             "$ref", "#", "recursion through allOf or sibling keywords is not supported")),
     "translate: {} must be an object": ("json_schema", '{"dependencies": 5}'),
     "translate: $ref {} does not resolve": ("json_schema", '{"$ref": "#/$defs/nada"}'),
+    "type_builders: JSON Schema keyword 'maxContains' is not supported (it needs the items that do not match "
+    "contains)": ("json_schema", '{"type": "array", "contains": {"type": "integer"}, "maxContains": 2}'),
+    "type_builders: JSON Schema keyword 'contains' together with prefixItems is not supported":
+        ("json_schema", '{"type": "array", "prefixItems": [{}], "contains": {"type": "integer"}}'),
+    "type_builders: JSON Schema keyword 'contains' together with maxItems, or minItems above minContains, is not "
+    "supported": ("json_schema", '{"type": "array", "contains": {"type": "integer"}, "maxItems": 3}'),
     "type_builders: JSON Schema keyword 'uniqueItems' is not supported":
         ("json_schema", '{"type": "array", "uniqueItems": true}'),
     "type_builders: JSON Schema keyword 'patternProperties' with more than one pattern is not supported":

@@ -69,8 +69,9 @@ def test_every_preset_gives_a_text_its_grammar_accepts(model, tok, name):
     ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}',
      "línea 3, columna 2: ningún valor JSON cumple este esquema: «minimum» vale 10 y «maximum» vale 5",
      "schema.unsatisfiable", '"maximum"'),
-    ("json_schema", '{"type": "array",\n  "contains": {"type": "object"}}', "línea 2, columna 3: la palabra clave «contains»",
-     "schema.unsupported", '"contains"'),
+    ("json_schema", '{"type": "object",\n  "unevaluatedProperties": false}',
+     "línea 2, columna 3: la palabra clave «unevaluatedProperties»", "schema.unsupported",
+     '"unevaluatedProperties"'),
     ("regex", "", "vacía", "empty", None), ("gbnf", "  ", "vacía", "empty", None),
 ])
 def test_compile_errors_are_in_spanish_and_name_the_place(kind, text, where, key, span):
