@@ -265,7 +265,7 @@ def test_formats(fmt, good, bad):
     ({"type": "string", "pattern": "(?i)abc"}, "pattern"),
     ({"type": "string", "pattern": "(a)\\1"}, "pattern"),
     ({"type": "string", "pattern": "a(?=b)"}, "pattern"),
-    ({"type": "integer", "multipleOf": 3}, "multipleOf"),
+    ({"type": "number", "multipleOf": 12345.678}, "multipleOf"),
     ({"$ref": "other.json#/x"}, "$ref"),
     ({"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]},
      "oneOf"),

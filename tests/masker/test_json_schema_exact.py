@@ -1,5 +1,5 @@
 """Boolean combinations compiled exactly (not, oneOf, if/then/else, two patterns, pattern with
-lengths; py/masker/json_schema/boolean.py) and contains/minContains, against the ``jsonschema`` validator on random small
+lengths; py/masker/json_schema/boolean.py), contains/minContains and multipleOf, against the ``jsonschema`` validator on random small
 schemas (hypothesis):
 
 - every instance the grammar accepts is valid, and every valid instance is accepted, except the
@@ -38,6 +38,8 @@ SIMPLE = st.one_of(
     st.fixed_dictionaries({"contains": st.sampled_from([{"type": "string"}, {"const": 1}, {"minimum": 1}]),
                            "minContains": st.integers(0, 2)}),
     st.fixed_dictionaries({"contains": st.sampled_from([{"type": "string"}, {"maximum": 0}])}),
+    # steps a float holds exactly, so the validator's float arithmetic agrees with ours
+    st.fixed_dictionaries({"multipleOf": st.sampled_from([2, 3, 0.5, 0.25])}),
 )
 
 
@@ -54,6 +56,7 @@ def _extend(inner):
 
 SCHEMAS = st.recursive(SIMPLE, _extend, max_leaves=4)
 INSTANCES = st.lists(st.one_of(SCALARS, st.text("ab\"é", max_size=3), st.integers(-3, 3),
+                               st.sampled_from([0.5, 0.75, -1.25, 2.5]),
                                st.lists(SCALARS, max_size=2),
                                st.dictionaries(st.sampled_from("ab"), SCALARS, max_size=2)),
                      min_size=1, max_size=8)

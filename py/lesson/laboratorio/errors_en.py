@@ -155,8 +155,9 @@ CATALOG: dict[str, tuple[str, str]] = {
                                  "rewrite the pattern without that construct"),
     "schema.enum_sibling": ("“{0}” next to “enum” or “const” is not supported",
                             "remove “{0}”: keep in “enum” only the values that satisfy it"),
-    "schema.multiple_of": ("“multipleOf” is only supported with the value 1 (asking for an integer)",
-                           "remove “multipleOf”, or use \"type\": \"integer\""),
+    "schema.multiple_of": ("“multipleOf” {0} needs an automaton of more than {1} states (it reached {2}), which "
+                           "is not supported",
+                           "use a “multipleOf” with fewer digits"),
     "schema.fractional_bounds": ("“minimum” and “maximum” with decimals between two consecutive integers "
                                  "({0} and {1}) are not supported",
                                  "widen the interval until it holds an integer, or remove one of the bounds"),
@@ -289,6 +290,7 @@ GROUPS = {
                          2: lambda found: f", and it is {_as_json(found[len(', found '):])}" if found else ""},
     "schema.fractional_bounds": {0: _en_shown, 1: _en_shown},
     "schema.bool_states": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
+    "schema.multiple_of": {0: _en_shown, 1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
     "schema.intersection_states": {1: lambda k: k.replace(", ", "”, “"), 2: lambda n: en_int(int(n)),
                                    3: lambda n: en_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: en_int(int(n))},

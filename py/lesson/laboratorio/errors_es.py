@@ -240,9 +240,11 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "schema.enum_sibling": (_KW + r"'([^']+)' next to enum/const is not supported",
                             "«{0}» junto a «enum» o «const» no está soportado",
                             "quita «{0}»: deja en «enum» solo los valores que lo cumplen"),
-    "schema.multiple_of": (_KW + r"'multipleOf' is supported only with value 1",
-                           "«multipleOf» solo está soportado con el valor 1 (pedir un entero)",
-                           "quita «multipleOf», o usa \"type\": \"integer\""),
+    "schema.multiple_of": (_KW + r"'multipleOf' (\S+) needs an automaton of more than (\d+) states \(it reached "
+                           r"(\d+)\); this is not supported",
+                           "«multipleOf» {0} necesita un autómata de más de {1} estados (llegó a {2}), y eso "
+                           "no está soportado",
+                           "usa un «multipleOf» con menos cifras"),
     "schema.fractional_bounds": (_KW + r"'minimum' and maximum with fractional values inside one unit "
                                  r"interval \((.*), (.*)\) are not supported",
                                  "«minimum» y «maximum» con decimales entre dos enteros seguidos ({0} y {1}) "
@@ -428,6 +430,7 @@ GROUPS = {
     "schema.fractional_bounds": {0: lambda v: _es_shown(v), 1: lambda v: _es_shown(v)},
     "schema.bool_container": {1: lambda k: {"objects": "objetos", "arrays": "arrays"}[k]},
     "schema.bool_states": {1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
+    "schema.multiple_of": {0: lambda v: _es_shown(v), 1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
     "schema.intersection_states": {1: lambda k: k.replace(", ", "», «"), 2: lambda n: es_int(int(n)),
                                    3: lambda n: es_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: es_int(int(n))},

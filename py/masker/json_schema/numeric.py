@@ -158,3 +158,71 @@ def number_bounds(lo: float | None, lo_excl: bool, hi: float | None, hi_excl: bo
     neg = _magnitudes(None if hi is None else -hi, hi_excl,
                       None if lo is None else -lo, lo_excl)
     return alt(pos, seq(Lit("-"), neg))
+
+
+def multiples_dfa(step: float | int, integer: bool, max_states: int):
+    """A character DFA (``boolean.CharDfa``) of the JSON numbers without exponent that are
+    multiples of ``step`` (validation 6.2.1): with ``step`` = p / 10^e (p, e integers, read
+    from its decimal spelling), v is a multiple when v * 10^e is an integer divisible by p. The
+    states follow the digits read: the residue mod p of the number they spell and how many
+    fraction digits (up to e) were read; past e fraction digits only zeros may follow.
+    ``integer``: integers only (no fraction). Returns None when it needs more than
+    ``max_states`` states (about p * (e + 2))."""
+    from .boolean import CharDfa, minimize, trim  # (boolean.py imports ir; no cycle)
+
+    sign, digits, exponent = Decimal(repr(step)).normalize().as_tuple()
+    p = int("".join(map(str, digits)))
+    e = max(0, -exponent)
+    if exponent > 0:
+        p *= 10 ** exponent
+    if p * (e + 2) + 4 > max_states:
+        return None
+    index: dict[tuple, int] = {}
+    moves: list[list[tuple[int, int, int]]] = []
+    accepting: list[bool] = []
+
+    def state(key: tuple) -> int:
+        if key not in index:
+            index[key] = len(moves)
+            moves.append([])
+            phase, r, f = key
+            if phase in ("int", "zero"):
+                accepting.append(r * 10 ** e % p == 0)
+            elif phase == "frac":
+                accepting.append(f > 0 and r * 10 ** (e - f) % p == 0)
+            else:  # "start", "minus", "tail" (zeros past e digits, r == 0)
+                accepting.append(phase == "tail")
+        return index[key]
+
+    todo = [("start", 0, 0)]
+    state(todo[0])
+    seen = set(todo)
+    while todo:
+        key = todo.pop()
+        phase, r, f = key
+        row: list[tuple[int, int, tuple]] = []
+        if phase in ("start", "minus"):
+            if phase == "start":
+                row.append((45, 45, ("minus", 0, 0)))  # "-"
+            row.append((48, 48, ("zero", 0, 0)))  # "0"
+            row += [(d, d, ("int", (d - 48) % p, 0)) for d in range(49, 58)]
+        elif phase in ("int", "zero"):
+            if phase == "int":
+                row += [(d, d, ("int", (10 * r + d - 48) % p, 0)) for d in range(48, 58)]
+            if not integer:
+                row.append((46, 46, ("frac", r, 0)))  # "."
+        elif phase == "frac":
+            if f < e:
+                row += [(d, d, ("frac", (10 * r + d - 48) % p, f + 1)) for d in range(48, 58)]
+            elif r % p == 0:  # e digits read and a multiple: only zeros may follow
+                row.append((48, 48, ("tail", 0, 0)))
+        elif phase == "tail":
+            row.append((48, 48, ("tail", 0, 0)))
+        out = []
+        for lo, hi, nxt in row:
+            out.append((lo, hi, state(nxt)))
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        moves[index[key]] = sorted(out)
+    return minimize(trim(CharDfa(moves, accepting)))

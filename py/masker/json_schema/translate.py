@@ -20,8 +20,9 @@ from urllib.parse import unquote
 
 from .errors import InvalidSchema, UnsupportedKeyword
 from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat
-from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, NotRegular, TooLarge, product, to_dfa,
-                      to_ir)
+from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, MAX_STATES, NotRegular, TooLarge, product,
+                      to_dfa, to_ir)
+from .numeric import multiples_dfa
 from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS, Schema,
                        check_keywords, merge, normalise)
 from .oneof import accepts_whole, kinds, one_of_kinds
@@ -432,6 +433,21 @@ class Translator(TypeBuilder):
             raise UnsupportedKeyword(keyword, path, f"together with {together.split(', ', 1)[1]} "
                                      f"needs an automaton of more than {error.limit} states (it "
                                      f"reached {error.states}); this is not supported") from None
+        self.automata += 1
+        return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
+
+    def multiples(self, base: Node, step: float, integer: bool, path: str) -> Node:
+        """The numbers of ``base`` that are multiples of ``step`` (``numeric.multiples_dfa``),
+        by automata. Raises UnsupportedKeyword("multipleOf") past ``boolean.MAX_STATES``."""
+        multiples = multiples_dfa(step, integer, MAX_STATES)
+        try:
+            if multiples is None:
+                raise TooLarge(MAX_STATES + 1, MAX_STATES)
+            dfa = product(to_dfa(base, self.rules, known=self.known), multiples, "and")
+        except TooLarge as error:
+            raise UnsupportedKeyword("multipleOf", path, f"{step!r} needs an automaton of more "
+                                     f"than {error.limit} states (it reached {error.states}); "
+                                     "this is not supported") from None
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 

@@ -49,19 +49,26 @@ class TypeBuilder:
         """JSON numbers (RFC 8259 section 6) of type ``t`` ("integer" or "number") within the
         bounds of ``s`` (validation 6.2.2 to 6.2.5: ``minimum``, ``maximum``,
         ``exclusiveMinimum``, ``exclusiveMaximum``; the tighter of a bound and its exclusive
-        twin wins). ``multipleOf`` (validation 6.2.1) is supported with value 1 only, which
-        makes the type "integer".
+        twin wins). ``multipleOf`` (validation 6.2.1): 1 makes the type "integer"; any other
+        value intersects the numbers with the residue automaton of its multiples
+        (``numeric.multiples_dfa``, exact decimal arithmetic: 0.3 is a multiple of 0.1), which
+        writes no exponent.
 
         Integers are written without fraction or exponent; bounded numbers without exponent.
-        Raises UnsupportedKeyword("multipleOf") for any other ``multipleOf``, and
+        Raises UnsupportedKeyword("multipleOf") when its automaton needs too many states, and
         UnsupportedKeyword("minimum") for "number" bounds that are both fractional and inside
         one unit interval (e.g. [0.25, 0.75]).
         """
         step = s.get("multipleOf")
-        if step is not None:
-            if step != 1:
-                raise UnsupportedKeyword("multipleOf", path, "is supported only with value 1")
-            t = "integer"
+        if step == 1:
+            t, step = "integer", None
+        base = self._bounded(t, s, path)
+        if step is None or base == NOTHING:
+            return base
+        return self.multiples(base, step, t == "integer", path)
+
+    def _bounded(self, t: str, s: dict[str, Any], path: str) -> Node:
+        """``number`` without ``multipleOf``: the type and the bounds."""
         lo, hi = s.get("minimum"), s.get("maximum")
         xlo, xhi = s.get("exclusiveMinimum"), s.get("exclusiveMaximum")
         if xlo is not None and (lo is None or xlo >= lo):
