@@ -18,6 +18,8 @@ A schema is a dict or a bool (2020-12 core, section 4.3.2: ``true`` accepts ever
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from typing import Any, Callable, Union
 
 from .errors import InvalidSchema, UnsupportedKeyword
@@ -205,6 +207,17 @@ def _fold_items(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return a
 
 
+def _common_multiple(a: float, b: float) -> float | int:
+    """The least common multiple of two decimal steps (a multiple of both is a multiple of it):
+    both written as integers over 10^e, the lcm of the integers over 10^e."""
+    da, db = Decimal(repr(a)), Decimal(repr(b))
+    e = max(0, -da.as_tuple().exponent, -db.as_tuple().exponent)
+    scale = Decimal(10) ** e
+    m = math.lcm(int(da * scale), int(db * scale))
+    value = Decimal(m) / scale
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 BOUND_MERGE: dict[str, Callable[[Any, Any], Any]] = {
     "minLength": max, "maxLength": min, "minItems": max, "maxItems": min, "minimum": max,
     "maximum": min, "exclusiveMinimum": max, "exclusiveMaximum": min, "minProperties": max,
@@ -254,6 +267,8 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[key] = [{"allOf": [p, q]} for p in x for q in y]
         elif key == "uniqueItems":
             out[key] = x or y
+        elif key == "multipleOf" and x != y:
+            out[key] = _common_multiple(x, y)
         elif key in INTERNAL:
             out[key] = list(x) + [part for part in y if part not in x]
         elif key in ANNOTATIONS or key == "properties":
