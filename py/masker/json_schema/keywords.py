@@ -207,6 +207,28 @@ def _fold_items(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return a
 
 
+CONTAINS = ("contains", "minContains", "maxContains")
+
+
+def _merge_contains(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
+    """``contains`` with its own ``minContains``/``maxContains`` from both sides of an allOf:
+    the counts belong to their side's ``contains`` (without it they do nothing, core 10.3.1.3),
+    so the same ``contains`` on both sides takes the larger minimum and the smaller maximum.
+    Raises UnsupportedKeyword("contains") for two different ``contains``."""
+    sides = [x for x in (a, b) if "contains" in x]
+    if not sides:
+        return {}
+    if len(sides) == 2 and a["contains"] != b["contains"]:
+        raise UnsupportedKeyword("contains", path, "with two different values in an allOf "
+                                 "is not supported")
+    out = {"contains": sides[0]["contains"],
+           "minContains": max(x.get("minContains", 1) for x in sides)}
+    most = [x["maxContains"] for x in sides if "maxContains" in x]
+    if most:
+        out["maxContains"] = min(most)
+    return out
+
+
 def _common_multiple(a: float, b: float) -> float | int:
     """The least common multiple of two decimal steps (a multiple of both is a multiple of it):
     both written as integers over 10^e, the lcm of the integers over 10^e."""
@@ -243,6 +265,9 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
         raise UnsupportedKeyword("patternProperties", path, "in an allOf (or next to a $ref) "
                                  "with other object keywords is not supported")
     a, b = _fold_items(a, b), _fold_items(b, a)
+    counts = _merge_contains(a, b, path)
+    a = {k: v for k, v in a.items() if k not in CONTAINS}
+    b = {k: v for k, v in b.items() if k not in CONTAINS}
     out = {k: v for k, v in a.items() if k not in b}
     out.update({k: v for k, v in b.items() if k not in a})
     extra = []  # a second pattern or format: intersected by automata (boolean.py)
@@ -278,6 +303,7 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
                                      "is not supported")
         else:  # the same value on both sides (a pattern, a format, a multipleOf...): kept
             out[key] = x
+    out.update(counts)
     if extra:
         out[INTERSECT] = list(out.get(INTERSECT, [])) + [e for e in extra
                                                          if e not in out.get(INTERSECT, [])]

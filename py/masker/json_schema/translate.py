@@ -19,7 +19,7 @@ from typing import Any, Callable
 from urllib.parse import unquote
 
 from .errors import InvalidSchema, UnsupportedKeyword
-from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat
+from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat, seq
 from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, MAX_STATES, NotRegular, TooLarge, product,
                       to_dfa, to_ir)
 from .numeric import multiples_dfa
@@ -390,24 +390,29 @@ class Translator(TypeBuilder):
         def owner(pointer: str, keyword: str) -> str:  # the schema that holds the keyword
             return pointer[:-len(keyword) - 1] if pointer.endswith("/" + keyword) else pointer
 
-        if minus and kind in ("array", "object"):
+        if minus and kind == "object":
             sub, pointer, keyword = minus[0]
             raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s is not "
                                      f"supported where it must leave some {kind}s out: the "
                                      f"same {kind} can be written in several ways (key order, "
                                      "escapes, number forms), so no grammar leaves out exactly "
                                      "its texts")
-        if minus and kind in ("string", "number"):  # one spelling per value (boolean.py)
+        known = self.known
+        if minus and kind in ("string", "number", "array"):  # one spelling per value
             both = both + [({"__canonical__": kind}, pointer, keyword)]
+        if minus and kind == "array":
+            # the canonical arrays hold scalars only: "any value" inside may be read as "any
+            # canonical scalar" on both sides, which keeps every text the difference can keep
+            known = dict(self.known, value=to_dfa(self.canonical("scalar"), {}))
 
         try:
-            dfa = to_dfa(node, self.rules, unfinished, known=self.known)
+            dfa = to_dfa(node, self.rules, unfinished, known=known)
             for ops, op in ((both, "and"), (minus, "minus")):
                 for sub, pointer, keyword in ops:
                     canonical = sub.get("__canonical__") if isinstance(sub, dict) else None
-                    part = ({"string": CANONICAL_STRING, "number": CANONICAL_NUMBER}[canonical]
-                            if canonical else self.value({"allOf": [sub, only]}, pointer))
-                    dfa = product(dfa, to_dfa(part, self.rules, unfinished, known=self.known), op)
+                    part = (self.canonical(canonical) if canonical
+                            else self.value({"allOf": [sub, only]}, pointer))
+                    dfa = product(dfa, to_dfa(part, self.rules, unfinished, known=known), op)
         except NotRegular:
             raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s through "
                                      "a recursive $ref is not supported: only regular "
@@ -418,6 +423,21 @@ class Translator(TypeBuilder):
                                      f"{error.states}); this is not supported") from None
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
+
+    def canonical(self, kind: str) -> Node:
+        """The canonical spellings a difference works on (``boolean.py``): strings and numbers
+        as there; arrays of canonical scalars (strings, numbers, booleans, null), with this
+        translator's whitespace, since a nested array or object could be spelled in several
+        ways (an array inside is left out: narrower, never wider)."""
+        if kind == "string":
+            return CANONICAL_STRING
+        if kind == "number":
+            return CANONICAL_NUMBER
+        scalar = alt(CANONICAL_STRING, CANONICAL_NUMBER, Lit("true"), Lit("false"), Lit("null"))
+        if kind == "scalar":
+            return scalar
+        items = seq(scalar, repeat(seq(self.sep(","), scalar), 0, None))
+        return seq(Lit("["), self.ws, alt(items, EMPTY), self.ws, Lit("]"))
 
     def intersection(self, parts: list[tuple[str, Node]], path: str) -> Node:
         """The texts every node of ``parts`` (``(keyword, node)``, regular) accepts, by

@@ -167,6 +167,8 @@ CASES: dict[str, object] = {
     "keywords: JSON Schema keyword {} in both parts of an allOf is too large":
         ("json_schema", json.dumps({"allOf": [_any_of(9), _any_of(9)]})),
     "keywords: JSON Schema keyword {} with two different values in an allOf is not supported":
+        ("json_schema", '{"allOf": [{"prefixItems": [{"type": "string"}]}, {"prefixItems": [{"type": "integer"}]}]}'),
+    "keywords: JSON Schema keyword 'contains' with two different values in an allOf is not supported":
         ("json_schema", '{"allOf": [{"contains": {"type": "string"}}, {"contains": {"type": "integer"}}]}'),
     "translate: JSON Schema keyword {} over {}s is not supported where it must leave some {}s out: the same {} "
     "can be written in several ways (key order, escapes, number forms), so no grammar leaves out exactly its "
