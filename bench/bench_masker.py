@@ -2,7 +2,8 @@
 
 Run: ``python bench/bench_masker.py`` (``--quick`` for a 120-file MaskBench subset,
 ``--files N`` for N files taken at a regular stride, ``--no-twins`` to skip brute force and
-lm-format-enforcer on MaskBench). Prints, measured side by side in one run over the
+lm-format-enforcer on MaskBench, ``--coverage`` for MaskBench's coverage, soundness,
+completeness and compile times alone). Prints, measured side by side in one run over the
 same texts and the same vocabulary (the trained 512-token one, else the 256 bytes):
 
 1. lesson grammars (JSON Schema (b), a small regex, a small CFG): compile time (median of
@@ -180,7 +181,7 @@ def lesson_section(vocab, lmfe_tok):
             tm.med("cold_brute") / tr, tm.med("cold_lmfe") / tr, tm.med("cold_lmfe") / warm))
 
 
-def maskbench_section(vocab, lmfe_tok, files, brute_every):
+def maskbench_section(vocab, lmfe_tok, files, brute_every, coverage_only=False):
     by_bytes = {t: i for i, t in enumerate(vocab)}
     longest = max(map(len, vocab))
     refused, other = collections.Counter(), collections.Counter()
@@ -207,6 +208,9 @@ def maskbench_section(vocab, lmfe_tok, files, brute_every):
                     unsound.append((Path(path).name, text[:120]))
                 continue
             counts["valid"] += 1
+            if coverage_only:  # the texts only, no mask timings
+                counts["valid_accepted"] += grammar.accepts(text)
+                continue
             ids = split_longest(text.encode(), vocab, by_bytes, longest)
             enf = None
             if lmfe_tok is not None:
@@ -228,13 +232,15 @@ def maskbench_section(vocab, lmfe_tok, files, brute_every):
     print("soundness: invalid instances accepted %d of %d" % (len(unsound), counts["invalid"]))
     for name, text in unsound[:10]:
         print("   UNSOUND", name, text)
-    print("completeness: valid instances accepted token by token %d of %d (%.1f%%)" % (
-        counts["valid_accepted"], counts["valid"],
+    print("completeness: valid instances accepted %s %d of %d (%.1f%%)" % (
+        "whole" if coverage_only else "token by token", counts["valid_accepted"], counts["valid"],
         100 * counts["valid_accepted"] / max(1, counts["valid"])))
     cm = sorted(compile_ms)
     print("compile ms: median %.2f, p90 %.2f, p99 %.1f, max %.1f" % (
         statistics.median(cm), cm[int(0.9 * (len(cm) - 1))], cm[int(0.99 * (len(cm) - 1))],
         cm[-1]))
+    if coverage_only:
+        return
     print("mask() ms per token in the decode loop (fresh grammar per schema, cache shared by "
           "its instances): median %.4f, p99 %.3f over %d masks" % (
               tm.med("mask"), tm.p99("mask"), len(tm.t["mask"])))
@@ -259,6 +265,9 @@ def main():
     ap.add_argument("--no-twins", action="store_true",
                     help="MaskBench without brute force and lm-format-enforcer (coverage, "
                          "soundness, completeness and our own timings only)")
+    ap.add_argument("--coverage", action="store_true",
+                    help="MaskBench coverage, soundness, completeness (texts accepted whole, not "
+                         "token by token) and compile times only; no lesson section")
     args = ap.parse_args()
     logging.disable(logging.CRITICAL)  # lm-format-enforcer logs every prefix it gives up on
     vname, vocab = vocabulary()
@@ -268,14 +277,16 @@ def main():
         lmfe_tok = None
         print("lm-format-enforcer not installed (pip install -r requirements-bench.txt)")
     print("vocabulary: %s (%d tokens), CPython %s" % (vname, len(vocab), sys.version.split()[0]))
-    lesson_section(vocab, lmfe_tok)
+    if not args.coverage:
+        lesson_section(vocab, lmfe_tok)
     files = maskbench_files()
     if args.quick or args.files:
         step = max(1, len(files) // (args.files or 120))
         files = files[::step][:args.files or 120]
     if files:
-        maskbench_section(vocab, None if args.no_twins else lmfe_tok, files,
-                          brute_every=10**9 if args.no_twins else 5)
+        maskbench_section(vocab, None if args.no_twins or args.coverage else lmfe_tok, files,
+                          brute_every=10**9 if args.no_twins or args.coverage else 5,
+                          coverage_only=args.coverage)
     else:
         print("MaskBench sample not found at ../shared/jsonschemabench/maskbench")
 
