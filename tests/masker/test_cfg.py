@@ -91,6 +91,8 @@ def test_dfa_and_earley_routes_give_equal_masks(gbnf, seed):
         dfa_grammar = compile_cfg(gbnf, engine="dfa")
     except GrammarSyntaxError:
         assume(False)  # recursive or empty
+    except LimitExceeded:
+        assume(False)  # (r1){0,10} of alternatives can need more than max_states DFA states
     earley = compile_cfg(gbnf, engine="earley")
     rng, vocab = random.Random(seed), VOCABS[0]
     a, b = dfa_grammar.matcher(vocab), earley.matcher(vocab)

@@ -252,7 +252,7 @@ def test_formats(fmt, good, bad):
 
 @pytest.mark.parametrize("schema,keyword", [
     ({"type": "object", "not": {"properties": {"a": {"const": 1}}}}, "not"),
-    ({"type": "array", "if": {"minItems": 1}, "then": {"maxItems": 2}}, "if"),
+    ({"type": "object", "if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}}, "if"),
     ({"type": "object", "patternProperties": {"^a": {}, "^b": {}}}, "patternProperties"),
     ({"type": "object", "properties": {"ab": {}}, "patternProperties": {"^a": {}}},
      "patternProperties"),

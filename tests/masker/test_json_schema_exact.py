@@ -206,3 +206,22 @@ def test_the_state_limit_is_named_with_the_size_reached():
     with pytest.raises(UnsupportedKeyword) as info:
         compile_json_schema({"type": "string", "pattern": "a", "maxLength": 5000})
     assert info.value.keyword == "pattern" and "it reached" in str(info.value)
+
+
+@pytest.mark.parametrize("schema, good, bad", [
+    ({"$ref": "#foo", "$defs": {"a": {"$anchor": "foo", "type": "integer"}}}, ["1"], ['"a"']),
+    ({"$id": "http://example.com/root.json", "type": "object",
+      "properties": {"a": {"$ref": "http://example.com/root.json#/$defs/b"}},
+      "$defs": {"b": {"type": "string"}}}, ['{"a":"x"}'], ['{"a":1}']),
+    # "#/$defs/inner" inside a sub-schema with its own $id means that resource's $defs, even
+    # where the sub-schema is merged into the place of the $ref that reached it
+    ({"$id": "http://example.com/a.json", "properties": {"foo": {
+        "$id": "b.json", "$defs": {"inner": {"type": "string"}}, "$ref": "#/$defs/inner"}},
+      "$ref": "b.json", "type": "string"}, ['"x"'], ["1"]),
+])
+def test_references_by_anchor_and_by_id(schema, good, bad):
+    grammar = compile_json_schema(schema)
+    for text in good:
+        assert grammar.accepts(text), text
+    for text in bad:
+        assert not grammar.accepts(text), text

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Callable
-from urllib.parse import unquote
+from urllib.parse import unquote, urldefrag, urljoin
 
 from .errors import InvalidSchema, UnsupportedKeyword
 from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat, seq
@@ -32,6 +32,52 @@ from .values import const_ir, value_allowed
 FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
 FALSE_SCHEMA = {"type": []}
 MAX_REF_VARIANTS = 64  # nested rules of one $ref pointer with different sibling keywords
+
+
+DATA_KEYWORDS = ("enum", "const", "default", "examples")  # their values are data, not schemas
+
+
+def join(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base`` (RFC 3986; a bare fragment also against a URN, which
+    ``urljoin`` leaves alone), without its fragment when ``ref`` has none."""
+    if ref.startswith("#"):
+        return urldefrag(base)[0] + ref if base else ref
+    joined = urljoin(base, ref)
+    return joined if "#" in ref else urldefrag(joined)[0]
+
+
+def absolute_refs(document: Schema) -> Schema:
+    """``document`` with every ``$ref`` resolved against the base URI where it is written (the
+    ``$id``s on the way from the root, core 8.2.1), so that a target merged into the place of
+    its ``$ref`` keeps meaning what it meant; the document itself when no sub-schema has an
+    ``$id`` (then every base is the root's, and "#..." references need nothing)."""
+    def has_ids(document: Any) -> bool:  # iterative: a schema may nest thousands deep
+        todo = [(document, True)]
+        while todo:
+            node, top = todo.pop()
+            if isinstance(node, dict):
+                own = node.get("$id")
+                if not top and isinstance(own, str) and not own.startswith("#"):
+                    return True
+                todo += [(v, False) for k, v in node.items() if k not in DATA_KEYWORDS]
+            elif isinstance(node, list):
+                todo += [(v, False) for v in node]
+        return False
+
+    def copy(node: Any, base: str) -> Any:
+        if isinstance(node, dict):
+            own = node.get("$id")
+            if isinstance(own, str) and not own.startswith("#"):
+                base = join(base, own)
+            out = {k: (v if k in DATA_KEYWORDS else copy(v, base)) for k, v in node.items()}
+            if isinstance(node.get("$ref"), str):
+                out["$ref"] = join(base, node["$ref"])
+            return out
+        if isinstance(node, list):
+            return [copy(v, base) for v in node]
+        return node
+
+    return copy(document, "") if has_ids(document) else document
 
 
 class Translator(TypeBuilder):
@@ -55,7 +101,7 @@ class Translator(TypeBuilder):
         """Raises ValueError when ``whitespace`` is neither "compact" nor "flexible"."""
         if whitespace not in ("compact", "flexible"):
             raise ValueError(f"whitespace must be 'compact' or 'flexible', not {whitespace!r}")
-        self.root = root
+        self.root = root  # translate() makes its $refs absolute
         self.ws = EMPTY if whitespace == "compact" else FLEXIBLE_WS
         self.rules: Rules = {}
         self.ref_names: dict[tuple[str, str], str] = {}
@@ -63,37 +109,103 @@ class Translator(TypeBuilder):
         self.ignored: list[str] = []
         self.expanding: list[str] = []
         self.open_rules: set[str] = set()  # rules being translated (placeholders meanwhile)
+        self._identifiers: tuple[dict, dict] | None = None  # see ``identifiers``
         self.automata = 0  # rules written for automata (boolean.py): "bool{K}-{state}"
         self.known: dict = {}  # start rule of those rules -> its DFA (reused, not re-read)
 
     def translate(self) -> Rules:
         """The rules of the whole document (rule "root"). A sub-schema no value satisfies
         becomes NOTHING; the caller refuses a root that is NOTHING."""
+        self.root = absolute_refs(self.root)
+        self._identifiers = None
         self.rules["root"] = self.value(self.root, "#")
         return self.rules
 
     # ---- $ref -------------------------------------------------------------
     def resolve(self, ref: Any, path: str) -> tuple[Any, str]:
-        """The schema a local ``$ref`` (core 8.2.3.1) points to, and its pointer.
+        """The schema a ``$ref`` (core 8.2.3.1) inside this document points to, and its JSON
+        pointer from the document's root.
 
-        ``ref`` is "#" or a JSON pointer fragment "#/a/b" (RFC 6901: ``~1`` is "/", ``~0`` is
-        "~", percent-escapes are decoded). Raises UnsupportedKeyword("$ref") for any other
-        reference (another document, an anchor) and InvalidSchema when the pointer does not
-        resolve.
+        ``ref`` was made absolute against the base URI where it was written (the ``$id``s on the
+        way from the root, core 8.2.1; ``absolute_refs``): "#/a/b" is a JSON pointer in that
+        resource (RFC
+        6901: ``~1`` is "/", ``~0`` is "~", percent-escapes are decoded), "#name" an
+        ``$anchor`` (or ``$dynamicAnchor``, or a draft-7 ``"$id": "#name"``) in it, and any
+        other URI one of the document's own resources (a sub-schema's ``$id``, relative or
+        absolute), with an optional fragment. Raises UnsupportedKeyword("$ref") for a URI this
+        document does not hold (another document) and InvalidSchema when the pointer or the
+        anchor does not resolve.
         """
-        if not isinstance(ref, str) or not ref.startswith("#") or (len(ref) > 1 and ref[1] != "/"):
+        resources, anchors = self.identifiers()
+        uri, fragment = urldefrag(ref) if isinstance(ref, str) else (None, "")
+        if uri == "":  # the document itself, whatever its $id
+            uri = self.root_base()
+        if uri not in resources:
             raise UnsupportedKeyword("$ref", path, f"to {ref!r} is not supported (only local "
                                      "JSON pointers such as '#/$defs/name')")
-        node = self.root
-        for part in ref[2:].split("/") if len(ref) > 1 else []:
+        found = self._follow(resources[uri], anchors, uri, fragment)
+        if found is None:
+            raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
+        return found
+
+    @staticmethod
+    def _follow(resource: tuple[Any, str], anchors: dict, uri: str,
+                fragment: str) -> tuple[Any, str] | None:
+        """``(schema, pointer)`` at ``fragment`` (a JSON pointer, or an anchor name) of the
+        resource ``(schema, pointer)`` at ``uri``; None when it leads nowhere."""
+        node, pointer = resource
+        if fragment and not fragment.startswith("/"):
+            return anchors.get((uri, fragment))
+        for part in fragment[1:].split("/") if fragment else []:
             part = unquote(part).replace("~1", "/").replace("~0", "~")
             if isinstance(node, list) and part.isdigit() and int(part) < len(node):
                 node = node[int(part)]
             elif isinstance(node, dict) and part in node:
                 node = node[part]
             else:
-                raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
-        return node, ref
+                return None
+            pointer += "/" + part.replace("~", "~0").replace("/", "~1")
+        return node, pointer
+
+    def root_base(self) -> str:
+        """The root's base URI: its ``$id``, or "" when it has none."""
+        own = self.root.get("$id") if isinstance(self.root, dict) else None
+        return join("", own) if isinstance(own, str) and not own.startswith("#") else ""
+
+    def identifiers(self) -> tuple[dict, dict]:
+        """``(resources, anchors)`` of the document, built once: absolute URI (no fragment) ->
+        ``(schema, pointer)`` for the root and every sub-schema with an ``$id``, and ``(URI,
+        name)`` -> ``(schema, pointer)`` for every ``$anchor``/``$dynamicAnchor`` (and draft-7
+        ``"$id": "#name"``). Values of ``enum``, ``const``, ``default`` and ``examples`` are
+        data, not schemas, and are not searched."""
+        if self._identifiers is None:
+            resources: dict = {}
+            anchors: dict = {}
+
+            def walk(node: Any, pointer: str, base: str) -> None:
+                if isinstance(node, dict):
+                    own = node.get("$id")
+                    if isinstance(own, str):
+                        if own.startswith("#"):
+                            anchors.setdefault((base, own[1:]), (node, pointer))
+                        else:
+                            base = join(base, own)
+                            resources.setdefault(base, (node, pointer))
+                    for key in ("$anchor", "$dynamicAnchor"):
+                        if isinstance(node.get(key), str):
+                            anchors.setdefault((base, node[key]), (node, pointer))
+                    for key, value in node.items():
+                        if key not in DATA_KEYWORDS:
+                            walk(value, pointer + "/" + key.replace("~", "~0").replace("/", "~1"),
+                                 base)
+                elif isinstance(node, list):
+                    for i, value in enumerate(node):
+                        walk(value, f"{pointer}/{i}", base)
+
+            resources[self.root_base()] = (self.root, "#")
+            walk(self.root, "#", "")
+            self._identifiers = (resources, anchors)
+        return self._identifiers
 
     def ref_rule(self, ref: Any, path: str, rest: Schema | None = None,
                  build: Callable[[Schema], Schema] | None = None) -> Ref:
