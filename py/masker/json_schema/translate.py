@@ -46,6 +46,13 @@ def join(base: str, ref: str) -> str:
     return joined if "#" in ref else urldefrag(joined)[0]
 
 
+def uses_ids(document: Schema) -> bool:
+    """False for a document that declares draft 4 or 3, where ``$id`` is no keyword (its
+    ``id`` is left alone too: references then stay JSON pointers from the root)."""
+    declared = document.get("$schema") if isinstance(document, dict) else None
+    return not (isinstance(declared, str) and ("draft-04" in declared or "draft-03" in declared))
+
+
 def absolute_refs(document: Schema) -> Schema:
     """``document`` with every ``$ref`` resolved against the base URI where it is written (the
     ``$id``s on the way from the root, core 8.2.1), so that a target merged into the place of
@@ -77,7 +84,7 @@ def absolute_refs(document: Schema) -> Schema:
             return [copy(v, base) for v in node]
         return node
 
-    return copy(document, "") if has_ids(document) else document
+    return copy(document, "") if uses_ids(document) and has_ids(document) else document
 
 
 class Translator(TypeBuilder):
@@ -169,7 +176,7 @@ class Translator(TypeBuilder):
 
     def root_base(self) -> str:
         """The root's base URI: its ``$id``, or "" when it has none."""
-        own = self.root.get("$id") if isinstance(self.root, dict) else None
+        own = self.root.get("$id") if isinstance(self.root, dict) and uses_ids(self.root) else None
         return join("", own) if isinstance(own, str) and not own.startswith("#") else ""
 
     def identifiers(self) -> tuple[dict, dict]:
@@ -203,7 +210,8 @@ class Translator(TypeBuilder):
                         walk(value, f"{pointer}/{i}", base)
 
             resources[self.root_base()] = (self.root, "#")
-            walk(self.root, "#", "")
+            if uses_ids(self.root):
+                walk(self.root, "#", "")
             self._identifiers = (resources, anchors)
         return self._identifiers
 
