@@ -168,7 +168,8 @@ def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
     ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida", "("),
     ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}', "«minimum» vale 10 y «maximum» vale 5",
      '"maximum"'),
-    ("json_schema", '{"type": "object",\n "if": {"type": "object"}}', "línea 2, columna 2: la palabra clave «if»", '"if"'),
+    ("json_schema", '{"type": "object",\n "unevaluatedProperties": false}',
+     "línea 2, columna 2: la palabra clave «unevaluatedProperties»", '"unevaluatedProperties"'),
     ("regex", "", "vacía", None),
 ])
 def test_errors_are_in_spanish_and_marked_in_the_editor(lab, kind, text, words, span):
