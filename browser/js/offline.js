@@ -177,6 +177,7 @@ export function setupOffline(page = {}) {
   }
 
   let offered = null; // the waiting worker already handled
+  let tries = 0; // a busy machine may start the waiting worker slowly: ask it again
   async function onWaiting(registration) {
     const waiting = registration.waiting;
     if (!waiting || waiting === offered) return;
@@ -185,7 +186,8 @@ export function setupOffline(page = {}) {
     try {
       ({ build: waitingBuild } = await ask(waiting, { type: "BUILD" }));
     } catch {
-      offered = null; // asked again when its state changes
+      offered = null; // no answer yet: ask again in a moment (its state will not change)
+      if (tries++ < 20) setTimeout(() => onWaiting(registration), 1500);
       return;
     }
     if (waitingBuild === build) {
