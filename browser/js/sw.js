@@ -93,29 +93,13 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(precache.activate(event).then(() => self.clients.claim()));
 });
 
-/* How many of the course's files are in the store now (a browser may evict them). */
-async function storedCount() {
-  const cache = await caches.open(precache.strategy.cacheName);
-  let files = 0;
-  let bytes = 0;
-  for (const [url, key] of precache.getURLsToCacheKeys()) {
-    if (await cache.match(key)) {
-      files += 1;
-      bytes += SIZES.get(url) || 0;
-    }
-  }
-  return { files, bytes, totalFiles: COURSE.files.length, totalBytes: TOTAL_BYTES };
-}
-
-/* Store again what is missing (the browser evicted some files, or the reader cleared the store
- * while this worker still controlled a page and then turned storing on again: the browser then
- * keeps this worker, with an empty store). Workbox's strategy fetches each file with its
- * integrity and stores it under its key, as at install; the pages see the same progress. */
-async function repair(event) {
+/* What of the course is in the store now (a browser may evict files): how many files and
+ * bytes, and the [url, cache key] of each file missing. */
+async function scanStore() {
   const cache = await caches.open(precache.strategy.cacheName);
   const missing = [];
-  let bytes = 0;
   let files = 0;
+  let bytes = 0;
   for (const [url, key] of precache.getURLsToCacheKeys()) {
     if (await cache.match(key)) {
       files += 1;
@@ -124,6 +108,20 @@ async function repair(event) {
       missing.push([url, key]);
     }
   }
+  return { files, bytes, missing };
+}
+
+async function storedCount() {
+  const { files, bytes } = await scanStore();
+  return { files, bytes, totalFiles: COURSE.files.length, totalBytes: TOTAL_BYTES };
+}
+
+/* Store again what is missing (the browser evicted some files, or the reader cleared the store
+ * while this worker still controlled a page and then turned storing on again: the browser then
+ * keeps this worker, with an empty store). Workbox's strategy fetches each file with its
+ * integrity and stores it under its key, as at install; the pages see the same progress. */
+async function repair(event) {
+  let { files, bytes, missing } = await scanStore();
   for (const [url, cacheKey] of missing) {
     const integrity = precache.getIntegrityForCacheKey(cacheKey);
     const request = new Request(url, { credentials: "same-origin" });
