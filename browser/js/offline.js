@@ -178,16 +178,17 @@ export function setupOffline(page = {}) {
 
   let offered = null; // the waiting worker already handled
   let tries = 0; // a busy machine may start the waiting worker slowly: ask it again
-  async function onWaiting(registration) {
-    const waiting = registration.waiting;
-    if (!waiting || waiting === offered) return;
+  async function onWaiting(waiting) {
+    // (the worker itself, not registration.waiting: at its "installed" statechange the
+    // registration may not show it as waiting yet)
+    if (!waiting || waiting.state !== "installed" || waiting === offered) return;
     offered = waiting;
     let waitingBuild = null;
     try {
       ({ build: waitingBuild } = await ask(waiting, { type: "BUILD" }));
     } catch {
       offered = null; // no answer yet: ask again in a moment (its state will not change)
-      if (tries++ < 20) setTimeout(() => onWaiting(registration), 1500);
+      if (tries++ < 20) setTimeout(() => onWaiting(waiting), 1500);
       return;
     }
     if (waitingBuild === build) {
@@ -204,6 +205,18 @@ export function setupOffline(page = {}) {
       button.disabled = true;
       waiting.postMessage({ type: "SKIP_WAITING" });
     };
+  }
+
+  /* A page of another build than the worker that controls it (pages come from the network
+   * first, so after a deploy): fetch the new sw.js now. The browser's own check after a
+   * navigation comes when it gets round to it, on a busy machine late. */
+  async function lookForNewer(registration) {
+    const controller = navigator.serviceWorker.controller;
+    if (!controller || registration.installing || registration.waiting) return;
+    const answer = await ask(controller, { type: "BUILD" }).catch(() => ({}));
+    if (answer.build !== build && !registration.installing && !registration.waiting) {
+      registration.update().catch(() => {}); // offline: the "online" listener below tries again
+    }
   }
 
   async function start() {
@@ -253,7 +266,7 @@ export function setupOffline(page = {}) {
     const installed = (worker) => {
       if (!worker) return;
       const check = () => {
-        if (worker.state === "installed" && navigator.serviceWorker.controller) onWaiting(registration);
+        if (worker.state === "installed" && navigator.serviceWorker.controller) onWaiting(worker);
       };
       worker.addEventListener("statechange", check);
       check();
@@ -261,6 +274,7 @@ export function setupOffline(page = {}) {
     installed(registration.installing);
     installed(registration.waiting);
     registration.addEventListener("updatefound", () => installed(registration.installing));
+    lookForNewer(registration);
     if (registration.active) {
       // (a hard reload leaves the page without a controller, the stored copy still there)
       if (status.dataset.state === "pending") await showStored(registration.active);

@@ -48,6 +48,15 @@ WORKER_BUILD = """() => new Promise((resolve) => {
   channel.port1.onmessage = (event) => resolve(event.data);
   navigator.serviceWorker.controller.postMessage({ type: "STATUS" }, [channel.port2]);
 })"""
+# What the page sees of its registration (for a failure's message).
+WORKERS = """async () => {
+  const registration = await navigator.serviceWorker.getRegistration();
+  const state = (worker) => worker && worker.state;
+  const status = document.querySelector("[data-testid=offline-status]");
+  return {installing: state(registration?.installing), waiting: state(registration?.waiting),
+          active: state(registration?.active), controlled: !!navigator.serviceWorker.controller,
+          status: status && status.dataset.state + ": " + status.textContent.trim()};
+}"""
 STORED_KEYS = """async () => {
   const names = (await caches.keys()).filter((name) => name.startsWith("curso-"));
   return (await (await caches.open(names[0])).keys()).map((request) => request.url);
@@ -82,7 +91,7 @@ def wait_worker_build(page, timeout_s: float = 60.0) -> str:
         except Exception:  # no controller yet, or the page is reloading
             pass
         time.sleep(0.2)
-    raise AssertionError(f"the service worker never became build {wanted}")
+    raise AssertionError(f"the service worker never became build {wanted}: {page.evaluate(WORKERS)}")
 
 
 def cell_source(page, index: int = 0) -> str:
