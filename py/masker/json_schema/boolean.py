@@ -44,6 +44,8 @@ from .ir import Alt as AltNode
 MAX_STATES = 4000  # NFA and DFA states, per operand and per product
 MAX_SIZE = 20_000  # nodes of the expression written back before falling back to rules
 MAX_ELIMINATED = 400  # states above which the DFA is written as rules directly
+MAX_DEPTH = 60  # nesting of the expression above which it is written as rules (the emitters
+# and the regex compiler recurse on it)
 
 
 # The canonical spellings a difference works on (see the module docstring).
@@ -417,12 +419,26 @@ def to_rules(dfa: CharDfa, prefix: str, rules: Rules) -> Node:
     return Ref(f"{prefix}-0")
 
 
+def _depth(node: Node) -> int:
+    """How deeply ``node``'s sequences, alternatives and repetitions nest."""
+    deepest, todo = 0, [(node, 1)]
+    while todo:
+        item, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, (Seq, AltNode)):
+            todo.extend((part, depth + 1) for part in item.items)
+        elif isinstance(item, Repeat):
+            todo.append((item.item, depth + 1))
+    return deepest
+
+
 def to_ir(dfa: CharDfa, prefix: str, rules: Rules, max_size: int = MAX_SIZE,
           known: dict[str, CharDfa] | None = None) -> Node:
-    """The DFA as one expression when small enough, else as right-linear rules (recorded in
-    ``known``, mutated, under the start rule's name, so a later automaton reuses the DFA)."""
+    """The DFA as one expression when small and shallow enough, else as right-linear rules
+    (recorded in ``known``, mutated, under the start rule's name, so a later automaton reuses
+    the DFA)."""
     expression = to_expression(dfa, max_size)
-    if expression is not None:
+    if expression is not None and _depth(expression) <= MAX_DEPTH:
         return expression
     start = to_rules(dfa, prefix, rules)
     if known is not None:

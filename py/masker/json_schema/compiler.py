@@ -84,13 +84,13 @@ def translate_schema(schema: Schema | str | bytes, whitespace: str = "compact"
 
 
 def _write(rules: Rules, max_regex_chars: int) -> tuple[str, str]:
-    """("regex", text) when no rule is recursive and the text fits in ``max_regex_chars``,
-    else ("gbnf", text)."""
+    """("regex", text) when no rule is recursive and the text fits in ``max_regex_chars`` (and
+    nests less deeply than Python's recursion limit), else ("gbnf", text)."""
     if not is_recursive(rules):
         try:
             return "regex", to_regex(rules, max_chars=max_regex_chars)
-        except LimitExceeded:
-            pass  # shared rules keep the GBNF form small
+        except (LimitExceeded, RecursionError):
+            pass  # shared rules keep the GBNF form small (and a long chain of rules shallow)
     return "gbnf", to_gbnf(rules)
 
 

@@ -34,22 +34,26 @@ IMPLEMENTED = frozenset("""type enum const properties required
     minLength maxLength pattern format minimum maximum exclusiveMinimum
     exclusiveMaximum multipleOf anyOf oneOf allOf $ref uniqueItems
     minProperties maxProperties patternProperties not dependencies dependentRequired
-    dependentSchemas if then else contains minContains maxContains""".split())
-REFUSED = frozenset("""propertyNames unevaluatedProperties unevaluatedItems $dynamicRef
+    dependentSchemas if then else contains minContains maxContains propertyNames""".split())
+REFUSED = frozenset("""unevaluatedProperties unevaluatedItems $dynamicRef
     $recursiveRef extends disallow divisibleBy contentEncoding contentMediaType
     contentSchema""".split())
 # Internal keywords (never in a user's schema: their names start with a NUL), left by ``expand``
 # for ``value`` to build by automata (``boolean.py``): EXCLUDE holds the sub-schemas an instance
 # must not satisfy (a ``not`` with no positive form), INTERSECT those it must also satisfy (a
-# second ``pattern`` or ``format``), each as ``[schema, pointer]``.
+# second ``pattern`` or ``format``), each as ``[schema, pointer]``. OBJECTS holds the object
+# keywords of the parts of an ``allOf`` that cannot be merged into one (``patternProperties``
+# beside other object keywords), each a dict of OBJECT_PART keys, all to hold.
 EXCLUDE = "\x00not"
 INTERSECT = "\x00and"
-INTERNAL = frozenset([EXCLUDE, INTERSECT])
+OBJECTS = "\x00objects"
+INTERNAL = frozenset([EXCLUDE, INTERSECT, OBJECTS])
+OBJECT_PART = ("properties", "additionalProperties", "patternProperties", "propertyNames")
 KINDS = ("object", "array", "string", "integer", "number", "boolean", "null")
 KIND_KEYWORDS = {
     "object": ("properties", "required", "additionalProperties", "minProperties",
                "maxProperties", "patternProperties", "dependencies", "dependentRequired",
-               "dependentSchemas"),
+               "dependentSchemas", "propertyNames", OBJECTS),
     "array": ("items", "prefixItems", "additionalItems", "minItems", "maxItems",
               "uniqueItems", "contains", "minContains", "maxContains"),
     "string": ("minLength", "maxLength", "pattern", "format"),
@@ -254,16 +258,16 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     one schema. Sub-schemas that must both hold are combined lazily as {"allOf": [x, y]}.
 
     Two different ``pattern``s (or ``format``s) keep the first; the second goes to
-    ``INTERSECT``, built by automata in ``Translator.combined``. Raises UnsupportedKeyword when
-    the two cannot be merged exactly: ``patternProperties`` next to other object keywords,
+    ``INTERSECT``, built by automata in ``Translator.combined``; ``patternProperties`` beside
+    other object keywords keeps each side's object keywords apart (``OBJECTS``), for the object
+    builder to apply both. Raises UnsupportedKeyword when the two cannot be merged exactly:
     ``anyOf``/``oneOf`` on both sides with more than 64 combined branches, or two different
     values of another keyword with no merge rule.
     """
-    object_keys = ("properties", "additionalProperties", "patternProperties")
-    if ("patternProperties" in a and any(k in b for k in object_keys)) or (
-            "patternProperties" in b and any(k in a for k in object_keys)):
-        raise UnsupportedKeyword("patternProperties", path, "in an allOf (or next to a $ref) "
-                                 "with other object keywords is not supported")
+    parts = _object_parts(a, b)
+    if parts is not None:
+        a = {k: v for k, v in a.items() if k not in OBJECT_PART and k != OBJECTS}
+        b = {k: v for k, v in b.items() if k not in OBJECT_PART and k != OBJECTS}
     a, b = _fold_items(a, b), _fold_items(b, a)
     counts = _merge_contains(a, b, path)
     a = {k: v for k, v in a.items() if k not in CONTAINS}
@@ -284,7 +288,7 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[key] = list(x) + [n for n in y if n not in x]
         elif key == "enum":
             out[key] = [v for v in x if any(same_value(v, w) for w in y)]
-        elif key in ("items", "additionalProperties"):
+        elif key in ("items", "additionalProperties", "propertyNames"):
             out[key] = _sub_all(x, y)
         elif key in ("anyOf", "oneOf"):
             if len(x) * len(y) > 64:
@@ -307,6 +311,25 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     if extra:
         out[INTERSECT] = list(out.get(INTERSECT, [])) + [e for e in extra
                                                          if e not in out.get(INTERSECT, [])]
-    if "properties" in a or "properties" in b:
+    if parts is not None:
+        out[OBJECTS] = parts
+    elif "properties" in a or "properties" in b:
         _merge_properties(a, b, out)
     return out
+
+
+def _object_parts(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The object keywords of ``a`` and ``b`` as separate parts (``OBJECTS``) when they cannot
+    be merged into one schema: ``patternProperties`` on one side and other object keywords on
+    the other (which keys a pattern or ``additionalProperties`` covers depends on its own
+    side's names), or parts already kept apart. None when they merge as usual."""
+    def own(x: dict[str, Any]) -> list[dict[str, Any]]:
+        if OBJECTS in x:
+            return list(x[OBJECTS])
+        part = {k: x[k] for k in OBJECT_PART if k in x}
+        return [part] if part else []
+    mixed = ("patternProperties" in a and any(k in b for k in OBJECT_PART)) or (
+        "patternProperties" in b and any(k in a for k in OBJECT_PART))
+    if not mixed and OBJECTS not in a and OBJECTS not in b:
+        return None
+    return own(a) + own(b)

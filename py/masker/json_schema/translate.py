@@ -576,6 +576,37 @@ class Translator(TypeBuilder):
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 
+    def key_classes(self, base: Node, patterns: list[Node], keyword: str,
+                    path: str) -> list[tuple[Node, frozenset[int]]]:
+        """The keys of ``base`` (a regular node of quoted keys) split by which of ``patterns``
+        (regular nodes of quoted keys) they match: ``(node, indices matched)`` for each class
+        that holds at least one key, exactly, by automata (``boolean.py``). Raises
+        UnsupportedKeyword(``keyword``) for a recursive part, or past ``boolean.MAX_STATES``
+        states, with the size reached."""
+        try:
+            classes = [(to_dfa(base, self.rules, known=self.known), frozenset())]
+            for j, node in enumerate(patterns):
+                dfa = to_dfa(node, self.rules, known=self.known)
+                split = []
+                for keys, matched in classes:
+                    for part, now in ((product(keys, dfa, "and"), matched | {j}),
+                                      (product(keys, dfa, "minus"), matched)):
+                        if any(part.accepting):
+                            split.append((part, now))
+                classes = split
+        except NotRegular:
+            raise UnsupportedKeyword(keyword, path, "through a recursive $ref is not supported: "
+                                     "property names are split by automata") from None
+        except TooLarge as error:
+            raise UnsupportedKeyword(keyword, path, f"needs an automaton of more than "
+                                     f"{error.limit} states for the property names (it reached "
+                                     f"{error.states}); this is not supported") from None
+        out = []
+        for dfa, matched in classes:
+            self.automata += 1
+            out.append((to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known), matched))
+        return out
+
     def multiples(self, base: Node, step: float, integer: bool, path: str) -> Node:
         """The numbers of ``base`` that are multiples of ``step`` (``numeric.multiples_dfa``),
         by automata. Raises UnsupportedKeyword("multipleOf") past ``boolean.MAX_STATES``."""

@@ -19,18 +19,56 @@ JSON texts themselves.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from .errors import UnsupportedKeyword
 from .formats import format_units
 from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
-from .keywords import Schema
+from .boolean import NotRegular, TooLarge, to_dfa
+from .keywords import ANNOTATIONS, OBJECT_PART, OBJECTS, Schema
 from .numeric import INTEGER, NUMBER, integer_bounds, number_bounds
 from .pattern import check_pattern, pattern_units, single_char_repeat
 from .strings import QUOTE, encoded_chars, json_string, key_not_in, literal_string
 
 BOUNDS = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum")
+
+
+def _for_name(part: dict[str, Any], name: str) -> list[Schema]:
+    """The schemas one part applies to the value of property ``name``: its ``properties``
+    entry and those of the patterns it matches (core 10.3.2.1-2), else its
+    ``additionalProperties`` (core 10.3.2.3)."""
+    matched = [schema for pattern, schema in part.get("patternProperties", {}).items()
+               if re.search(pattern, name)]
+    if name in part.get("properties", {}):
+        return [part["properties"][name]] + matched
+    return matched or [part.get("additionalProperties", True)]
+
+
+def _names(schema: Schema) -> Schema:
+    """A ``propertyNames`` schema read on strings only (names are strings, core 10.3.2.4)."""
+    return {"allOf": [schema, {"type": "string"}]}
+
+
+def _all_of(schemas: list[Schema]) -> Schema:
+    """One schema for all of ``schemas``: False if one is false, True if none constrains;
+    a schema equal to an earlier one but for annotations is left out (a listed property and
+    the pattern that matches its name often carry the same schema)."""
+    if any(schema is False for schema in schemas):
+        return False
+    rest, seen = [], set()
+    for schema in schemas:
+        if schema is True:
+            continue
+        key = json.dumps({k: v for k, v in schema.items() if k not in ANNOTATIONS},
+                         sort_keys=True, default=str)
+        if key != "{}" and key not in seen:
+            seen.add(key)
+            rest.append(schema)
+    if not rest:
+        return True
+    return rest[0] if len(rest) == 1 else {"allOf": rest}
 
 
 class TypeBuilder:
@@ -197,25 +235,57 @@ class TypeBuilder:
     def object(self, s: dict[str, Any], path: str) -> Node:
         """JSON objects valid under ``s``, keys in the order described in the module
         docstring: ``properties`` (core 10.3.2.1), ``required`` (validation 6.5.3),
-        ``additionalProperties`` (core 10.3.2.3), one-pattern ``patternProperties`` (core
-        10.3.2.2, see ``_pattern_properties``), and ``minProperties``/``maxProperties``
-        (validation 6.5.1, 6.5.2) when the others already imply them.
+        ``additionalProperties`` (core 10.3.2.3), ``patternProperties`` (core 10.3.2.2),
+        ``propertyNames`` (core 10.3.2.4) and ``minProperties``/``maxProperties``
+        (validation 6.5.1, 6.5.2), each exact.
 
-        Returns NOTHING when a required name is forbidden (``additionalProperties: false`` or
-        a ``false`` property schema). Raises UnsupportedKeyword("patternProperties") when the
-        pattern matches a required or listed name or there are several patterns,
-        UnsupportedKeyword("minProperties"/"maxProperties") when the count is not implied,
-        and passes on the errors of the property schemas.
+        The object keywords may come in several parts (``OBJECTS``, left by an ``allOf`` whose
+        parts cannot be merged into one: ``patternProperties`` beside other object keywords);
+        every part must hold. A listed or required name takes the schemas that apply to it in
+        every part (its ``properties`` entry and the patterns it matches, else that part's
+        ``additionalProperties``). The other keys are split by automata into classes by the
+        patterns they match (``Translator.key_classes``), each with the same conjunction.
+
+        Returns NOTHING when a required name is forbidden (``additionalProperties: false``, a
+        ``false`` property schema, a name ``propertyNames`` rejects). Raises
+        UnsupportedKeyword("patternProperties"/"propertyNames") past the automata's state
+        limit, and passes on the errors of the property schemas.
         """
-        props = dict(s.get("properties", {}))
+        parts = s.get(OBJECTS) or [{k: s[k] for k in OBJECT_PART if k in s}]
         required = list(s.get("required", []))
-        extra = s.get("additionalProperties", True)
-        pattern, pattern_schema = self._pattern_properties(s, props, path)
+        for part in parts:
+            for pattern in part.get("patternProperties", {}):
+                check_pattern(pattern, f"{path or '#'}/patternProperties/"
+                              + pattern.replace("~", "~0").replace("/", "~1"), "patternProperties")
+        if len(parts) == 1 and not parts[0].get("patternProperties") and (
+                "propertyNames" not in parts[0]):
+            return self._plain_object(s, parts[0], required, path)
+        names: list[str] = []
+        for part in parts:
+            names += [n for n in part.get("properties", {}) if n not in names]
+        names += [n for n in required if n not in names]
+        allowed = self._name_check(parts, path)
+        members = []
+        for name in names:
+            sub = _all_of([schema for part in parts for schema in _for_name(part, name)])
+            if sub is False or not allowed(name):
+                if name in required:
+                    return NOTHING
+                continue
+            value = self.value(sub, f"{path}/properties/{name}")
+            members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
+                            name in required))
+        extra_member = self._extra_keys(parts, names, path)
+        inside = self._counted(s, members, extra_member, path)
+        return seq(Lit("{"), self.ws, inside, self.ws, Lit("}"))
+
+    def _plain_object(self, s: dict[str, Any], part: dict[str, Any], required: list[str],
+                      path: str) -> Node:
+        """``object`` for one part without ``patternProperties`` or ``propertyNames``."""
+        props = dict(part.get("properties", {}))
+        extra = part.get("additionalProperties", True)
         for name in required:
             if name not in props:
-                if pattern is not None and re.search(pattern, name):
-                    raise UnsupportedKeyword("patternProperties", path, "whose pattern matches "
-                                             f"the required name {name!r} is not supported")
                 if extra is False:
                     return NOTHING  # required but forbidden: no object matches
                 props[name] = extra
@@ -229,40 +299,61 @@ class TypeBuilder:
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
                             name in required))
         extra_member = NOTHING
-        if pattern is not None:
-            key = seq(QUOTE, pattern_units(pattern, path + "/patternProperties"), QUOTE)
-            value = self.value(pattern_schema, path + "/patternProperties")
-            extra_member = seq(key, self.sep(":"), value)
-        elif extra is not False:
+        if extra is not False:
             value = self.any_value() if extra is True else self.value(
                 extra, path + "/additionalProperties")
             extra_member = seq(key_not_in(list(props)), self.sep(":"), value)
-        self._check_counts(s, members, extra_member, path)
-        return seq(Lit("{"), self.ws, self._members(members, extra_member), self.ws, Lit("}"))
+        inside = self._counted(s, members, extra_member, path)
+        return seq(Lit("{"), self.ws, inside, self.ws, Lit("}"))
 
-    def _pattern_properties(self, s: dict[str, Any], props: dict[str, Schema],
-                            path: str) -> tuple[str | None, Schema | None]:
-        """(pattern, schema) of a single-entry ``patternProperties``, or (None, None).
+    def _name_check(self, parts: list[dict[str, Any]], path: str):
+        """A test of a listed or required name against every part's ``propertyNames``."""
+        checks = [(part["propertyNames"], f"{path}/propertyNames") for part in parts
+                  if "propertyNames" in part and part["propertyNames"] is not True]
+        if not checks:
+            return lambda name: True
+        dfas = []
+        for schema, where in checks:
+            try:
+                dfas.append(to_dfa(self.value(_names(schema), where), self.rules,
+                                   known=self.known))
+            except NotRegular:
+                raise UnsupportedKeyword("propertyNames", where, "through a recursive $ref is "
+                                         "not supported") from None
+            except TooLarge as error:
+                raise UnsupportedKeyword("propertyNames", where, "needs an automaton of more "
+                                         f"than {error.limit} states (it reached "
+                                         f"{error.states}); this is not supported") from None
+        return lambda name: all(dfa.accepts(literal_string(name)) for dfa in dfas)
 
-        Extra keys are then generated from the pattern only (keys matching no pattern are not
-        produced, which is narrower than the spec, never wider), so ``additionalProperties``
-        does not add keys. Raises UnsupportedKeyword("patternProperties") for several
-        patterns, or when a listed property name matches the pattern (its key could then be
-        produced twice), and InvalidSchema when the pattern is not a valid regex."""
-        pp = s.get("patternProperties")
-        if not pp:
-            return None, None
-        if not isinstance(pp, dict) or len(pp) != 1:
-            raise UnsupportedKeyword("patternProperties", path, "with more than one pattern "
-                                     "is not supported")
-        (pattern, schema), = pp.items()
-        check_pattern(pattern, f"{path or '#'}/patternProperties/"
-                      + pattern.replace("~", "~0").replace("/", "~1"), "patternProperties")
-        clash = [n for n in props if re.search(pattern, n)]
-        if clash:
-            raise UnsupportedKeyword("patternProperties", path, "whose pattern matches the "
-                                     f"listed property {clash[0]!r} is not supported")
-        return pattern, schema
+    def _extra_keys(self, parts: list[dict[str, Any]], names: list[str], path: str) -> Node:
+        """The members whose key is none of ``names``: one alternative per class of keys
+        (``Translator.key_classes``), whose value meets the schemas that apply to that class
+        in every part. NOTHING when no key may be added."""
+        base = key_not_in(names)
+        for part in parts:
+            if "propertyNames" in part and part["propertyNames"] is not True:
+                where = f"{path}/propertyNames"
+                names_node = self.value(_names(part["propertyNames"]), where)
+                base = self.intersection([("propertyNames", base), ("propertyNames", names_node)],
+                                         where)
+        patterns = [(i, pattern, schema) for i, part in enumerate(parts)
+                    for pattern, schema in part.get("patternProperties", {}).items()]
+        nodes = [seq(QUOTE, pattern_units(p, path + "/patternProperties"), QUOTE)
+                 for _, p, _ in patterns]
+        keyword = "patternProperties" if patterns else "propertyNames"
+        members = []
+        for keys, matched in self.key_classes(base, nodes, keyword, path):
+            schemas = []
+            for i, part in enumerate(parts):
+                own = [patterns[j][2] for j in sorted(matched) if patterns[j][0] == i]
+                schemas += own or [part.get("additionalProperties", True)]
+            sub = _all_of(schemas)
+            if sub is False:
+                continue
+            value = self.any_value() if sub is True else self.value(sub, path + "/" + keyword)
+            members.append(seq(keys, self.sep(":"), value))
+        return alt(*members)
 
     def _members(self, members: list[tuple[Node, bool]], extra: Node) -> Node:
         """The text between the braces: ``members`` (node, required) in order, each optional
@@ -276,15 +367,55 @@ class TypeBuilder:
             after = seq(comma, with_it) if needed else seq(opt(seq(comma, member)), after)
         return first
 
-    def _check_counts(self, s: dict[str, Any], members: list[tuple[Node, bool]], extra: Node,
-                      path: str) -> None:
-        """Refuse ``minProperties``/``maxProperties`` (UnsupportedKeyword) unless the grammar
-        already keeps the number of members within them."""
+    def _counted(self, s: dict[str, Any], members: list[tuple[Node, bool]],
+                 extra: Node, path: str) -> Node:
+        """``_members`` within ``minProperties``/``maxProperties`` (validation 6.5.1-2). When
+        the members already keep the count within them, ``_members`` itself; otherwise the
+        members are written with the number of those written so far (capped at
+        ``minProperties`` when there is no maximum, at ``maxProperties`` + 1 when there is),
+        one shared node per (member, count, first or not), and the extra members that follow
+        are counted by a bounded repetition. Raises UnsupportedKeyword("minProperties") when
+        reaching it may take two or more extra keys, since two extra keys may be one key written
+        twice (one extra key is always a key more)."""
+        lo, hi = s.get("minProperties", 0), s.get("maxProperties")
         least = sum(1 for _, needed in members if needed)
         most = None if extra != NOTHING else len(members)
-        if s.get("minProperties", 0) > least:
-            raise UnsupportedKeyword("minProperties", path, "above the number of required "
-                                     "properties is not supported")
-        if "maxProperties" in s and (most is None or s["maxProperties"] < most):
-            raise UnsupportedKeyword("maxProperties", path, "below the number of allowed "
-                                     "properties is not supported")
+        if lo <= least and (hi is None or (most is not None and most <= hi)):
+            return self._members(members, extra)
+        comma = self.sep(",")
+        cap = lo if hi is None else hi + 1
+        memo: dict[tuple[int, int, bool], Node] = {}
+
+        def tail(count: int, first: bool) -> Node:  # the extra members
+            need, room = max(0, lo - count), None if hi is None else hi - count
+            if room is not None and room < need:
+                return NOTHING
+            if extra == NOTHING:
+                return EMPTY if need == 0 else NOTHING
+            if need >= 2:  # two extra keys could be the same key written twice
+                raise UnsupportedKeyword("minProperties", path, "that extra keys would have to "
+                                         "reach (two or more besides the listed properties) is "
+                                         "not supported: a grammar cannot keep them distinct")
+            if not first:
+                return repeat(seq(comma, extra), need, room)
+            if room == 0:
+                return EMPTY
+            some = seq(extra, repeat(seq(comma, extra), max(0, need - 1),
+                                     None if room is None else room - 1))
+            return opt(some) if need == 0 else some
+
+        def rest(i: int, count: int, first: bool) -> Node:
+            key = (i, count, first)
+            if key not in memo:
+                if hi is not None and count > hi:
+                    memo[key] = NOTHING
+                elif i == len(members):
+                    memo[key] = tail(count, first)
+                else:
+                    member, needed = members[i]
+                    with_it = seq(EMPTY if first else comma, member,
+                                  rest(i + 1, min(count + 1, cap), False))
+                    memo[key] = with_it if needed else alt(with_it, rest(i + 1, count, first))
+            return memo[key]
+
+        return rest(0, 0, True)
