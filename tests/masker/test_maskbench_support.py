@@ -63,7 +63,7 @@ class Serializer:
 
     def order(self, value, schema):
         if isinstance(value, dict):
-            ranks, subs = {}, {}
+            ranks, subs, extras = {}, {}, {}
             for s in self._schemas(schema, value):
                 props = s.get("properties", {})
                 for name, sub in props.items() if isinstance(props, dict) else ():
@@ -72,7 +72,10 @@ class Serializer:
                 extra = s.get("additionalProperties", True)
                 for name in value:
                     if name not in props:
-                        subs.setdefault(name, extra)
+                        extras.setdefault(name, extra)
+            # a name listed by a later schema (a branch) takes that schema, not an earlier
+            # schema's additionalProperties
+            subs = {**extras, **subs}
             keys = sorted(value, key=lambda k: (ranks.get(k, len(ranks)), list(value).index(k)))
             return {k: self.order(value[k], subs.get(k, True)) for k in keys}
         if isinstance(value, list):

@@ -23,8 +23,8 @@ from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat, seq
 from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, MAX_STATES, NotRegular, TooLarge, product,
                       to_dfa, to_ir)
 from .numeric import multiples_dfa
-from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS, Schema,
-                       check_keywords, merge, normalise)
+from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS,
+                       OBJECTS, Schema, check_keywords, merge, normalise)
 from .oneof import accepts_whole, kinds, one_of_kinds
 from .type_builders import TypeBuilder
 from .values import const_ir, value_allowed
@@ -87,6 +87,24 @@ def absolute_refs(document: Schema) -> Schema:
     return copy(document, "") if uses_ids(document) and has_ids(document) else document
 
 
+def _in_order(way: Schema, order: list[str]) -> Schema:
+    """``way`` (an ``object_violations`` schema) with the names of ``order`` listed first in
+    its ``properties`` (as ``true``, which constrains nothing), so that merging it keeps the
+    property order of the object it is merged into."""
+    if not isinstance(way, dict):
+        return way
+    out = dict(way)
+    for key in ("allOf", "anyOf"):
+        if key in out:
+            out[key] = [_in_order(part, order) for part in out[key]]
+    if "properties" in out:
+        props = out["properties"]
+        out["properties"] = {**{n: True for n in order if n not in props}, **{
+            n: props[n] for n in order if n in props}, **{
+            n: v for n, v in props.items() if n not in order}}
+    return out
+
+
 class Translator(TypeBuilder):
     """Schema -> rules, for one root schema.
 
@@ -119,6 +137,7 @@ class Translator(TypeBuilder):
         self._identifiers: tuple[dict, dict] | None = None  # see ``identifiers``
         self.automata = 0  # rules written for automata (boolean.py): "bool{K}-{state}"
         self.known: dict = {}  # start rule of those rules -> its DFA (reused, not re-read)
+        self.negating: list[str] = []  # pointers whose objects are being negated
 
     def translate(self) -> Rules:
         """The rules of the whole document (rule "root"). A sub-schema no value satisfies
@@ -491,12 +510,114 @@ class Translator(TypeBuilder):
                     both.append((sub, pointer, keyword))
             if empty:
                 continue
+            if kind == "object" and minus:  # a difference over objects: by keywords
+                node = self.object_difference(s, minus, path)
+                if node is not None:
+                    parts.append(node if not both else self.by_automata(node, kind, only, both, []))
+                    continue
             node = self.value({"allOf": [s, only]}, path)
             if node == NOTHING or not (minus or both):
                 parts.append(node)
                 continue
             parts.append(self.by_automata(node, kind, only, both, minus))
         return alt(*parts)
+
+    def object_difference(self, s: dict[str, Any], minus: list, path: str) -> Node | None:
+        """The objects of ``s`` that no sub-schema of ``minus`` accepts (``without_objects``),
+        or None when that has no positive form. The objects of ``s`` alone are built first, so
+        an error of the reader's own keywords is named as such; an UnsupportedKeyword met only
+        in the written form (a ``minProperties`` that stands for ``not maxProperties``, say)
+        is raised again naming the keyword that asked for the difference."""
+        only = {"type": ["object"]}
+        if self.value({"allOf": [s, only]}, path) == NOTHING:
+            return NOTHING
+        s_kind = self.without_objects(s, minus, path)
+        if s_kind is None:
+            return None
+        try:
+            return self.value({"allOf": [s_kind, only]}, path)
+        except UnsupportedKeyword as error:
+            _, pointer, keyword = minus[0]
+            owner = pointer[:-len(keyword) - 1] if pointer.endswith("/" + keyword) else pointer
+            reason = str(error).split("\n")[0].split(": ", 1)[-1]
+            raise UnsupportedKeyword(keyword, owner, f"over objects is not supported here: "
+                                     f"written as the ways an object breaks it, {reason}") from None
+
+    def without_objects(self, s: dict[str, Any], minus: list, path: str) -> dict | None:
+        """``s`` on objects, with the objects valid under a sub-schema of ``minus`` left out,
+        written as positive keywords (``object_violations``): each excluded sub-schema becomes
+        the ``anyOf`` of the ways an object can break it. None when one of them has no such
+        form (the caller refuses it by name)."""
+        context = self.expand({"allOf": [s, {"type": ["object"]}]}, path)
+        closed = (context.get("additionalProperties", True) is False and not any(
+            k in context for k in ("patternProperties", OBJECTS, "anyOf", "oneOf")))
+        names = list(context.get("properties", {})) + [
+            n for n in context.get("required", []) if n not in context.get("properties", {})]
+        order = list(context.get("properties", {}))
+        parts: list[Schema] = [s]
+        for sub, pointer, _ in minus:
+            ways = self.object_violations(sub, pointer, names if closed else None)
+            if ways is None:
+                return None
+            parts.append({"anyOf": [_in_order(way, order) for way in ways]} if ways else False)
+        return {"allOf": parts}
+
+    def object_violations(self, sub: Schema, pointer: str,
+                          names: list[str] | None) -> list[Schema] | None:
+        """The ways an object can be invalid under ``sub``, as positive schemas whose union is
+        exactly the objects ``sub`` rejects (De Morgan over its keywords): a required name
+        absent; a listed property present with a value its schema rejects (``not``, built as
+        usual: by automata on scalars, by this method on objects); fewer than
+        ``minProperties`` or more than ``maxProperties`` members; an ``anyOf`` whose every
+        branch is broken; a sub-schema of ``not`` that holds; a name outside ``properties``
+        whose value ``additionalProperties`` rejects, when the object being built can only
+        hold the names ``names`` (None: it may hold others, and that case has no such form).
+
+        Returns [] when no object breaks ``sub``, None when ``sub`` has a keyword with no such
+        form here (``enum``, ``oneOf``, ``patternProperties``, ``propertyNames``,
+        ``additionalProperties`` on an open object) or negates itself through a ``$ref``."""
+        if pointer in self.negating:
+            return None
+        self.negating.append(pointer)
+        try:
+            e = self.expand({"allOf": [sub, {"type": ["object"]}]}, pointer)
+            if e.get("type") == []:
+                return [{}]  # no object is valid: every one breaks it
+            if any(k in e for k in ("enum", "oneOf", "patternProperties", "propertyNames",
+                                    OBJECTS, INTERSECT)):
+                return None
+            ways: list[Schema] = []
+            for target, _, _ in e.get(EXCLUDE, []):
+                ways.append({"allOf": [target, {"type": ["object"]}]})
+            if "anyOf" in e:
+                broken = []
+                for i, branch in enumerate(e["anyOf"]):
+                    each = self.object_violations(branch, f"{pointer}/anyOf/{i}", names)
+                    if each is None:
+                        return None
+                    if not each:
+                        broken = None  # a branch no object breaks: the anyOf always holds
+                        break
+                    broken.append({"anyOf": each})
+                if broken is not None:
+                    ways.append({"allOf": broken})
+            props = e.get("properties", {})
+            ways += [{"properties": {name: False}} for name in e.get("required", [])]
+            ways += [{"required": [name], "properties": {name: {"not": schema}}}
+                     for name, schema in props.items() if schema is not True and schema != {}]
+            if e.get("minProperties", 0) > 0:
+                ways.append({"maxProperties": e["minProperties"] - 1})
+            if "maxProperties" in e:
+                ways.append({"minProperties": e["maxProperties"] + 1})
+            extra = e.get("additionalProperties", True)
+            if extra is not True and extra != {}:
+                if names is None:
+                    return None
+                ways += [{"required": [name], "properties": {name: {"not": extra}}}
+                         for name in names if name not in props]
+            return ways
+        finally:
+            self.negating.pop()
 
     def by_automata(self, node: Node, kind: str, only: dict[str, Any],
                     both: list, minus: list) -> Node:
