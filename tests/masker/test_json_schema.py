@@ -251,8 +251,10 @@ def test_formats(fmt, good, bad):
 
 
 @pytest.mark.parametrize("schema,keyword", [
-    ({"type": "object", "not": {"properties": {"a": {"const": 1}}}}, "not"),
-    ({"type": "object", "if": {"properties": {"a": {"const": 1}}}, "then": {"required": ["b"]}}, "if"),
+    ({"type": "object", "not": {"properties": {"a": {}}, "additionalProperties": {"type": "integer"}}},
+     "not"),
+    ({"type": "object", "if": {"patternProperties": {"^a": {"const": 1}}}, "then": {"required": ["b"]}},
+     "if"),
     ({"type": "object", "patternProperties": {"^[a-z]{3000}$": {}, "^[a-y]{2000}": {}}},
      "patternProperties"),
     ({"type": "array", "uniqueItems": True}, "uniqueItems"),
@@ -265,8 +267,8 @@ def test_formats(fmt, good, bad):
     ({"type": "string", "pattern": "a(?=b)"}, "pattern"),
     ({"type": "number", "multipleOf": 12345.678}, "multipleOf"),
     ({"$ref": "other.json#/x"}, "$ref"),
-    ({"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]},
-     "oneOf"),
+    ({"oneOf": [{"type": "object", "required": ["a"]},
+                {"type": "object", "patternProperties": {"^a": {"type": "integer"}}}]}, "oneOf"),
     ({"type": "object", "propertyNames": {"pattern": "^[a-z]{5000}$"}}, "propertyNames"),
     ({"type": "array", "unevaluatedItems": False}, "unevaluatedItems"),
 ])

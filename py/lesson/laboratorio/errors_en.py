@@ -138,9 +138,6 @@ CATALOG: dict[str, tuple[str, str]] = {
                                  "use one of those values, or remove “{0}” from the schema"),
     "schema.unsupported_format": ("the format {0} is not supported",
                                   "remove “format”, or use one of the formats that are supported"),
-    "schema.pattern_properties_allof": ("“patternProperties” inside an allOf (or next to a $ref) with other "
-                                        "object keywords is not supported",
-                                        "put the properties together in a single schema"),
     "schema.allof_too_large": ("“{0}” in both parts of an allOf gives too many combinations (more than 64)",
                                "reduce the alternatives, or take one of the two lists out of the allOf"),
     "schema.allof_conflict": ("“{0}” with two different values in an allOf is not supported",
@@ -168,18 +165,6 @@ CATALOG: dict[str, tuple[str, str]] = {
                                    "patterns like ^[a-z]{{m,n}}$",
                                    "put the length inside the pattern, with {{m,n}}, and remove “minLength” and "
                                    "“maxLength”"),
-    "schema.pattern_properties_required": ("the pattern of “patternProperties” matches the required property "
-                                           "{0}, which is not supported",
-                                           "declare {0} in “properties”, or change the pattern"),
-    "schema.pattern_properties_many": ("“patternProperties” with more than one pattern is not supported",
-                                       "join the patterns into one, with “|”"),
-    "schema.pattern_properties_listed": ("the pattern of “patternProperties” matches the property {0} of "
-                                         "“properties”, which is not supported",
-                                         "change the pattern so that it leaves it out"),
-    "schema.min_properties": ("“minProperties” above the number of required properties is not supported",
-                              "make the properties you count required, in “required”"),
-    "schema.max_properties": ("“maxProperties” below the number of allowed properties is not supported",
-                              "remove optional properties, or set \"additionalProperties\": false"),
     "schema.max_contains": ("“maxContains” is not supported: it would need the items that do not satisfy "
                             "“contains”",
                             "remove “maxContains”"),
@@ -188,11 +173,19 @@ CATALOG: dict[str, tuple[str, str]] = {
     "schema.contains_counts": ("“contains” together with “maxItems”, or with a “minItems” above “minContains”, "
                                "is not supported",
                                "remove “maxItems”, or raise “minContains” to “minItems”"),
-    "schema.bool_container": ("“{0}” is not supported where it must leave some {1} out: the same value can be "
-                              "written in several ways (key order, escapes, number forms), and no grammar "
-                              "leaves out exactly its texts",
-                              "write the condition without excluding {1}: for example, with “required” and "
+    "schema.bool_container": ("“{0}” over objects is not supported here: the objects it must leave out cannot "
+                              "be written in positive form (an “enum” of objects, “patternProperties”, "
+                              "“propertyNames”, or “additionalProperties” on an object that takes any key); an "
+                              "object has many spellings (key order), so it is never subtracted as text",
+                              "write the condition without excluding objects: for example, with “required” and "
                               "“properties”, or a different “const” in each alternative"),
+    "schema.object_difference": ("“{0}” over objects is not supported here: written as the ways an object breaks "
+                                 "it, it needs “{1}”, which is refused there",
+                                 "simplify the part that “{0}” excludes"),
+    "schema.min_properties_extra": ("“minProperties” is not supported when two or more keys outside “properties” "
+                                    "are needed to reach it: a grammar cannot stop the same key from being "
+                                    "written twice",
+                                    "declare the keys you count in “properties”"),
     "schema.bool_recursive": ("“{0}” through a recursive “$ref” is not supported: only regular "
                               "(non-recursive) parts are combined by automata",
                               "remove the recursion from the part that “{0}” combines"),

@@ -215,11 +215,6 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "schema.unsupported_format": (_KW + r"'format' value ('.*'|\".*\") is not supported",
                                   "el formato {0} no está soportado",
                                   "quita «format», o usa uno de los formatos que se admiten"),
-    "schema.pattern_properties_allof": (_KW + r"'patternProperties' in an allOf \(or next to a \$ref\) with "
-                                        r"other object keywords is not supported",
-                                        "«patternProperties» dentro de un allOf (o junto a un $ref) con "
-                                        "otras palabras clave de objeto no está soportado",
-                                        "junta las propiedades en un solo esquema"),
     "schema.allof_too_large": (_KW + r"'(anyOf|oneOf)' in both parts of an allOf is too large",
                                "«{0}» en las dos partes de un allOf da demasiadas combinaciones (más de 64)",
                                "reduce las alternativas, o saca una de las dos listas del allOf"),
@@ -260,27 +255,6 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                                    "patrones como ^[a-z]{{m,n}}$",
                                    "pon la longitud dentro del patrón, con {{m,n}}, y quita «minLength» y "
                                    "«maxLength»"),
-    "schema.pattern_properties_required": (_KW + r"'patternProperties' whose pattern matches the required name "
-                                           r"('.*'|\".*\") is not supported",
-                                           "el patrón de «patternProperties» coincide con la propiedad "
-                                           "obligatoria {0}, y eso no está soportado",
-                                           "declara {0} en «properties», o cambia el patrón"),
-    "schema.pattern_properties_many": (_KW + r"'patternProperties' with more than one pattern is not supported",
-                                       "«patternProperties» con más de un patrón no está soportado",
-                                       "junta los patrones en uno solo, con «|»"),
-    "schema.pattern_properties_listed": (_KW + r"'patternProperties' whose pattern matches the listed property "
-                                         r"('.*'|\".*\") is not supported",
-                                         "el patrón de «patternProperties» coincide con la propiedad {0} de "
-                                         "«properties», y eso no está soportado",
-                                         "cambia el patrón para que no la incluya"),
-    "schema.min_properties": (_KW + r"'minProperties' above the number of required properties is not supported",
-                              "«minProperties» por encima del número de propiedades obligatorias no está "
-                              "soportado",
-                              "haz obligatorias, en «required», las propiedades que cuentas"),
-    "schema.max_properties": (_KW + r"'maxProperties' below the number of allowed properties is not supported",
-                              "«maxProperties» por debajo del número de propiedades permitidas no está "
-                              "soportado",
-                              "quita propiedades opcionales, o pon \"additionalProperties\": false"),
     "schema.max_contains": (_KW + r"'maxContains' is not supported \(it needs the items that do not match "
                             r"contains\)",
                             "«maxContains» no está soportado: necesitaría los elementos que no cumplen "
@@ -294,13 +268,26 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                                "«contains» junto con «maxItems», o con un «minItems» mayor que «minContains», "
                                "no está soportado",
                                "quita «maxItems», o sube «minContains» hasta «minItems»"),
-    "schema.bool_container": (_KW + r"'(\w+)' over (objects|arrays) is not supported where it must leave some "
-                              r"\w+ out: .*",
-                              "«{0}» no está soportado cuando ha de dejar fuera algunos {1}: un mismo valor se "
-                              "escribe de varias formas (orden de las claves, escapes, formas de un número), y "
-                              "ninguna gramática deja fuera exactamente sus textos",
-                              "expresa la condición sin excluir {1}: por ejemplo, con «required» y "
+    "schema.bool_container": (_KW + r"'(\w+)' over objects is not supported where the objects it must leave "
+                              r"out have no positive form .*",
+                              "«{0}» sobre objetos no está soportado aquí: los objetos que ha de dejar fuera "
+                              "no se pueden escribir en positivo (un «enum» de objetos, «patternProperties», "
+                              "«propertyNames», o «additionalProperties» en un objeto que admite cualquier "
+                              "clave); un objeto se escribe de muchas formas (orden de las claves), así que "
+                              "nunca se resta como texto",
+                              "expresa la condición sin excluir objetos: por ejemplo, con «required» y "
                               "«properties», o con un «const» distinto en cada alternativa"),
+    "schema.object_difference": (_KW + r"'(\w+)' over objects is not supported here: written as the ways an "
+                                 r"object breaks it, it needs '(\w+)', which is refused there",
+                                 "«{0}» sobre objetos no está soportado aquí: escrito como las formas en que un "
+                                 "objeto lo incumple, necesita «{1}», que ahí se rechaza",
+                                 "simplifica la parte que excluye «{0}»"),
+    "schema.min_properties_extra": (_KW + r"'minProperties' that extra keys would have to reach \(two or more "
+                                    r"besides the listed properties\) is not supported: .*",
+                                    "«minProperties» no está soportado cuando hacen falta dos o más claves "
+                                    "fuera de «properties» para llegar a él: una gramática no puede impedir "
+                                    "que se repita la misma clave",
+                                    "declara en «properties» las claves que cuentas"),
     "schema.bool_recursive": (_KW + r"'(\w+)' over \w+s through a recursive \$ref is not supported: .*",
                               "«{0}» a través de un «$ref» recursivo no está soportado: solo se combinan con "
                               "autómatas partes regulares (sin recursión)",
@@ -428,7 +415,6 @@ GROUPS = {
     "schema.bad_value": {1: lambda p: _VALUE_PHRASES.get(p, f"«{p}»"),
                          2: lambda found: f", y vale {_as_json(found[len(', found '):])}" if found else ""},
     "schema.fractional_bounds": {0: lambda v: _es_shown(v), 1: lambda v: _es_shown(v)},
-    "schema.bool_container": {1: lambda k: {"objects": "objetos", "arrays": "arrays"}[k]},
     "schema.bool_states": {1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
     "schema.multiple_of": {0: lambda v: _es_shown(v), 1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
     "schema.intersection_states": {1: lambda k: k.replace(", ", "», «"), 2: lambda n: es_int(int(n)),

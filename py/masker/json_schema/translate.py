@@ -539,9 +539,9 @@ class Translator(TypeBuilder):
         except UnsupportedKeyword as error:
             _, pointer, keyword = minus[0]
             owner = pointer[:-len(keyword) - 1] if pointer.endswith("/" + keyword) else pointer
-            reason = str(error).split("\n")[0].split(": ", 1)[-1]
-            raise UnsupportedKeyword(keyword, owner, f"over objects is not supported here: "
-                                     f"written as the ways an object breaks it, {reason}") from None
+            raise UnsupportedKeyword(keyword, owner, "over objects is not supported here: written "
+                                     "as the ways an object breaks it, it needs "
+                                     f"{error.keyword!r}, which is refused there") from None
 
     def without_objects(self, s: dict[str, Any], minus: list, path: str) -> dict | None:
         """``s`` on objects, with the objects valid under a sub-schema of ``minus`` left out,
@@ -633,11 +633,12 @@ class Translator(TypeBuilder):
 
         if minus and kind == "object":
             sub, pointer, keyword = minus[0]
-            raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s is not "
-                                     f"supported where it must leave some {kind}s out: the "
-                                     f"same {kind} can be written in several ways (key order, "
-                                     "escapes, number forms), so no grammar leaves out exactly "
-                                     "its texts")
+            raise UnsupportedKeyword(keyword, owner(pointer, keyword), "over objects is not "
+                                     "supported where the objects it must leave out have no "
+                                     "positive form (an enum of objects, patternProperties, "
+                                     "propertyNames, or additionalProperties on an object that "
+                                     "may hold any key); an object has many spellings (key "
+                                     "order), so it is never subtracted as text")
         known = self.known
         if minus and kind in ("string", "number", "array"):  # one spelling per value
             both = both + [({"__canonical__": kind}, pointer, keyword)]
@@ -702,8 +703,8 @@ class Translator(TypeBuilder):
         """The keys of ``base`` (a regular node of quoted keys) split by which of ``patterns``
         (regular nodes of quoted keys) they match: ``(node, indices matched)`` for each class
         that holds at least one key, exactly, by automata (``boolean.py``). Raises
-        UnsupportedKeyword(``keyword``) for a recursive part, or past ``boolean.MAX_STATES``
-        states, with the size reached."""
+        UnsupportedKeyword(``keyword``) past ``boolean.MAX_STATES`` states, with the size
+        reached."""
         try:
             classes = [(to_dfa(base, self.rules, known=self.known), frozenset())]
             for j, node in enumerate(patterns):
@@ -715,13 +716,10 @@ class Translator(TypeBuilder):
                         if any(part.accepting):
                             split.append((part, now))
                 classes = split
-        except NotRegular:
-            raise UnsupportedKeyword(keyword, path, "through a recursive $ref is not supported: "
-                                     "property names are split by automata") from None
-        except TooLarge as error:
-            raise UnsupportedKeyword(keyword, path, f"needs an automaton of more than "
-                                     f"{error.limit} states for the property names (it reached "
-                                     f"{error.states}); this is not supported") from None
+        except TooLarge as error:  # (the keys are regular: propertyNames is checked before)
+            raise UnsupportedKeyword(keyword, path, f"over keys needs an automaton of more than "
+                                     f"{error.limit} states (it reached {error.states}); this is "
+                                     "not supported") from None
         out = []
         for dfa, matched in classes:
             self.automata += 1

@@ -26,7 +26,7 @@ from typing import Any
 from .errors import UnsupportedKeyword
 from .formats import format_units
 from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
-from .boolean import NotRegular, TooLarge, to_dfa
+from .boolean import TooLarge, to_dfa
 from .keywords import ANNOTATIONS, OBJECT_PART, OBJECTS, Schema
 from .numeric import INTEGER, NUMBER, integer_bounds, number_bounds
 from .pattern import check_pattern, pattern_units, single_char_repeat
@@ -316,13 +316,10 @@ class TypeBuilder:
         for schema, where in checks:
             try:
                 dfas.append(to_dfa(self.value(_names(schema), where), self.rules,
-                                   known=self.known))
-            except NotRegular:
-                raise UnsupportedKeyword("propertyNames", where, "through a recursive $ref is "
-                                         "not supported") from None
-            except TooLarge as error:
-                raise UnsupportedKeyword("propertyNames", where, "needs an automaton of more "
-                                         f"than {error.limit} states (it reached "
+                                   frozenset(self.open_rules), known=self.known))
+            except TooLarge as error:  # (names are strings: never recursive)
+                raise UnsupportedKeyword("propertyNames", where, "over keys needs an automaton "
+                                         f"of more than {error.limit} states (it reached "
                                          f"{error.states}); this is not supported") from None
         return lambda name: all(dfa.accepts(literal_string(name)) for dfa in dfas)
 
