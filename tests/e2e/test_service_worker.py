@@ -80,8 +80,9 @@ def course_files(site: Path) -> list[dict]:
     return json.loads(re.search(r'\{"build":"[0-9a-f]{16}","files":\[.*?\]\}', text).group(0))["files"]
 
 
-def wait_worker_build(page, timeout_s: float = 60.0) -> str:
-    """Wait until the service worker that controls ``page`` is of the page's own build."""
+def wait_worker_build(page, timeout_s: float = 120.0) -> str:
+    """Wait until the service worker that controls ``page`` is of the page's own build (the new
+    worker stores the changed files first: on a loaded machine that can take a minute)."""
     wanted = page.locator("[data-testid=offline-status]").get_attribute("data-build")
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
