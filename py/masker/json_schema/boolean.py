@@ -24,9 +24,10 @@ A difference is exact only over texts that spell each value once: ``1`` and ``1.
 number, ``"a"`` and ``"\\u0061"`` one string, and a text the excluded grammar does not spell
 would slip through. So before a difference the values of the first operand are narrowed to the
 canonical spellings below (never wider than the spec), which every builder of the excluded
-side also writes (``enum``/``const`` numbers include their canonical spelling, ``values.py``),
-and arrays and objects, whose members could be spelled in several ways too, are never
-subtracted (``translate.py`` refuses that by name).
+side also writes (``enum``/``const`` numbers include their canonical spelling, ``values.py``);
+arrays are subtracted only as canonical arrays of canonical scalars, and objects, whose keys
+come in any order, never as text: ``translate.py`` writes a difference over objects as
+positive keywords (``Translator.object_violations``).
 
 Errors: ``NotRegular`` when an operand reaches a rule that refers to itself, or one still being
 translated (the caller refuses the keyword by name); ``TooLarge`` (with the number of states
