@@ -57,6 +57,18 @@ def orders(value):
         yield value
 
 
+def narrowed(value) -> bool:
+    """Values the grammar may leave out on purpose: integral floats (and -0.0), and arrays
+    holding arrays or objects where a difference cuts arrays (docs/json-schema.md)."""
+    if isinstance(value, float):
+        return value.is_integer()
+    if isinstance(value, list):
+        return any(map(narrowed, value)) or any(isinstance(v, (list, dict)) for v in value)
+    if isinstance(value, dict):
+        return any(map(narrowed, value.values()))
+    return False
+
+
 def compact(value) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 

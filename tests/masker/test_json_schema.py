@@ -6,6 +6,7 @@ with the `jsonschema` library (an independent implementation of the spec).
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from decimal import Decimal
@@ -231,6 +232,23 @@ def test_pattern_sound_and_complete_on_escaped_forms(pattern, value):
         assert ours == theirs
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.ip_addresses(v=6), st.integers(0, 40), st.sampled_from("0123456789abcdefg:.%"))
+def test_ipv6_agrees_with_ipaddress(address, where, char):
+    """format ipv6 against Python's ipaddress (no zone identifier: a validator rejects it too),
+    on the written forms of random addresses and on one-character edits of them."""
+    rx = regex_of({"type": "string", "format": "ipv6"})
+    for text in (address.compressed, address.exploded):
+        assert rx.fullmatch(json.dumps(text)), text
+    text = address.compressed
+    edited = text[:where] + char + text[where + 1:]
+    try:
+        valid = ipaddress.IPv6Address(edited) is not None and "%" not in edited
+    except ValueError:
+        valid = False
+    assert bool(rx.fullmatch(json.dumps(edited))) == valid, edited
+
+
 @pytest.mark.parametrize("fmt,good,bad", [
     ("date", ["2024-02-29", "0001-01-01", "1999-12-31"], ["2023-02-29", "1900-02-29",
                                                             "0000-01-01", "2024-13-01", "24-01-01"]),
@@ -240,6 +258,12 @@ def test_pattern_sound_and_complete_on_escaped_forms(pattern, value):
     ("uuid", ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567e89b12d3a456426614174000"]),
     ("hostname", ["a.example-1.org", "localhost"], ["-a.org", "a..b", "a_b.org"]),
     ("byte", ["", "QUJD", "QUI=", "QQ=="], ["QUJ", "Q===", "QU=I"]),
+    ("ipv6", ["::", "::1", "fe80::1:2", "2001:db8::ff00:42:8329", "::ffff:192.0.2.128",
+              "1:2:3:4:5:6:7:8"], ["1:2:3:4:5:6:7:8:9", "1::2::3", "12345::", "fe80::1%eth0", ":1"]),
+    ("uri-reference", ["", "a/b", "/a/b?x#y", "//host:80/p", "http://x.org/a?b#c", "#f", "../a"],
+     ["a b", "a:b c", "\\x"]),
+    ("duration", ["P1D", "PT1H", "P1Y2M3DT4H5M6S", "P2W", "PT0S", "P1M", "PT36H"],
+     ["P", "PT", "P1S", "P1H", "P1DT", "1D", "P1W2D", "PT1D"]),
 ])
 def test_formats(fmt, good, bad):
     rx = regex_of({"type": "string", "format": fmt})

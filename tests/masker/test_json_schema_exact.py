@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from suite_support import compact, orders
+from suite_support import compact, narrowed as _narrowed, orders
 
 from masker import compile_json_schema
 from masker.errors import LimitExceeded
@@ -81,16 +81,6 @@ def _compile(schema, validator, instances):
     return None
 
 
-def _narrowed(value) -> bool:
-    """Values the grammar may leave out on purpose: integral floats (and -0.0), and arrays
-    holding arrays or objects where a difference cuts arrays (docs/json-schema.md)."""
-    if isinstance(value, float):
-        return value.is_integer()
-    if isinstance(value, list):
-        return any(map(_narrowed, value)) or any(isinstance(v, (list, dict)) for v in value)
-    if isinstance(value, dict):
-        return any(map(_narrowed, value.values()))
-    return False
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -302,3 +292,26 @@ def _repeats_a_key(text: str) -> bool:
     keys = []
     json.loads(text, object_pairs_hook=lambda pairs: keys.append(len(pairs) != len(dict(pairs))))
     return any(keys)
+
+
+# An enum of objects and arrays beside object and array keywords: each value is checked whole
+# (check.ValueCheck.accepts_value), kept exactly when the validator says it is valid.
+ENUM_VALUES = st.lists(st.one_of(st.dictionaries(st.sampled_from(KEYS), SCALARS, max_size=3),
+                                 st.lists(SCALARS, max_size=3), SCALARS), min_size=1, max_size=4)
+ARRAY_PART = st.fixed_dictionaries({}, optional={
+    "items": VALUE_SCHEMAS, "contains": VALUE_SCHEMAS, "uniqueItems": st.booleans(),
+    "minItems": st.integers(0, 2)})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ENUM_VALUES, st.one_of(OBJECT_PARTS, ARRAY_PART, DIFFERENCE_PARTS.map(lambda d: {"not": d})))
+def test_enum_values_are_kept_exactly_when_valid(values, part):
+    schema = {"enum": values, **part}
+    validator = jsonschema.Draft202012Validator(schema)
+    grammar = _compile(schema, validator, values)
+    if grammar is None:
+        return
+    for value in values:
+        accepted = any(grammar.accepts(compact(v)) for v in orders(value))
+        valid = validator.is_valid(value)
+        assert accepted == valid or (valid and _narrowed(value)), (schema, compact(value))

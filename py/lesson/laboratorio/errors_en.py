@@ -138,6 +138,9 @@ CATALOG: dict[str, tuple[str, str]] = {
                                  "use one of those values, or remove “{0}” from the schema"),
     "schema.unsupported_format": ("the format {0} is not supported",
                                   "remove “format”, or use one of the formats that are supported"),
+    "schema.enum_cycle": ("the values of “enum” cannot be checked: the sub-schemas beside it refer to each other "
+                          "without end",
+                          "remove the circular reference from the sub-schemas next to “enum”"),
     "schema.allof_too_large": ("“{0}” in both parts of an allOf gives too many combinations (more than 64)",
                                "reduce the alternatives, or take one of the two lists out of the allOf"),
     "schema.allof_conflict": ("“{0}” with two different values in an allOf is not supported",
@@ -150,8 +153,6 @@ CATALOG: dict[str, tuple[str, str]] = {
                               "keep “^” only at the start and “$” only at the end, and remove “\\b”"),
     "schema.pattern_construct": ("“pattern” uses {0}: that construct is not supported",
                                  "rewrite the pattern without that construct"),
-    "schema.enum_sibling": ("“{0}” next to “enum” or “const” is not supported",
-                            "remove “{0}”: keep in “enum” only the values that satisfy it"),
     "schema.multiple_of": ("“multipleOf” {0} needs an automaton of more than {1} states (it reached {2}), which "
                            "is not supported",
                            "use a “multipleOf” with fewer digits"),

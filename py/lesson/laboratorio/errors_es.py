@@ -215,6 +215,11 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "schema.unsupported_format": (_KW + r"'format' value ('.*'|\".*\") is not supported",
                                   "el formato {0} no está soportado",
                                   "quita «format», o usa uno de los formatos que se admiten"),
+    "schema.enum_cycle": (_KW + r"'enum' checked against sub-schemas that refer to each other without end is "
+                          r"not supported",
+                          "los valores de «enum» no se pueden comprobar: los subesquemas que los acompañan se "
+                          "remiten unos a otros sin fin",
+                          "quita la referencia circular de los subesquemas junto a «enum»"),
     "schema.allof_too_large": (_KW + r"'(anyOf|oneOf)' in both parts of an allOf is too large",
                                "«{0}» en las dos partes de un allOf da demasiadas combinaciones (más de 64)",
                                "reduce las alternativas, o saca una de las dos listas del allOf"),
@@ -232,9 +237,6 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                                  r"supported \(pattern .*\)",
                                  "«pattern» usa {0}: esa construcción no está soportada",
                                  "reescribe el patrón sin esa construcción"),
-    "schema.enum_sibling": (_KW + r"'([^']+)' next to enum/const is not supported",
-                            "«{0}» junto a «enum» o «const» no está soportado",
-                            "quita «{0}»: deja en «enum» solo los valores que lo cumplen"),
     "schema.multiple_of": (_KW + r"'multipleOf' (\S+) needs an automaton of more than (\d+) states \(it reached "
                            r"(\d+)\); this is not supported",
                            "«multipleOf» {0} necesita un autómata de más de {1} estados (llegó a {2}), y eso "

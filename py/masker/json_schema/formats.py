@@ -5,7 +5,10 @@ raw form only (no escapes). Any other format is refused by name.
 Sources: RFC 3339 section 5.6 (date, time, date-time; upper-case ``T`` and ``Z`` only, seconds
 00..59, years 0001..9999 with real month lengths and leap years), RFC 4122 (uuid), RFC 5321
 dot-atom local part and host names (email, a common subset), RFC 3986 section 3 (uri, without
-percent escapes), RFC 2673 dotted quad without leading zeros (ipv4), RFC 1123 host names
+percent escapes; uri-reference adds its relative references, section 4.2), RFC 2673 dotted
+quad without leading zeros (ipv4), RFC 3986 section 3.2.2 IPv6address (ipv6: the nine forms
+with "::", an embedded ipv4 at the end, no zone identifier), RFC 3339 appendix A (duration:
+the ISO 8601 grammar given there, integer fields only), RFC 1123 host names
 (labels of 1..63 characters; the 253-character total is not checked), RFC 4648 base64 (byte,
 an OpenAPI format).
 """
@@ -34,14 +37,42 @@ _URI = ("[A-Za-z][A-Za-z0-9+.\\-]*:"
         "(?://(?:[A-Za-z0-9\\-._~!$&'()*+,;=:]*@)?[A-Za-z0-9\\-._~!$&'()*+,;=]*(?::[0-9]*)?)?"
         f"(?:/{_PCHAR}*)*(?:\\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?")
 
+_H16 = f"{_H}{{1,4}}"
+_IPV4 = f"{_OCTET}(?:\\.{_OCTET}){{3}}"
+_LS32 = f"(?:{_H16}:{_H16}|{_IPV4})"
+_IPV6 = "|".join([  # RFC 3986 section 3.2.2, IPv6address (no zone identifier)
+    f"(?:{_H16}:){{6}}{_LS32}",
+    f"::(?:{_H16}:){{5}}{_LS32}",
+    f"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}",
+    f"(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}",
+    f"(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}",
+    f"(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}",
+    f"(?:(?:{_H16}:){{0,6}}{_H16})?::",
+])
+_AUTHORITY = ("//(?:[A-Za-z0-9\\-._~!$&'()*+,;=:]*@)?[A-Za-z0-9\\-._~!$&'()*+,;=]*"
+              "(?::[0-9]*)?")
+_QUERY_FRAGMENT = f"(?:\\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
+_SEGMENTS = f"(?:/{_PCHAR}*)*"
+_NO_COLON = "[A-Za-z0-9\\-._~!$&'()*+,;=@]"  # a pchar but ":" (segment-nz-nc)
+_RELATIVE = (f"(?:{_AUTHORITY}{_SEGMENTS}|/(?:{_PCHAR}+{_SEGMENTS})?|{_NO_COLON}+{_SEGMENTS}|)"
+             f"{_QUERY_FRAGMENT}")
+_DUR_TIME = "T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)"
+_DURATION = (f"P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)(?:{_DUR_TIME})?"
+             f"|{_DUR_TIME}|[0-9]+W)")
+
 FORMATS = {
     "date": _DATE,
     "time": _TIME,
     "date-time": f"{_DATE}T{_TIME}",
     "email": f"{_ATOM}(?:\\.{_ATOM})*@{_LABEL}(?:\\.{_LABEL})+",
     "uuid": f"{_H}{{8}}-{_H}{{4}}-{_H}{{4}}-{_H}{{4}}-{_H}{{12}}",
-    "ipv4": f"{_OCTET}(?:\\.{_OCTET}){{3}}",
+    "ipv4": _IPV4,
+    "ipv6": f"(?:{_IPV6})",
     "uri": _URI,
+    "uri-reference": f"(?:{_URI}|{_RELATIVE})",
+    "duration": _DURATION,
     "hostname": f"{_HOST_LABEL}(?:\\.{_HOST_LABEL})*",
     "byte": "(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?",
 }

@@ -26,8 +26,9 @@ from .numeric import multiples_dfa
 from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS,
                        OBJECTS, Schema, check_keywords, merge, normalise)
 from .oneof import accepts_whole, kinds, one_of_kinds
+from .check import ValueCheck
 from .type_builders import TypeBuilder
-from .values import const_ir, value_allowed
+from .values import checkable, const_ir, value_allowed
 
 FLEXIBLE_WS = repeat(chars([(9, 10), (13, 13), (32, 32)]), 0, None)
 FALSE_SCHEMA = {"type": []}
@@ -105,7 +106,7 @@ def _in_order(way: Schema, order: list[str]) -> Schema:
     return out
 
 
-class Translator(TypeBuilder):
+class Translator(TypeBuilder, ValueCheck):
     """Schema -> rules, for one root schema.
 
     ``root``: the whole schema document (a dict or a bool), against which local ``$ref``
@@ -442,7 +443,11 @@ class Translator(TypeBuilder):
             if key in s:
                 return self.branches(s, key, path)
         if "enum" in s:
-            values = [v for v in s["enum"] if value_allowed(v, s, path)]
+            if checkable(s):
+                values = [v for v in s["enum"] if value_allowed(v, s, path)]
+            else:  # object or array keywords beside the enum: each value checked whole
+                rest = {k: w for k, w in s.items() if k != "enum"}
+                values = [v for v in s["enum"] if self.accepts_value(v, rest, path)]
             return alt(*[const_ir(v, self.ws) for v in values])
         if "type" in s:
             types = s["type"]

@@ -16,11 +16,18 @@ from .ir import Lit, Node, alt, seq
 from .keywords import ANNOTATIONS, IMPLEMENTED
 from .strings import literal_string
 
-# Keywords an enum value is checked against; with any other constraining
-# keyword next to `enum`, the schema is refused.
+# Keywords an enum value is checked against here; with any other constraining keyword next to
+# `enum`, the values are checked by ``check.ValueCheck.accepts_value``.
 CHECKABLE = frozenset("""type enum minLength maxLength pattern format minimum maximum
     exclusiveMinimum exclusiveMaximum multipleOf minItems maxItems required
     minProperties maxProperties""".split())
+
+
+def checkable(s: dict[str, Any]) -> bool:
+    """True when every constraining keyword of the normalised schema ``s`` is in CHECKABLE
+    (internal keywords, such as several object parts, are not)."""
+    return all(key in CHECKABLE or (key not in IMPLEMENTED and not key.startswith("\x00"))
+               or key in ANNOTATIONS for key in s)
 
 
 def kind_of(v: Any) -> str:
@@ -60,14 +67,12 @@ def _string_ok(v: str, s: dict[str, Any]) -> bool:
 
 
 def value_allowed(v: Any, s: dict[str, Any], path: str) -> bool:
-    """True if value ``v`` satisfies the normalised schema ``s`` (keywords in CHECKABLE).
+    """True if value ``v`` satisfies the keywords of CHECKABLE in the normalised schema ``s``
+    (the others are ``check.ValueCheck.accepts_value``'s: the translator calls this directly
+    only when ``s`` has no other constraining keyword, ``checkable``).
 
-    Raises UnsupportedKeyword for an implemented constraining keyword outside CHECKABLE next
-    to ``enum``/``const``, and for an unsupported ``format``.
+    Raises UnsupportedKeyword for an unsupported ``format``.
     """
-    for key in s:
-        if key not in CHECKABLE and key in IMPLEMENTED and key not in ANNOTATIONS:
-            raise UnsupportedKeyword(key, path, "next to enum/const is not supported")
     if "format" in s and s["format"] not in FORMATS:
         raise UnsupportedKeyword("format", path, f"value {s['format']!r} is not supported")
     if "type" in s and not any(has_type(v, t) for t in s["type"]):

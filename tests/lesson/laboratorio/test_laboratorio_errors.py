@@ -234,8 +234,9 @@ CASES: dict[str, object] = {
     "values: JSON Schema keyword 'format' value {} is not supported":
         lambda: __import__("masker.json_schema.values", fromlist=["value_allowed"]).value_allowed(
             "x", {"format": "color"}, "#"),
-    "values: JSON Schema keyword {} next to enum/const is not supported":
-        ("json_schema", '{"enum": ["ab"], "items": {}}'),
+    "check: JSON Schema keyword 'enum' checked against sub-schemas that refer to each other without end is not "
+    "supported": ("json_schema", '{"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "enum": [[1]], '
+                                 '"items": {"$ref": "#/$defs/a"}}'),
     "matcher: the {} matches no text at all (expected at least one complete text, found none)":
         ("regex", "a[^\\x00-\\U0010FFFF]"),
     "nfa: the regular expression expands to too many NFA states":
