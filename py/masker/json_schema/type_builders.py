@@ -265,19 +265,33 @@ class TypeBuilder:
             names += [n for n in part.get("properties", {}) if n not in names]
         names += [n for n in required if n not in names]
         allowed = self._name_check(parts, path)
+        members = self._listed(
+            [(name, _all_of([schema for part in parts for schema in _for_name(part, name)])
+              if allowed(name) else False) for name in names], required, path)
+        if members is None:
+            return NOTHING
+        return self._braces(s, members, self._extra_keys(parts, names, path), path)
+
+    def _listed(self, subs: list[tuple[str, Schema]], required: list[str],
+                path: str) -> list[tuple[Node, bool]] | None:
+        """The members ``(node, required)`` of the listed names, from ``(name, schema)``
+        pairs; a name whose schema is ``false`` is left out, and None is returned when that
+        name is required (no object matches)."""
         members = []
-        for name in names:
-            sub = _all_of([schema for part in parts for schema in _for_name(part, name)])
-            if sub is False or not allowed(name):
+        for name, sub in subs:
+            if sub is False:
                 if name in required:
-                    return NOTHING
+                    return None
                 continue
             value = self.value(sub, f"{path}/properties/{name}")
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
                             name in required))
-        extra_member = self._extra_keys(parts, names, path)
-        inside = self._counted(s, members, extra_member, path)
-        return seq(Lit("{"), self.ws, inside, self.ws, Lit("}"))
+        return members
+
+    def _braces(self, s: dict[str, Any], members: list[tuple[Node, bool]], extra: Node,
+                path: str) -> Node:
+        """The object: the members within the counts of ``s`` (``_counted``), in braces."""
+        return seq(Lit("{"), self.ws, self._counted(s, members, extra, path), self.ws, Lit("}"))
 
     def _plain_object(self, s: dict[str, Any], part: dict[str, Any], required: list[str],
                       path: str) -> Node:
@@ -289,22 +303,15 @@ class TypeBuilder:
                 if extra is False:
                     return NOTHING  # required but forbidden: no object matches
                 props[name] = extra
-        members = []
-        for name, sub in props.items():
-            if sub is False:
-                if name in required:
-                    return NOTHING
-                continue
-            value = self.value(sub, f"{path}/properties/{name}")
-            members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
-                            name in required))
+        members = self._listed(list(props.items()), required, path)
+        if members is None:
+            return NOTHING
         extra_member = NOTHING
         if extra is not False:
             value = self.any_value() if extra is True else self.value(
                 extra, path + "/additionalProperties")
             extra_member = seq(key_not_in(list(props)), self.sep(":"), value)
-        inside = self._counted(s, members, extra_member, path)
-        return seq(Lit("{"), self.ws, inside, self.ws, Lit("}"))
+        return self._braces(s, members, extra_member, path)
 
     def _name_check(self, parts: list[dict[str, Any]], path: str):
         """A test of a listed or required name against every part's ``propertyNames``."""
