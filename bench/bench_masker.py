@@ -18,6 +18,15 @@ same texts and the same vocabulary (the trained 512-token one, else the 256 byte
    property order), compile time, and per-token mask time (cold) with brute force and
    lm-format-enforcer on the same prefixes.
 
+3. Recursive schemas against llguidance (``--recursive`` for this section alone): the Lab's
+   recursive tree (preset «arbol») and any JSON value (a recursive ``anyOf``), beside the flat
+   lesson schema (b); the 256 bytes and the trained vocabulary. Per token, ``Matcher.mask()``
+   cold (a fresh grammar per text: each state's mask is computed when first met) and warm
+   (the same texts again, masks cached), the same grammar compiled without lexemes
+   (``lexemes=False``: every part lowered to Earley productions, as before issue 27), and
+   llguidance's ``compute_bitmask`` (a fresh matcher per text, forcing off) at the same
+   prefixes; medians, means and the ratios to llguidance.
+
 lm-format-enforcer works on characters: it gets the tokens that decode as UTF-8 on their
 own (partial-UTF-8 tokens are left out of its vocabulary), and its EOS id is len(vocab).
 """
@@ -60,6 +69,84 @@ LESSON = [
     ("cfg(small)", lambda: compile_cfg(SMALL_CFG),
      ['[1, [2, 3], "año"]', '[[[]], "señor", 42]', "[]"], None),
 ]
+
+
+ANY_JSON = {"$defs": {"v": {"anyOf": [
+    {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+    {"type": "array", "items": {"$ref": "#/$defs/v"}},
+    {"type": "object", "additionalProperties": {"$ref": "#/$defs/v"}}]}}, "$ref": "#/$defs/v"}
+
+
+def recursive_cases(n_texts: int = 8):
+    """(name, schema, texts): the Lab's tree, any JSON value, and the flat lesson schema (b);
+    the texts are random valid instances (fixed seed), written compactly."""
+    import json
+    import random
+    from lesson.laboratorio.lab import PRESETS
+    rng = random.Random(0)
+    words = NAMES + ["Paca", "Juan", "Rosa", "Eva", "señá Ro", "Ñ"]
+
+    def node(depth):
+        out = {"nombre": rng.choice(words)}
+        if depth < 3 and rng.random() < 0.7:
+            out["hijos"] = [node(depth + 1) for _ in range(rng.randint(0, 2))]
+        return out
+
+    def value(depth):
+        kind = rng.choice("sntlao" if depth < 3 else "sntl")
+        if kind == "s":
+            return rng.choice(words)
+        if kind == "n":
+            return rng.choice([0, 7, -12, 3.25, 1e-3, 60])
+        if kind in "tl":
+            return rng.choice([True, False, None])
+        if kind == "a":
+            return [value(depth + 1) for _ in range(rng.randint(0, 3))]
+        return {rng.choice(words): value(depth + 1) for _ in range(rng.randint(0, 3))}
+
+    def dumps(v):
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+    yield ("tree (Lab «arbol»)", json.loads(PRESETS["arbol"]["constraint"]),
+           [dumps(node(0)) for _ in range(n_texts)])
+    yield "any JSON value", ANY_JSON, [dumps({"a": value(0), "b": value(0)})
+                                       for _ in range(n_texts)]
+    yield "json_schema(b), flat", LESSON_B, ['{"personaje":"%s"}' % n for n in NAMES]
+
+
+def recursive_section(vocabs):
+    """Section 3 (see the module's docstring)."""
+    from oracle import Oracle, json_schema_lark
+    print("\n== recursive schemas vs llguidance (µs per token; cold = fresh grammar per text) ==")
+    print("%-22s %-10s %6s | %9s %9s | %9s %9s | %9s %9s | %8s %8s | %7s %7s" % (
+        "schema", "vocab", "tokens", "cold med", "cold mean", "nolex med", "nolex mean",
+        "llg med", "llg mean", "warm med", "warm p99", "med/llg", "mean/llg"))
+    for vname, vocab in vocabs:
+        by_bytes, longest = {t: i for i, t in enumerate(vocab)}, max(map(len, vocab))
+        for name, schema, texts in recursive_cases():
+            lark = json_schema_lark(schema)
+            all_ids = [split_longest(t.encode(), vocab, by_bytes, longest) for t in texts]
+            tm = Timings()
+            for ids in all_ids:
+                for key, grammar in (("cold", compile_json_schema(schema)),
+                                     ("nolex", compile_json_schema(schema, lexemes=False))):
+                    assert walk_text(grammar, vocab, ids, tm, key + "_", brute=False)
+                    if key == "cold":
+                        walk_text(grammar, vocab, ids, tm, "warm_", brute=False)
+                oracle = Oracle(lark, vocab)
+                for tid in ids:
+                    _, dt = timed(oracle.matcher.compute_bitmask)
+                    tm.add("llg", dt)
+                    oracle.consume(tid)
+            us = {k: [1000 * t for t in v] for k, v in tm.t.items()}
+            med = {k: statistics.median(v) for k, v in us.items()}
+            mean = {k: statistics.fmean(v) for k, v in us.items()}
+            print("%-22s %-10s %6d | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f | %8.2f %8.2f | "
+                  "%6.1fx %6.1fx" % (
+                      name, vname, len(us["llg"]), med["cold_mask"], mean["cold_mask"],
+                      med["nolex_mask"], mean["nolex_mask"], med["llg"], mean["llg"],
+                      med["warm_mask"], 1000 * tm.p99("warm_mask"),
+                      med["cold_mask"] / med["llg"], mean["cold_mask"] / mean["llg"]))
 
 
 def vocabulary():
@@ -265,6 +352,8 @@ def main():
     ap.add_argument("--no-twins", action="store_true",
                     help="MaskBench without brute force and lm-format-enforcer (coverage, "
                          "soundness, completeness and our own timings only)")
+    ap.add_argument("--recursive", action="store_true",
+                    help="only the recursive schemas against llguidance (section 3)")
     ap.add_argument("--coverage", action="store_true",
                     help="MaskBench coverage, soundness, completeness (texts accepted whole, not "
                          "token by token) and compile times only; no lesson section")
@@ -277,6 +366,11 @@ def main():
         lmfe_tok = None
         print("lm-format-enforcer not installed (pip install -r requirements-bench.txt)")
     print("vocabulary: %s (%d tokens), CPython %s" % (vname, len(vocab), sys.version.split()[0]))
+    if args.recursive or not args.coverage:
+        vocabs = [("bytes256", [bytes([i]) for i in range(256)])]
+        recursive_section(vocabs + ([(vname, vocab)] if vname != "bytes256" else []))
+        if args.recursive:
+            return
     if not args.coverage:
         lesson_section(vocab, lmfe_tok)
     files = maskbench_files()

@@ -75,9 +75,7 @@ class Automaton(ABC):
             kids = children[node]
             steps += len(kids)
             if steps > max_steps:
-                raise LimitExceeded("computing one mask needed too many automaton steps",
-                                    "max_trie_steps", max_steps,
-                                    "use a smaller vocabulary or grammar, or raise max_trie_steps")
+                too_many_steps(max_steps)
             for byte, child in kids:
                 nxt = step(st, byte)
                 if nxt is None:
@@ -86,3 +84,9 @@ class Automaton(ABC):
                 if children[child]:
                     stack.append((child, nxt))
         return allowed
+
+
+def too_many_steps(max_steps: int):
+    """Raise the error of a trie walk that took more than ``max_steps`` steps."""
+    raise LimitExceeded("computing one mask needed too many automaton steps", "max_trie_steps",
+                        max_steps, "use a smaller vocabulary or grammar, or raise max_trie_steps")

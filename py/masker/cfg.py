@@ -14,7 +14,7 @@ from .dfa import DEFAULT_MAX_DFA_STATES
 from .earley import DEFAULT_MAX_ITEMS, EarleyAutomaton
 from .errors import GrammarSyntaxError, LimitExceeded, nesting_guard
 from .gbnf_parse import parse_gbnf
-from .grammar_ast import Alt, Chars, Ref, Repeat, Seq
+from .grammar_ast import Alt, Chars, Ref, Repeat, Seq, measure
 from .matcher import Grammar, check_nonempty, gc_paused
 from .regex_fsm import ast_to_dfa
 
@@ -24,26 +24,30 @@ MAX_INLINE_DEPTH = 120    # syntax-tree depth after inlining (the NFA builder re
 
 def compile_cfg(text: str, *, engine: str = "auto", max_states: int = DEFAULT_MAX_DFA_STATES,
                 max_items: int = DEFAULT_MAX_ITEMS,
-                max_productions: int = DEFAULT_MAX_PRODUCTIONS) -> Grammar:
+                max_productions: int = DEFAULT_MAX_PRODUCTIONS, lexemes: bool = True) -> Grammar:
     """Compile GBNF text (start rule ``root``) into a ``Grammar``.
 
     ``engine``: "auto" (a DFA when no rule reachable from root is recursive and the DFA stays
     under ``max_states``, else Earley), "dfa" (raises GrammarSyntaxError when a reachable rule
     is recursive) or "earley". Limits: ``max_states`` DFA states and ``max_productions``
-    (compile time), ``max_items`` Earley items per input byte (run time). Raises, at compile
+    (compile time), ``max_items`` Earley items per input byte (run time). ``lexemes``: on the
+    Earley route, run the parts that use no recursive rule as DFAs inside the items
+    (``cfg_lowering``; False lowers every part to productions: the same language, slower
+    masks, for comparisons). Raises, at compile
     time, GrammarSyntaxError (syntax, missing ``root``, undefined or duplicate rule, empty
     language), UnsupportedFeature and LimitExceeded (including "nests too deeply").
     """
     if engine not in ("auto", "dfa", "earley"):
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
     with nesting_guard("grammar"), gc_paused():
-        automaton = _compile(text, engine, max_states, max_items, max_productions)
+        automaton = _compile(text, engine, max_states, max_items, max_productions, lexemes)
     return check_nonempty(Grammar(automaton, "cfg", text), text, "grammar")
 
 
 def compile_cfg_rules(rules: dict, source: str, *, engine: str = "auto",
                       max_states: int = DEFAULT_MAX_DFA_STATES, max_items: int = DEFAULT_MAX_ITEMS,
-                      max_productions: int = DEFAULT_MAX_PRODUCTIONS) -> Grammar:
+                      max_productions: int = DEFAULT_MAX_PRODUCTIONS,
+                      lexemes: bool = True) -> Grammar:
     """``compile_cfg`` for rules already parsed: ``rules`` maps rule names to ``grammar_ast``
     trees (``Ref(name, pos)`` for references; "root" is the start), as ``parse_gbnf`` returns
     them; ``source`` is the GBNF text they stand for (kept as the grammar's source and shown
@@ -53,17 +57,18 @@ def compile_cfg_rules(rules: dict, source: str, *, engine: str = "auto",
         raise ValueError(f"engine must be 'auto', 'dfa' or 'earley', got {engine!r}")
     with nesting_guard("grammar"), gc_paused():
         automaton = _compile_rules(rules, {}, source, engine, max_states, max_items,
-                                   max_productions)
+                                   max_productions, lexemes)
     return check_nonempty(Grammar(automaton, "cfg", source), source, "grammar")
 
 
-def _compile(text, engine, max_states, max_items, max_productions):
+def _compile(text, engine, max_states, max_items, max_productions, lexemes):
     rules, positions = parse_gbnf(text)
     return _compile_rules(rules, positions, text, engine, max_states, max_items,
-                          max_productions)
+                          max_productions, lexemes)
 
 
-def _compile_rules(rules, positions, text, engine, max_states, max_items, max_productions):
+def _compile_rules(rules, positions, text, engine, max_states, max_items, max_productions,
+                   lexemes):
     if "root" not in rules:
         raise GrammarSyntaxError(text, 0, "no rule named 'root' (the start rule)",
                                  "add `root ::= ...`")
@@ -82,9 +87,22 @@ def _compile_rules(rules, positions, text, engine, max_states, max_items, max_pr
                 if engine == "dfa":
                     raise
     if automaton is None:
-        prods, terminals, nullable = Lowering(rules, max_productions, text).run()
-        automaton = EarleyAutomaton(prods, terminals, nullable, max_items)
+        regular = _regular_rules(rules, order) if lexemes else None
+        prods, terminals, nullable, dfas = Lowering(rules, max_productions, text, regular).run()
+        automaton = EarleyAutomaton(prods, terminals, nullable, max_items, dfas)
     return automaton
+
+
+def _regular_rules(rules: dict, order: list[str]) -> dict[str, tuple[int, int]]:
+    """The rules that reach no recursive rule, each with its (size, depth) once inlined
+    (``measure``). ``order`` lists each rule after the rules it uses (``_rule_order``), except
+    on a cycle, where a rule comes before one it uses: so one pass, in order, finds a rule
+    regular when every rule it uses was found regular before."""
+    regular: dict[str, tuple[int, int]] = {}
+    for name in order:
+        if all(ref.name in regular for ref in _refs(rules[name])):
+            regular[name] = measure(rules[name], regular)
+    return regular
 
 
 def _refs(node):
@@ -135,23 +153,10 @@ def _inline_stats(rules: dict, order: list[str]) -> tuple[int, int]:
     """(size, depth) of root once every rule is inlined: code-point sets after expanding
     repetitions, and syntax-tree depth. Rules are measured in ``order``, so no Python recursion
     follows rule references."""
-    size: dict[str, int] = {}
-    depth: dict[str, int] = {}
-
-    def measure(node) -> tuple[int, int]:
-        if isinstance(node, Chars):
-            return 1, 1
-        if isinstance(node, Ref):
-            return size[node.name], depth[node.name]
-        if isinstance(node, Repeat):
-            n, d = measure(node.item)
-            return n * (node.hi if node.hi is not None else max(node.lo, 1)), d + 1
-        parts = [measure(item) for item in node.items]
-        return sum(n for n, _ in parts), 1 + max((d for _, d in parts), default=0)
-
+    stats: dict[str, tuple[int, int]] = {}
     for name in order:
-        size[name], depth[name] = measure(rules[name])
-    return size["root"], depth["root"]
+        stats[name] = measure(rules[name], stats)
+    return stats["root"]
 
 
 def _inline(rules: dict, order: list[str]):

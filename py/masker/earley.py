@@ -15,32 +15,62 @@ equal futures share one object, its memoized transitions (``EarleySet.next``) an
 mask. Inside a JSON string, for example, every character leads back to the same state: after
 warm-up the recognizer behaves like a lazily built DFA.
 
+Bytes that every terminal treats alike (inside a JSON string, every letter) form one *byte
+class*: they move a set to the same next set, so ``step`` builds it once per class and the
+memo (``EarleySet.next``) is keyed by class. The trie walk (``allowed_tokens``) visits only the
+children whose byte the set can scan, and reads the memo directly.
+
 Work limit: ``max_items`` items per set (one byte of input). Past it ``step`` raises
 LimitExceeded rather than freezing the page; highly ambiguous grammars are the usual cause.
 """
 
 from __future__ import annotations
 
-from .automaton import Automaton
+from .automaton import Automaton, too_many_steps
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
 MAX_CANONICAL_STATES = 50_000  # hash-consing table size; it restarts empty when full
 
 
+def byte_classes(terminals, partitions=()) -> list[int]:
+    """``cls[b]`` for each byte 0..255: bytes with equal classes are in exactly the same
+    terminals (int byte masks) and in the same class of every lexeme DFA (``partitions``: its
+    ``byte_class``), so they step every Earley set to the same set. Partition refinement: one
+    split per distinct multi-byte mask and per partition; a one-byte mask gives its byte a
+    class of its own."""
+    cls, singles = [0] * 256, set()
+    for part in partitions:
+        table: dict = {}
+        cls = [table.setdefault((cls[b], part[b]), len(table)) for b in range(256)]
+    for mask in set(terminals):
+        if mask & (mask - 1) == 0:
+            singles.add(mask.bit_length() - 1)
+            continue
+        table: dict = {}
+        cls = [table.setdefault((cls[b], mask >> b & 1), len(table)) for b in range(256)]
+    top = max(cls) + 1
+    for b in sorted(singles - {-1}):
+        cls[b], top = top, top + 1
+    return cls
+
+
 class EarleySet:
     """Items after some prefix. ``scans``: (byte mask, prod, dot, origin) for items before a
     terminal; ``waiting[n]``: items before nonterminal n; ``accepting``: the start rule is done."""
 
-    __slots__ = ("scans", "bytes_ok", "waiting", "accepting", "key", "next")
+    __slots__ = ("scans", "lexes", "bytes_ok", "waiting", "accepting", "key", "next")
 
     def __init__(self):
         self.scans: list = []
+        self.lexes: list = []       # (lexeme nonterminal, its DFA state, origin)
         self.bytes_ok = 0           # union of the scan masks: a quick test for dead bytes
         self.waiting: dict[int, list] = {}
         self.accepting = False
         self.key = -1                # interned id; equal ids -> equal futures
-        self.next: dict[int, object] = {}  # memoized step(byte) results
+        # memoized step results, by byte class; and (n, t): the set where lexeme n, predicted
+        # here, reaches the accepting DFA state t (``EarleyAutomaton._lexeme_end``)
+        self.next: dict = {}
 
 
 class EarleyAutomaton(Automaton):
@@ -52,13 +82,16 @@ class EarleyAutomaton(Automaton):
     Production 0 is the start production ``START -> root``.
     """
 
-    def __init__(self, prods, terminals, nullable, max_items: int = DEFAULT_MAX_ITEMS):
+    def __init__(self, prods, terminals, nullable, max_items: int = DEFAULT_MAX_ITEMS,
+                 lexemes: dict | None = None):
         self.prods, self.terminals, self.nullable = prods, terminals, nullable
         self.max_items = max_items
+        self._lexemes(lexemes or {})
         self.start_lhs = prods[0][0]
         # next_sym[prod][dot]: the symbol after the dot, or None when the item is complete
         self.next_sym = [tuple(rhs) + (None,) for _, rhs in prods]
         self.lhs_of = [lhs for lhs, _ in prods]
+        self.byte_class = byte_classes(terminals, [dfa.byte_class for dfa in self.lexemes.values()])
         self._precompute_predictions()
         self._canonical: dict[tuple, EarleySet] = {}
         self._next_key = 0
@@ -67,6 +100,23 @@ class EarleyAutomaton(Automaton):
         self._predict(self._start, self.start_lhs, predicted)
         self._start.accepting = self.start_lhs in nullable
         self._start = self._intern(self._start, predicted, ())
+
+    def _lexemes(self, lexemes: dict) -> None:
+        """Per lexeme nonterminal n (``cfg_lowering``): ``lex_move[n][q][c]``, its DFA's state
+        after a byte of class ``lex_class[n][b]`` = c from state q (-1: dead); ``lex_ok[n][q]``,
+        the bytes that keep state q alive (an int mask); ``lex_end[n][q]``, q accepting."""
+        self.lexemes = lexemes
+        self.lex_move, self.lex_class, self.lex_ok, self.lex_end = {}, {}, {}, {}
+        self._inside_cache: dict[int, tuple] = {}  # id(trie) -> (trie, {(n, q, node): walk})
+        for n, dfa in lexemes.items():
+            classes = dfa.byte_class[:256]
+            bits = [0] * (max(classes) + 1)
+            for b, c in enumerate(classes):
+                bits[c] |= 1 << b
+            self.lex_move[n], self.lex_class[n] = dfa.table, classes
+            self.lex_ok[n] = [sum(bits[c] for c, t in enumerate(row) if t >= 0 and c < len(bits))
+                              for row in dfa.table]
+            self.lex_end[n] = dfa.accepting
 
     def _precompute_predictions(self) -> None:
         """For each nonterminal n, the items that predicting n adds directly, with the dot also
@@ -86,6 +136,8 @@ class EarleyAutomaton(Automaton):
                 waits.append((sym, prod, dot))
                 if sym not in self.nullable:
                     break
+        for n in self.lexemes:
+            self.scans[n], self.waits[n], self.bytes_ok[n] = [], [], self.lex_ok[n][0]
         self.closure = {}
         for n in self.scans:
             seen, todo = {n}, [n]
@@ -102,18 +154,121 @@ class EarleyAutomaton(Automaton):
     def step(self, state: EarleySet, byte: int) -> EarleySet | None:
         if not state.bytes_ok >> byte & 1:
             return None
-        nxt = state.next.get(byte)
+        cls = self.byte_class[byte]
+        nxt = state.next.get(cls)
         if nxt is None:
             kernel = [(prod, dot + 1, origin) for mask, prod, dot, origin in state.scans
                       if mask >> byte & 1]
-            nxt = state.next[byte] = self._build(kernel)
+            carried = []
+            for n, q, origin in state.lexes:
+                q = self.lex_move[n][q][self.lex_class[n][byte]]
+                if q < 0:
+                    continue
+                if self.lex_end[n][q]:  # the lexeme may end here: complete n
+                    kernel.extend((p, d + 1, o) for p, d, o in origin.waiting.get(n, ()))
+                if self.lex_ok[n][q]:
+                    carried.append((n, q, origin))
+            nxt = state.next[cls] = self._build(kernel, carried)
+        return nxt
+
+    def allowed_tokens(self, state: EarleySet, trie, max_steps: int) -> list[int]:
+        """The generic trie walk (``Automaton.allowed_tokens``: the same tokens, and the same
+        ``max_steps`` count outside lexemes), faster in three ways:
+
+        - it visits only the children whose byte the set can scan (``bytes_ok``): by their bits
+          when they are few (a root with 256 children and one byte allowed costs one look-up),
+          else by the children list; a byte in ``bytes_ok`` always steps to a live set, so a
+          child without children of its own needs no step at all;
+        - memoized steps are read without a call;
+        - inside a lexeme (a set whose only item is a lexeme item (n, q, origin), as inside a
+          JSON string) the tokens that stay inside the lexeme do not depend on the items
+          around it: they are computed once per DFA state q and vocabulary (``_inside``, as
+          XGrammar's context-independent tokens), and only the trie nodes where the lexeme may
+          end are walked on, from the set where it ends (``_lexeme_end``).
+        An id may appear more than once in the result.
+        """
+        allowed: list[int] = []
+        children, tokens, child_at, child_bits = (trie.children, trie.tokens, trie.child_at,
+                                                  trie.child_bits)
+        byte_class, step = self.byte_class, self.step
+        stack = [(0, state)]
+        steps = 0
+        while stack:
+            node, st = stack.pop()
+            if not st.scans and len(st.lexes) == 1:
+                n, q, origin = st.lexes[0]
+                inside, ends = self._inside(trie, n, q, node)
+                allowed.extend(inside)
+                for child, t in ends:
+                    stack.append((child, origin.next.get((n, t)) or
+                                  self._lexeme_end(n, t, origin)))
+                continue
+            kids = children[node]
+            steps += len(kids)
+            if steps > max_steps:
+                too_many_steps(max_steps)
+            ok, memo = st.bytes_ok, st.next
+            common = ok & child_bits[node]
+            if common.bit_count() * 4 < len(kids):
+                at, pairs = child_at[node], []
+                while common:
+                    low = common & -common
+                    common ^= low
+                    byte = low.bit_length() - 1
+                    pairs.append((byte, at[byte]))
+            else:
+                pairs = [(byte, child) for byte, child in kids if ok >> byte & 1]
+            for byte, child in pairs:
+                allowed.extend(tokens[child])
+                if children[child]:
+                    stack.append((child, memo.get(byte_class[byte]) or step(st, byte)))
+        return allowed
+
+    def _inside(self, trie, n: int, q: int, node: int) -> tuple[list[int], list]:
+        """The walk of lexeme n's DFA alone from state q over the subtrie at ``node``:
+        (ids of the tokens below ``node`` that keep the DFA alive, [(trie node, accepting
+        state t)] where the lexeme may end with more bytes below). Computed once per trie,
+        lexeme, state and node (the cache holds the trie, so its id stays valid)."""
+        cache = self._inside_cache.get(id(trie))
+        if cache is None:
+            cache = self._inside_cache[id(trie)] = (trie, {})
+        found = cache[1].get((n, q, node))
+        if found is not None:
+            return found
+        children, tokens = trie.children, trie.tokens
+        move, classes, ends, oks = self.lex_move[n], self.lex_class[n], self.lex_end[n], self.lex_ok[n]
+        inside, exits, stack = [], [], [(node, q)]
+        while stack:
+            at, s = stack.pop()
+            row = move[s]
+            for byte, child in children[at]:
+                t = row[classes[byte]]
+                if t < 0:
+                    continue
+                inside.extend(tokens[child])
+                if children[child]:
+                    if ends[t]:
+                        exits.append((child, t))
+                    if oks[t]:
+                        stack.append((child, t))
+        found = cache[1][(n, q, node)] = (inside, exits)
+        return found
+
+    def _lexeme_end(self, n: int, t: int, origin: EarleySet) -> EarleySet:
+        """The set after a byte that takes lexeme n (predicted in ``origin``) from a set that
+        holds only its item to the accepting DFA state t: the items waiting for n in
+        ``origin`` move on, and the lexeme item stays if t can continue. The same set
+        ``step`` builds from there; memoized in ``origin.next`` under (n, t)."""
+        kernel = [(p, d + 1, o) for p, d, o in origin.waiting.get(n, ())]
+        carried = [(n, t, origin)] if self.lex_ok[n][t] else []
+        nxt = origin.next[(n, t)] = self._build(kernel, carried)
         return nxt
 
     def is_accepting(self, state: EarleySet) -> bool:
         return state.accepting
 
     def can_continue(self, state: EarleySet) -> bool:
-        return bool(state.scans)
+        return bool(state.scans or state.lexes)
 
     def _predict(self, new: EarleySet, n: int, predicted: set) -> None:
         """Add the items predicted by nonterminal ``n`` (and transitively) to ``new``."""
@@ -123,17 +278,25 @@ class EarleyAutomaton(Automaton):
             predicted.add(m)
             new.scans.extend((mask, prod, dot, new) for mask, prod, dot in self.scans[m])
             new.bytes_ok |= self.bytes_ok[m]
+            if m in self.lexemes:
+                new.lexes.append((m, 0, new))
             waiting = new.waiting
             for sym, prod, dot in self.waits[m]:
                 waiting.setdefault(sym, []).append((prod, dot, new))
 
-    def _build(self, kernel) -> EarleySet:
+    def _build(self, kernel, carried=()) -> EarleySet:
         """Closure of ``kernel`` (items that started in earlier sets) under completion and
-        prediction: a new set."""
+        prediction: a new set. ``carried``: lexeme items (n, DFA state, origin) still inside
+        their lexeme after the byte."""
         new = EarleySet()
         next_sym, terminals, nullable = self.next_sym, self.terminals, self.nullable
         scans, waiting, lhs_of = new.scans, new.waiting, self.lhs_of
-        seen, predicted, pending = set(), set(), []  # pending: incomplete items, for the key
+        seen, predicted = set(), set()
+        new.lexes.extend(dict.fromkeys(carried))
+        for n, q, _ in new.lexes:
+            new.bytes_ok |= self.lex_ok[n][q]
+        # incomplete older items, for the key; a lexeme item as (~n, q, origin), never a prod
+        pending = [(~n, q, o) for n, q, o in new.lexes]
         agenda = list(kernel)
         while agenda:
             item = agenda.pop()

@@ -115,3 +115,26 @@ def node_size(node, limit: int = 1 << 62) -> int:
         if total >= limit:
             return limit
     return total
+
+
+def measure(node, stats: dict, memo: dict | None = None) -> tuple[int, int]:
+    """(size, depth) of ``node`` with its rule references inlined: code-point sets after
+    expanding repetitions (as ``node_size``, uncapped), and syntax-tree depth. ``stats`` holds
+    the (size, depth) of every rule ``node`` refers to (KeyError for another), so Python
+    recursion stays within ``node``. ``memo``: id(node) -> result, for a caller that measures
+    nodes inside nodes it measured (it must keep the nodes alive)."""
+    if isinstance(node, Chars):
+        return 1, 1
+    if isinstance(node, Ref):
+        return stats[node.name]
+    if memo is not None and id(node) in memo:
+        return memo[id(node)]
+    if isinstance(node, Repeat):
+        n, d = measure(node.item, stats, memo)
+        out = n * (node.hi if node.hi is not None else max(node.lo, 1)), d + 1
+    else:
+        parts = [measure(item, stats, memo) for item in node.items]
+        out = sum(n for n, _ in parts), 1 + max((d for _, d in parts), default=0)
+    if memo is not None:
+        memo[id(node)] = out
+    return out

@@ -26,6 +26,8 @@ class TokenTrie:
 
     ``children[node]``: tuple of ``(byte, child)``; ``tokens[node]``: ids of the tokens that end
     at ``node``; node 0 is the root (the empty prefix). ``n_nodes`` is at most 1 + total bytes.
+    ``child_at[node]``: dict byte -> child, and ``child_bits[node]``: int whose bit b is set when
+    byte b has a child, for walks that visit only the bytes a state allows (``earley.py``).
     """
 
     def __init__(self, vocab: list[bytes]):
@@ -49,6 +51,8 @@ class TokenTrie:
                 tokens[node].append(token_id)
         self.children = [tuple(sorted(m.items())) for m in child_maps]
         self.tokens = [tuple(t) for t in tokens]
+        self.child_at = child_maps
+        self.child_bits = [sum(1 << b for b in m) for m in child_maps]
 
     @property
     def n_nodes(self) -> int:

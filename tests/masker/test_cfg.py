@@ -231,3 +231,60 @@ def test_huge_bound_compiles_small_and_masks_right():
     for _ in range(30):
         np.testing.assert_array_equal(matcher.mask(), matcher.brute_force_mask())
         matcher.consume(rng.choice(np.flatnonzero(matcher.mask()).tolist()))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(gbnf=gbnf_grammars(), seed=st.integers(0, 2**16), which=st.integers(0, len(VOCABS) - 1))
+def test_lexemes_and_productions_give_equal_masks(gbnf, seed, which):
+    """The parts without recursion as DFAs inside Earley items (lexemes) or lowered to
+    productions: the same masks and the same acceptance along random walks."""
+    try:
+        plain = compile_cfg(gbnf, engine="earley", lexemes=False)
+    except GrammarSyntaxError:
+        assume(False)  # empty language
+    fast = compile_cfg(gbnf, engine="earley")
+    rng, vocab = random.Random(seed), VOCABS[which]
+    a, b = plain.matcher(vocab), fast.matcher(vocab)
+    for _ in range(10):
+        np.testing.assert_array_equal(a.mask(), b.mask(), err_msg=f"{gbnf!r} {a.prefix_bytes!r}")
+        assert a.is_accepting() == b.is_accepting()
+        assert a.can_continue() == b.can_continue()
+        allowed = np.flatnonzero(a.mask()).tolist()
+        if not allowed:
+            break
+        token_id = rng.choice(allowed)
+        a.consume(token_id)
+        b.consume(token_id)
+
+
+def test_regular_parts_of_a_recursive_grammar_become_lexemes():
+    """A string and a number inside a recursive grammar are each one DFA: an Earley set inside
+    the string holds one item, and every letter leads to the same set."""
+    gbnf = r'''root ::= value
+value ::= "[" (value ("," value)*)? "]" | string | [0-9]+ ("." [0-9]+)?
+string ::= "\"" [^"\\]* "\""'''
+    fast, plain = compile_cfg(gbnf), compile_cfg(gbnf, lexemes=False)
+    automaton = fast.automaton
+    assert len(automaton.lexemes) == 2 and plain.automaton.lexemes == {}
+    assert len(automaton.prods) < len(plain.automaton.prods)
+    state = automaton.start()
+    for b in b'[["ab':
+        state = automaton.step(state, b)
+    assert len(state.lexes) == 1 and not state.scans
+    assert automaton.step(state, ord("c")) is automaton.step(state, ord("x"))
+    assert fast.accepts('[["a b",1.5],[]]') and not fast.accepts('[["a"b]]')
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks=st.lists(st.integers(0, 2**256 - 1) | st.sampled_from([1 << b for b in range(256)]),
+                      max_size=8),
+       parts=st.lists(st.lists(st.integers(0, 3), min_size=256, max_size=256), max_size=2))
+def test_byte_classes_keep_apart_every_byte_some_terminal_tells_apart(masks, parts):
+    from masker.earley import byte_classes
+    cls = byte_classes(masks, parts)
+    for b1 in range(0, 256, 7):
+        for b2 in range(256):
+            same = all(m >> b1 & 1 == m >> b2 & 1 for m in masks) and all(
+                p[b1] == p[b2] for p in parts)
+            assert (cls[b1] == cls[b2]) == same, (b1, b2)

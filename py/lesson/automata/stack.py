@@ -44,12 +44,13 @@ def nested_prefix(depth: int) -> str:
 
 def earley_items(state) -> int:
     """Items an Earley state holds alive: its own and those of every earlier set its items still
-    point to (their origins: the parser's stack). Counts scan items and items waiting for a
-    nonterminal (``masker.earley.EarleySet``)."""
+    point to (their origins: the parser's stack). Counts scan items, lexeme items and items
+    waiting for a nonterminal (``masker.earley.EarleySet``)."""
     seen, todo, total = {id(state)}, [state], 0
     while todo:
         s = todo.pop()
-        items = list(s.scans) + [it for waiting in s.waiting.values() for it in waiting]
+        items = list(s.scans) + list(s.lexes) + [it for waiting in s.waiting.values()
+                                                 for it in waiting]
         total += len(items)
         for item in items:
             origin = item[-1]

@@ -117,8 +117,8 @@ def compile_json_schema(schema: Schema | str | bytes, *, whitespace: str = "comp
 
     ``whitespace`` and ``max_regex_chars`` as in ``schema_to_source``. ``limits`` go to
     ``compile_regex`` (max_states, max_nfa_states) and ``compile_cfg`` (engine, max_states,
-    max_items, max_productions). The schema is translated once: the regex route builds its
-    automaton from the rules' tree (``emit.to_ast``, the tree of ``source``), and a regex
+    max_items, max_productions, lexemes). The schema is translated once: the regex route builds
+    its automaton from the rules' tree (``emit.to_ast``, the tree of ``source``), and a regex
     whose DFA would pass max_states is written from the same rules as GBNF and compiled with
     the Earley engine instead; the GBNF route compiles the rules' trees
     (``emit.to_ast_rules``, the trees of ``source``) without parsing the text. Raises what
