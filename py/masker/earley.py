@@ -15,10 +15,16 @@ equal futures share one object, its memoized transitions (``EarleySet.next``) an
 mask. Inside a JSON string, for example, every character leads back to the same state: after
 warm-up the recognizer behaves like a lazily built DFA.
 
-Bytes that every terminal treats alike (inside a JSON string, every letter) form one *byte
-class*: they move a set to the same next set, so ``step`` builds it once per class and the
-memo (``EarleySet.next``) is keyed by class. The trie walk (``allowed_tokens``) visits only the
-children whose byte the set can scan, and reads the memo directly.
+Lexemes: a nonterminal may stand for a regular part of the grammar recognized by a DFA
+(``cfg_lowering``: a JSON string with its quotes, a number). A set holds one item (n, DFA state,
+origin) for it, not the items of its productions; the item moves with the DFA, and where the
+DFA accepts, the lexeme also completes. This is the third idea of XGrammar's and llguidance's
+speed (regular sub-grammars as automata inside the parser); the second is the split of tokens
+that the lexeme decides alone from those that need the parser (``allowed_tokens``).
+
+Bytes that every terminal and lexeme treats alike (inside a JSON string, every letter) form
+one *byte class*: they move a set to the same next set, so ``step`` builds it once per class
+and the memo (``EarleySet.next``) is keyed by class.
 
 Work limit: ``max_items`` items per set (one byte of input). Past it ``step`` raises
 LimitExceeded rather than freezing the page; highly ambiguous grammars are the usual cause.
@@ -64,7 +70,7 @@ class EarleySet:
     def __init__(self):
         self.scans: list = []
         self.lexes: list = []       # (lexeme nonterminal, its DFA state, origin)
-        self.bytes_ok = 0           # union of the scan masks: a quick test for dead bytes
+        self.bytes_ok = 0           # bytes some scan or lexeme item takes: dead bytes fail fast
         self.waiting: dict[int, list] = {}
         self.accepting = False
         self.key = -1                # interned id; equal ids -> equal futures
@@ -74,12 +80,15 @@ class EarleySet:
 
 
 class EarleyAutomaton(Automaton):
-    """The automaton interface (``automaton.py``) over a grammar in production form; masks use
-    the generic trie walk (``Automaton.allowed_tokens``), one memoized ``step`` per trie edge.
+    """The automaton interface (``automaton.py``) over a grammar in production form; masks walk
+    the token trie with one memoized ``step`` per edge, except inside lexemes
+    (``allowed_tokens``).
 
     ``prods``: list of ``(lhs, rhs)``; rhs symbols >= 0 are nonterminals, a negative symbol ``~t``
     is terminal t whose byte set is the int bitmask ``terminals[t]`` (bit b set = byte b allowed).
-    Production 0 is the start production ``START -> root``.
+    Production 0 is the start production ``START -> root``. ``nullable``: the nonterminals that
+    derive the empty text. ``lexemes``: nonterminal -> ``dfa.Dfa`` for the nonterminals that
+    have no productions and whose texts are the DFA's (``cfg_lowering.Lowering``).
     """
 
     def __init__(self, prods, terminals, nullable, max_items: int = DEFAULT_MAX_ITEMS,
