@@ -71,18 +71,13 @@ LESSON = [
 ]
 
 
-ANY_JSON = {"$defs": {"v": {"anyOf": [
-    {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
-    {"type": "array", "items": {"$ref": "#/$defs/v"}},
-    {"type": "object", "additionalProperties": {"$ref": "#/$defs/v"}}]}}, "$ref": "#/$defs/v"}
-
-
 def recursive_cases(n_texts: int = 8):
     """(name, schema, texts): the Lab's tree, any JSON value, and the flat lesson schema (b);
     the texts are random valid instances (fixed seed), written compactly."""
     import json
     import random
     from lesson.laboratorio.lab import PRESETS
+    from test_json_schema_recursion import ANY_JSON
     rng = random.Random(0)
     words = NAMES + ["Paca", "Juan", "Rosa", "Eva", "señá Ro", "Ñ"]
 

@@ -234,3 +234,44 @@ def test_properties_keep_the_written_order_around_a_ref():
     ref_last = {"$defs": {"program": program}, "$ref": "#/$defs/program",
                 "properties": {"name": {"type": "string"}}}
     assert compile_json_schema(ref_last).accepts('{"cmd":"b","name":"a"}')
+
+
+ANY_JSON = {"$defs": {"v": {"anyOf": [
+    {"type": "string"}, {"type": "number"}, {"type": "boolean"}, {"type": "null"},
+    {"type": "array", "items": {"$ref": "#/$defs/v"}},
+    {"type": "object", "additionalProperties": {"$ref": "#/$defs/v"}}]}}, "$ref": "#/$defs/v"}
+# the recursive schemas above that have strings or numbers (the others have no lexeme)
+WITH_LEXEMES = {"any_json": ANY_JSON} | {
+    name: TABLES[name][0] for name in sorted(TABLES)
+    if compile_json_schema(TABLES[name][0]).automaton.lexemes}
+
+
+def test_strings_and_numbers_are_lexemes():
+    assert {"any_json", "comments", "expression"} <= set(WITH_LEXEMES)
+
+
+@pytest.mark.parametrize("vocab", [BYTE_VOCAB, trained_vocab()], ids=["bytes", "trained"])
+@pytest.mark.parametrize("name", sorted(WITH_LEXEMES))
+def test_lexemes_give_the_masks_of_the_plain_lowering(name, vocab):
+    """Many random walks through one grammar (so the tokens cached per lexeme state serve other
+    contexts: deeper levels, later items): at every prefix the mask equals the brute force's
+    and the mask of the same schema lowered without lexemes."""
+    if vocab is None:
+        pytest.skip("no trained vocabulary")
+    schema = WITH_LEXEMES[name]
+    fast, plain = compile_json_schema(schema), compile_json_schema(schema, lexemes=False)
+    rng, compared = random.Random(len(name)), 0
+    for _ in range(30):
+        a, b = fast.matcher(vocab), plain.matcher(vocab)
+        for _ in range(40):
+            mask = a.mask()
+            assert (mask == b.mask()).all() and (mask == a.brute_force_mask()).all(), a.prefix_bytes
+            assert a.is_accepting() == b.is_accepting()
+            compared += 1
+            allowed = mask.nonzero()[0].tolist()
+            if not allowed or (a.is_accepting() and rng.random() < 0.1):
+                break
+            token = rng.choice(allowed)
+            a.consume(token)
+            b.consume(token)
+    assert compared >= 50
