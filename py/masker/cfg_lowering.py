@@ -7,14 +7,15 @@ nullable, lexemes)`` in the form ``earley.EarleyAutomaton`` takes: production 0 
 them.
 
 Lexemes: a part of a rule that uses no recursive rule (a JSON string with its quotes, a
-number, the run ``{"nombre":"...."`` before a recursive member) is a regular language. It
-becomes one nonterminal whose derivations a DFA recognizes (``regex_fsm.ast_to_dfa``), so the
-Earley sets inside it hold one item that carries a DFA state, not the dozen items of its
-productions, and the walk steps that DFA (the third idea of XGrammar and llguidance: regular
-sub-grammars run as automata inside the parser). Literal texts and one-sequence character
-sets stay byte terminals: as a DFA they would save nothing. A part larger than
-``LEXEME_MAX_SIZE`` code-point sets, or whose DFA passes ``LEXEME_MAX_STATES``, or met after
-the grammar's ``LEXEME_BUDGET`` is spent, is lowered to productions as before. The language is the same either way (the tests compare both).
+number, a regular rule used by a recursive one) is a regular language. It becomes one
+nonterminal whose texts a DFA recognizes (``regex_fsm.ast_to_dfa``), so the Earley sets inside
+it hold one item that carries a DFA state, not the dozen items of its productions, and the
+trie walk steps that DFA (regular sub-grammars run as automata inside the parser, as in
+XGrammar and llguidance). Literal texts and one-sequence character sets stay byte terminals:
+as a DFA they would save nothing. A part larger than ``LEXEME_MAX_SIZE`` code-point sets or
+``LEXEME_MAX_DEPTH`` levels, whose DFA passes ``LEXEME_MAX_STATES``, or met after the
+grammar's ``LEXEME_BUDGET`` is spent, is lowered to productions as before. The language is
+the same either way (the tests compare both).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ from .regex_fsm import ast_to_dfa
 from .utf8 import utf8_sequences
 
 DEFAULT_MAX_PRODUCTIONS = 100_000
-# A lexeme's size: code-point sets after expanding its repetitions, and DFA states (a set of
-# literal texts may need more: one per byte). Small enough that a part whose DFA would be too
-# large fails fast (its parts are then tried one by one): a JSON string of maxLength 10 is 213
-# states; MaskBench compiles about as fast as without lexemes (docs/masker.md).
+# A lexeme's size: code-point sets after expanding its repetitions, syntax-tree depth (its DFA
+# is built by recursion) and DFA states (a set of literal texts may need more: one per byte).
+# Small, so that a part whose DFA would be too large fails fast (its parts are then tried one
+# by one): a JSON string of maxLength 10 is 213 states.
 LEXEME_MAX_SIZE = 2_000
+LEXEME_MAX_DEPTH = 120
 LEXEME_MAX_STATES = 500
 # Building a DFA costs milliseconds even for a small part, so one grammar's lexemes may take
 # this many code-point sets in all (tried, built or not; a DFA built by an earlier grammar
@@ -42,7 +44,6 @@ LEXEME_BUDGET = 1_000
 # A Dfa is never changed once built. None: the tree's DFA passed LEXEME_MAX_STATES.
 MAX_CACHED_DFAS = 512
 _DFAS: dict = {}
-LEXEME_MAX_DEPTH = 120     # syntax-tree depth of a lexeme (its DFA is built by recursion)
 SMALL_REPEAT = 8  # counts up to this are written out; larger ones use doubling helpers
 LITERAL_SET_MIN = 256  # alternations with this many literal texts are lowered as their DFA
 
@@ -69,7 +70,7 @@ class Lowering:
         self.regular_memo: dict[int, bool] = {}  # id(node) -> uses only regular rules
         self.expanded: dict[str, object] = {}  # regular rule -> its tree, references inlined
         self.todo: list[str] = []  # rules to lower to productions (``run``)
-        self.lexeme_of: dict = {}  # expanded tree -> its lexeme nonterminal (None: too large)
+        self.lexeme_of: dict = {}  # key(part) -> its lexeme nonterminal (None: no DFA)
         self.budget = LEXEME_BUDGET  # code-point sets that lexemes may still take
         self.sizes: dict = {}  # id(node) -> measure(node), for lexemes
         self.keys: dict = {}   # id(node) -> key(node)

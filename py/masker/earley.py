@@ -245,7 +245,8 @@ class EarleyAutomaton(Automaton):
         if found is not None:
             return found
         children, tokens = trie.children, trie.tokens
-        move, classes, ends, oks = self.lex_move[n], self.lex_class[n], self.lex_end[n], self.lex_ok[n]
+        move, classes = self.lex_move[n], self.lex_class[n]
+        ends, oks = self.lex_end[n], self.lex_ok[n]
         inside, exits, stack = [], [], [(node, q)]
         while stack:
             at, s = stack.pop()
