@@ -30,6 +30,7 @@ export class KernelClient {
     this.worker = null;
     this.state = "loading";
     this.interruptBuffer = null;
+    this.stopTimer = null; // after Stop, while Python may yet stop by itself
     this.names = []; // what the cells have defined in this Python (sent with each "done")
     this.runs = 0; // cells and lab actions sent to Python since the page loaded
   }
@@ -75,15 +76,30 @@ export class KernelClient {
         this.fail(launch.errors[0].message || t("el worker falló"));
         return;
       }
-      worker.onmessage = (event) => this.onMessage(event.data);
-      worker.onerror = (event) => this.fail(event.message || t("el worker falló"));
+      // Only while it is this client's worker: what a worker that was ended sends afterwards
+      // (its "done" or its error, already queued) is not about the current one.
+      worker.onmessage = (event) => { if (this.worker === worker) this.onMessage(event.data); };
+      worker.onerror = (event) => {
+        if (this.worker === worker) this.fail(event.message || t("el worker falló"));
+      };
     });
+  }
+
+  /* Terminate the worker, and hear no more from it. */
+  endWorker() {
+    const worker = this.worker;
+    this.worker = null;
+    if (!worker) return;
+    worker.onmessage = null;
+    worker.onerror = null;
+    worker.terminate();
   }
 
   fail(reason) {
     clearTimeout(this.timer);
-    if (this.worker) this.worker.terminate();
-    this.worker = null;
+    clearTimeout(this.stopTimer);
+    this.stopTimer = null;
+    this.endWorker();
     if (this.current) this.current.finish(false, null, t("Python no está disponible."));
     this.current = null;
     this.queue.splice(0).forEach((cell) => cell.cancel());
@@ -111,6 +127,7 @@ export class KernelClient {
         if (message.names) this.names = message.names;
         this.current = null;
         clearTimeout(this.stopTimer);
+        this.stopTimer = null;
         this.next();
         break;
       default: // stream, display, error: output of the running cell
@@ -156,8 +173,10 @@ export class KernelClient {
     if (!this.current) return;
     if (this.interruptBuffer) {
       this.interruptBuffer[0] = SIGINT;
-      // Python only checks for the interrupt between bytecodes; restart if it is stuck.
-      this.stopTimer = setTimeout(() => this.restart(), 3000);
+      // Python only checks for the interrupt between bytecodes; restart if it is stuck (one
+      // timer for the first click: a second Stop must not leave the first timer running, to
+      // restart a Python that has stopped by then).
+      if (!this.stopTimer) this.stopTimer = setTimeout(() => this.restart(), 3000);
     } else {
       this.restart();
     }
@@ -165,7 +184,9 @@ export class KernelClient {
 
   restart() {
     clearTimeout(this.timer);
-    this.worker.terminate();
+    clearTimeout(this.stopTimer);
+    this.stopTimer = null;
+    this.endWorker();
     const stopped = this.current;
     this.current = null;
     if (stopped) stopped.finish(false, null,

@@ -110,7 +110,14 @@ async function init(config) {
   code.then(() => mark("code-fetched"), () => {});
   weights.then(() => mark("weights-fetched"), () => {});
   pyodide = await startRuntime(config);
-  if (config.interruptBuffer) pyodide.setInterruptBuffer(config.interruptBuffer);
+  // With an interrupt buffer Python calls into JavaScript every 50 "ticks" of its eval loop to read
+  // it. Without SharedArrayBuffer the page cannot write one (Stop restarts the worker instead),
+  // but the worker gets a buffer of its own all the same, for that call: WebKit's
+  // Worker.terminate() takes effect only where the worker runs JavaScript, so a cell stuck in pure
+  // Python (`while True: pass`) would otherwise go on spinning a core after Stop, for as long as
+  // the page stays open, and slow the new worker's start-up beside it (on a busy 2-core machine,
+  // past the start-up timeout: the page said "error").
+  pyodide.setInterruptBuffer(config.interruptBuffer || new Int32Array(1));
 
   const [archive, kernelSource] = await code;
   pyodide.unpackArchive(archive, "zip", { extractDir: PY_DIR });

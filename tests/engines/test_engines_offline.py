@@ -10,9 +10,9 @@ import time
 import pytest
 
 from tests.e2e.conftest import Host
-from tests.engines.test_pages import (ACTION_S, HEIGHT, KERNEL_STATE, PAGE_TIMEOUT, READY_S, SETTLED,
-                                      WIDTH, assert_no_errors, cell_selector, mark_cells, output,
-                                      run_cell, set_editor_text)
+from tests.engines.test_pages import (ACTION_S, HEIGHT, KERNEL_STATE, PAGE_TIMEOUT, READY_S, WIDTH,
+                                      assert_no_errors, assert_settled_ready, cell_selector,
+                                      mark_cells, output, run_cell, set_editor_text)
 
 pytestmark = pytest.mark.engines
 
@@ -59,7 +59,7 @@ def test_stored_after_one_visit_isolated_and_offline(engine, site_dir):
         page.click("[data-testid=stop]")
         page.wait_for(f"() => document.querySelector(\"{cell_selector(2)}\").dataset.state === 'error'",
                       timeout_s=60)
-        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready"
+        assert_settled_ready(page)
         if shared:  # interrupted: the variable stays
             assert "KeyboardInterrupt" in output(page, 2)
             set_editor_text(page, f"{cell_selector(3)} .cm-editor", "print(x * 9)")
@@ -71,7 +71,7 @@ def test_stored_after_one_visit_isolated_and_offline(engine, site_dir):
 
         host.down()  # offline: another page, from the store
         page.goto(host.url + "en/mask.html" + PAGE_TIMEOUT)
-        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready"
+        assert_settled_ready(page)
         mark_cells(page)
         assert run_cell(page, 1) == "done"
         assert page.evaluate("() => self.crossOriginIsolated") is True

@@ -25,7 +25,7 @@ from minigpt.bpe import load_tokenizer
 from sitebuild import render
 from tests.e2e.test_layout import OVERFLOWS
 from tests.e2e.test_precomputed import OUTPUTS, without_times
-from tests.engines.driver import EnginePage
+from tests.engines.driver import EngineError, EnginePage
 
 pytestmark = pytest.mark.engines
 
@@ -46,7 +46,20 @@ STORING_OFF = "() => localStorage.setItem('curso:sin-conexion', 'no')"  # offlin
 KERNEL_STATE = "() => document.querySelector('[data-testid=kernel-status]').dataset.state"
 SETTLED = """() => { const s = document.querySelector('[data-testid=kernel-status]').dataset.state;
                      return (s === 'ready' || s === 'error') && s; }"""
-KERNEL_TEXT = "() => document.querySelector('[data-testid=kernel-status]').innerText"
+# Everything the page says about its Python, for a failure message: the status line, the start-up
+# error box (why it failed: a timeout, the worker's own error), each start-up stage, the offline
+# status line, the restart notice.
+KERNEL_REPORT = """() => { const q = (s) => document.querySelector(s);
+  const box = q('#startup-error');
+  return { state: q('[data-testid=kernel-status]').dataset.state,
+    status: q('[data-testid=kernel-status]').innerText,
+    error: box && !box.hidden ? box.querySelector('.error-text').innerText : null,
+    stages: Object.fromEntries([...document.querySelectorAll('#startup [data-stage]')].map(
+      (r) => [r.dataset.stage, `${r.dataset.state}: ${r.querySelector('.stage-detail').innerText}`])),
+    offline: q('[data-testid=offline-status]') && [q('[data-testid=offline-status]').dataset.state,
+      q('[data-testid=offline-status]').innerText],
+    notice: q('#kernel-notice') && !q('#kernel-notice').hidden ? q('#kernel-notice').innerText : null,
+    now_s: Math.round(performance.now()) / 1000 }; }"""
 CELL_STATES = "() => [...document.querySelectorAll('[data-testid=cell]')].map(c => c.dataset.state)"
 # What the build's precomputed output of each cell says: error when it shows a traceback.
 PRECOMPUTED_STATES = """() => [...document.querySelectorAll('[data-testid=cell] [data-testid=cell-output]')]
@@ -68,11 +81,35 @@ def open_page(engine, url: str, python: bool = True) -> EnginePage:
         assert page.evaluate("() => innerWidth") == WIDTH
         if not python:
             return page
-        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready", page.evaluate(KERNEL_TEXT)
+        assert_settled_ready(page)
     except BaseException:
         page.close()
         raise
     return page
+
+
+def kernel_report(page: EnginePage) -> str:
+    """What the page says about its Python (``KERNEL_REPORT``) and the errors it logged, for the
+    message of a failed check of the kernel's state."""
+    try:
+        report = page.evaluate(KERNEL_REPORT)
+    except Exception as error:  # noqa: BLE001 -- a message must come out of a failure message
+        report = f"(no report: {error})"
+    try:
+        errors = page.errors()
+    except Exception as error:  # noqa: BLE001
+        errors = f"(no errors read: {error})"
+    return f"{page.engine}: {report}; errors in the page: {errors}"
+
+
+def assert_settled_ready(page: EnginePage, timeout_s: float = READY_S) -> None:
+    """Wait until Python is ready or has failed, and check it is ready; on failure the message
+    says why (``kernel_report``)."""
+    try:
+        state = page.wait_for(SETTLED, timeout_s=timeout_s)
+    except EngineError as error:  # still starting: say how far it got
+        raise AssertionError(f"{error}\n{kernel_report(page)}") from error
+    assert state == "ready", kernel_report(page)
 
 
 def assert_no_errors(page: EnginePage) -> None:
@@ -223,7 +260,7 @@ def test_stop_ends_a_runaway_cell(engine, servers, kept, host):
         page.click("[data-testid=stop]")
         page.wait_for(f"() => document.querySelector(\"{cell_selector(2)}\").dataset.state === 'error'",
                       timeout_s=60)
-        assert page.wait_for(SETTLED, timeout_s=READY_S) == "ready", page.evaluate(KERNEL_TEXT)
+        assert_settled_ready(page)
         stopped = output(page, 2)
         notice_shown = page.evaluate("() => !document.getElementById('kernel-notice').hidden")
         if can_interrupt:  # interrupted: a KeyboardInterrupt, no notice, the variables stay
