@@ -313,3 +313,49 @@ ARRAY_PART = st.fixed_dictionaries({}, optional={
 @given(ENUM_VALUES, st.one_of(OBJECT_PARTS, ARRAY_PART, DIFFERENCE_PARTS.map(lambda d: {"not": d})))
 def test_enum_values_are_kept_exactly_when_valid(values, part):
     _accepted_exactly_when_valid({"enum": values, **part}, values)
+
+
+# uniqueItems over a finite set of item values: an enum (possibly with repeats, 1 and 1.0,
+# next to a type or a not), booleans, null; arrays drawn from those values and a few others.
+UNIQUE_VALUES = st.sampled_from([0, 1, 1.0, 2, "a", "b", True, False, None, [1], {"k": 1}])
+UNIQUE_ITEMS = st.one_of(
+    st.builds(lambda vs: {"enum": vs}, st.lists(UNIQUE_VALUES, min_size=1, max_size=6)),
+    st.builds(lambda v: {"const": v}, UNIQUE_VALUES),
+    st.builds(lambda vs, t: {"enum": vs, "type": t}, st.lists(UNIQUE_VALUES, min_size=1,
+                                                              max_size=6),
+              st.sampled_from(["integer", "string", ["boolean", "null"]])),
+    st.builds(lambda vs, v: {"enum": vs, "not": {"const": v}},
+              st.lists(UNIQUE_VALUES, min_size=1, max_size=6), UNIQUE_VALUES),
+    st.sampled_from([{"type": "boolean"}, {"type": "null"}, {"type": ["boolean", "null"]},
+                     {"type": "boolean", "not": {"const": False}}, False]))
+UNIQUE_SCHEMAS = st.builds(
+    lambda items, lo, hi: {"type": "array", "items": items, "uniqueItems": True,
+                           **({"minItems": lo} if lo else {}),
+                           **({"maxItems": hi} if hi is not None else {})},
+    UNIQUE_ITEMS, st.integers(0, 3), st.one_of(st.none(), st.integers(0, 4)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(UNIQUE_SCHEMAS, st.integers(0, 2**32 - 1))
+def test_unique_items_accepted_exactly_when_valid(schema, seed):
+    """uniqueItems over a finite set of values: each array accepted exactly when valid (1 and
+    1.0 are the same value; only the first spelling is written, the documented narrowing).
+    The arrays mix the schema's own values with others, with and without repeats."""
+    items = schema["items"]
+    own = items.get("enum", [items["const"]] if "const" in items else []) if items else []
+    pool = own + [True, False, None, "z", 2]
+    rng = random.Random(seed)
+    instances = [[rng.choice(pool) for _ in range(rng.randint(0, 5))] for _ in range(30)]
+    instances += [[v, v] for v in pool] + [[v, w, v] for v in pool for w in own[:2]]
+    _accepted_exactly_when_valid(schema, instances)
+
+
+def test_unique_items_refusals_name_the_limit():
+    with pytest.raises(UnsupportedKeyword, match="finite set of values"):
+        compile_json_schema({"type": "array", "items": {"type": "string"}, "uniqueItems": True})
+    with pytest.raises(UnsupportedKeyword, match="13700 orders of them"):
+        compile_json_schema({"type": "array", "items": {"enum": list(range(7))},
+                             "uniqueItems": True})
+    grammar = compile_json_schema({"type": "array", "items": {"enum": list(range(7))},
+                                   "uniqueItems": True, "maxItems": 3})
+    assert grammar.accepts("[6,0,3]") and not grammar.accepts("[6,0,6]")

@@ -129,8 +129,14 @@ CATALOG: dict[str, tuple[str, str]] = {
     "limit.budget_states": ("the mask that counts the budget had to visit too many states",
                             "use a smaller budget or a narrower grammar"),
     # --- JSON Schema: unsupported keywords
-    "schema.unique_items": ("“uniqueItems”: true is only supported with a “maxItems” of 0 or 1",
-                            "remove “uniqueItems”, or set \"maxItems\": 1"),
+    "schema.unique_items_with": ("“uniqueItems” together with “prefixItems” or “contains” is not supported",
+                                 "remove “uniqueItems”, or “prefixItems” and “contains”"),
+    "schema.unique_items_set": ("“uniqueItems” is only supported when the items come from a finite set of "
+                                "values (“enum”, “const”, booleans or null)",
+                                "give “items” an “enum” with the possible values, or remove “uniqueItems”"),
+    "schema.unique_items_orders": ("“uniqueItems” over {0} values is not supported: {1} different orders of "
+                                   "them would have to be written (the limit is {2})",
+                                   "leave fewer values in the “enum” of “items”, or set a smaller “maxItems”"),
     "schema.unsupported": ("the JSON Schema keyword “{0}” is not supported",
                            "remove “{0}” from the schema, or express it without it (for example with anyOf "
                            "or enum)"),
@@ -284,6 +290,7 @@ GROUPS = {
                          2: lambda found: f", and it is {_as_json(found[len(', found '):])}" if found else ""},
     "schema.fractional_bounds": {0: _en_shown, 1: _en_shown},
     "schema.bool_states": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
+    "schema.unique_items_orders": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
     "schema.multiple_of": {0: _en_shown, 1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
     "schema.intersection_states": {1: lambda k: k.replace(", ", "”, “"), 2: lambda n: en_int(int(n)),
                                    3: lambda n: en_int(int(n))},

@@ -203,9 +203,19 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                             "la máscara que cuenta el presupuesto tuvo que visitar demasiados estados",
                             "usa un presupuesto menor o una gramática más estrecha"),
     # --- JSON Schema (masker.json_schema): UnsupportedKeyword ("JSON Schema keyword 'k' ...")
-    "schema.unique_items": (_KW + r"'uniqueItems' is not supported",
-                            "«uniqueItems»: true solo está soportado con «maxItems» de 0 o 1",
-                            "quita «uniqueItems», o pon \"maxItems\": 1"),
+    "schema.unique_items_with": (_KW + r"'uniqueItems' together with prefixItems or contains is not supported",
+                                 "«uniqueItems» junto a «prefixItems» o «contains» no está soportado",
+                                 "quita «uniqueItems», o «prefixItems» y «contains»"),
+    "schema.unique_items_set": (_KW + r"'uniqueItems' is supported only for items from a finite set of values "
+                                r"\(enum, const, boolean, null\)",
+                                "«uniqueItems» solo está soportado cuando los elementos salen de un conjunto "
+                                "finito de valores («enum», «const», booleanos o null)",
+                                "da a «items» un «enum» con los valores posibles, o quita «uniqueItems»"),
+    "schema.unique_items_orders": (_KW + r"'uniqueItems' over (\d+) item values is not supported: it needs (\d+) "
+                                   r"orders of them \(limit (\d+)\)",
+                                   "«uniqueItems» sobre {0} valores no está soportado: habría que escribir {1} "
+                                   "órdenes distintos de ellos (el límite es {2})",
+                                   "deja menos valores en el «enum» de «items», o pon un «maxItems» menor"),
     "schema.unsupported": (_KW + r"'([^']+)' is not supported",
                            "la palabra clave «{0}» de JSON Schema no está soportada",
                            "quita «{0}» del esquema, o exprésalo sin ella (por ejemplo con anyOf o enum)"),
@@ -422,6 +432,7 @@ GROUPS = {
     "schema.intersection_states": {1: lambda k: k.replace(", ", "», «"), 2: lambda n: es_int(int(n)),
                                    3: lambda n: es_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: es_int(int(n))},
+    "schema.unique_items_orders": {1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
     "limit.choice_states": {0: lambda n: es_int(int(n))},
     "limit.earley_items": {0: lambda n: es_int(int(n))},
     "schema.pattern_construct": {0: lambda op: _SRE_OPS.get(op, f"la construcción {op}")},

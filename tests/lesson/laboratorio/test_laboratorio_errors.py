@@ -210,8 +210,13 @@ CASES: dict[str, object] = {
         ("json_schema", '{"type": "array", "prefixItems": [{}], "contains": {"type": "integer"}}'),
     "type_builders: JSON Schema keyword 'contains' together with maxItems, or minItems above minContains, is not "
     "supported": ("json_schema", '{"type": "array", "contains": {"type": "integer"}, "maxItems": 3}'),
-    "type_builders: JSON Schema keyword 'uniqueItems' is not supported":
-        ("json_schema", '{"type": "array", "uniqueItems": true}'),
+    "type_builders: JSON Schema keyword 'uniqueItems' together with prefixItems or contains is not supported":
+        ("json_schema", '{"type": "array", "prefixItems": [{}], "uniqueItems": true}'),
+    "type_builders: JSON Schema keyword 'uniqueItems' is supported only for items from a finite set of values "
+    "(enum, const, boolean, null)": ("json_schema", '{"type": "array", "uniqueItems": true}'),
+    "type_builders: JSON Schema keyword 'uniqueItems' over {} item values is not supported: it needs {} orders of "
+    "them (limit {})": ("json_schema", '{"type": "array", "items": {"enum": [1, 2, 3, 4, 5, 6, 7]}, '
+                        '"uniqueItems": true}'),
     "translate: JSON Schema keyword {} over keys needs an automaton of more than {} states (it reached {}); "
     "this is not supported":
         ("json_schema", '{"type": "object", "patternProperties": {"^[a-z]{3000}$": {}, "^[a-y]{2000}": {}}}'),
