@@ -359,3 +359,35 @@ def test_unique_items_refusals_name_the_limit():
     grammar = compile_json_schema({"type": "array", "items": {"enum": list(range(7))},
                                    "uniqueItems": True, "maxItems": 3})
     assert grammar.accepts("[6,0,3]") and not grammar.accepts("[6,0,6]")
+
+
+DEP_NAMES = "abcdef"
+DEP_SCHEMAS = st.builds(
+    lambda deps, props, closed: {"type": "object", "dependentRequired": deps,
+                                 **({"properties": {n: {"type": "integer"} for n in props}}
+                                    if props else {}),
+                                 **({"additionalProperties": False} if closed else {})},
+    st.dictionaries(st.sampled_from(DEP_NAMES), st.lists(st.sampled_from(DEP_NAMES), max_size=3,
+                                                         unique=True), max_size=6),
+    st.lists(st.sampled_from(DEP_NAMES), max_size=6, unique=True), st.booleans())
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(DEP_SCHEMAS, st.integers(0, 2**32 - 1))
+def test_dependencies_accepted_exactly_when_valid(schema, seed):
+    """dependentRequired with up to 6 triggers (chains, cycles, independent ones): an object is
+    accepted exactly when valid; past 16 combinations the keyword is refused by name."""
+    rng = random.Random(seed)
+    instances = [{n: rng.randint(0, 2) for n in rng.sample(DEP_NAMES, rng.randint(0, 4))}
+                 for _ in range(30)]
+    _accepted_exactly_when_valid(schema, instances)
+
+
+def test_a_chain_of_dependencies_stays_small():
+    chain = {"type": "object", "dependentRequired": {c: [chr(ord(c) + 1)] for c in "abcdefghij"}}
+    grammar = compile_json_schema(chain)
+    assert grammar.accepts('{"k":1}') and grammar.accepts('{"h":1,"i":1,"j":1,"k":1}')
+    assert not grammar.accepts('{"h":1,"j":1,"k":1}')
+    with pytest.raises(UnsupportedKeyword, match="more than 16 combinations"):
+        compile_json_schema({"type": "object", "dependentRequired": {
+            c: [c.upper()] for c in "abcde"}})

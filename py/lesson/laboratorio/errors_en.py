@@ -210,9 +210,11 @@ CATALOG: dict[str, tuple[str, str]] = {
                             "remove the keywords next to the recursive $ref"),
     "schema.ref_recursion": ("recursion of “$ref” through allOf or through keywords beside it is not supported",
                              "leave the recursive $ref alone, without other keywords"),
-    "schema.dependent_many": ("“dependentRequired” with more than 4 properties that require others is not "
-                              "supported",
-                              "keep 4 dependencies at most"),
+    "schema.dependent_many": ("“dependentRequired” needs more than {0} combinations of present and absent "
+                              "properties (each property that requires others on its own doubles them), "
+                              "which is not supported",
+                              "leave fewer independent dependencies (a chain, “a” requires “b” and “b” "
+                              "requires “c”, costs little)"),
     "schema.pattern_property_escape": ("“{0}” with a Unicode property escape (\\p{{...}}) is not supported",
                                        "write the character class by hand, for example [A-Za-z]"),
     "schema.bad_pattern": ("{0} is not a valid regular expression: {1}",
@@ -291,6 +293,7 @@ GROUPS = {
     "schema.fractional_bounds": {0: _en_shown, 1: _en_shown},
     "schema.bool_states": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
     "schema.unique_items_orders": {1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
+    "schema.dependent_many": {0: lambda n: en_int(int(n))},
     "schema.multiple_of": {0: _en_shown, 1: lambda n: en_int(int(n)), 2: lambda n: en_int(int(n))},
     "schema.intersection_states": {1: lambda k: k.replace(", ", "”, “"), 2: lambda n: en_int(int(n)),
                                    3: lambda n: en_int(int(n))},

@@ -329,9 +329,13 @@ CATALOG: dict[str, tuple[str, str, str]] = {
                              "la recursión de «$ref» a través de allOf o de palabras clave a su lado no está "
                              "soportada",
                              "deja el $ref recursivo solo, sin otras palabras clave"),
-    "schema.dependent_many": (_KW + r"'dependentRequired' with more than 4 trigger properties is not supported",
-                              "«dependentRequired» con más de 4 propiedades que piden otras no está soportado",
-                              "deja 4 dependencias como mucho"),
+    "schema.dependent_many": (_KW + r"'dependentRequired' needs more than (\d+) combinations of present and absent "
+                              r"trigger properties \(independent triggers double them\), which is not supported",
+                              "«dependentRequired» necesita más de {0} combinaciones de propiedades presentes y "
+                              "ausentes (cada propiedad que pide otras por su cuenta las duplica), y no está "
+                              "soportado",
+                              "deja menos dependencias independientes (una cadena, «a» pide «b» y «b» pide «c», "
+                              "cuesta poco)"),
     "schema.pattern_property_escape": (_KW + r"'(pattern|patternProperties)' with a Unicode property escape "
                                        r"\(\\p\{\.\.\.\}\) is not supported",
                                        "«{0}» con un escape de propiedad Unicode (\\p{{...}}) no está "
@@ -433,6 +437,7 @@ GROUPS = {
                                    3: lambda n: es_int(int(n))},
     "gbnf.repeat_too_large": {0: lambda n: es_int(int(n))},
     "schema.unique_items_orders": {1: lambda n: es_int(int(n)), 2: lambda n: es_int(int(n))},
+    "schema.dependent_many": {0: lambda n: es_int(int(n))},
     "limit.choice_states": {0: lambda n: es_int(int(n))},
     "limit.earley_items": {0: lambda n: es_int(int(n))},
     "schema.pattern_construct": {0: lambda op: _SRE_OPS.get(op, f"la construcción {op}")},

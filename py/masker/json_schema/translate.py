@@ -36,6 +36,8 @@ MAX_REF_VARIANTS = 64  # nested rules of one $ref pointer with different sibling
 
 
 DATA_KEYWORDS = ("enum", "const", "default", "examples")  # their values are data, not schemas
+# dependencies become the combinations of present and absent triggers (``dependency_variants``)
+MAX_DEPENDENCY_VARIANTS = 16
 
 
 def join(base: str, ref: str) -> str:
@@ -363,9 +365,14 @@ class Translator(TypeBuilder, ValueCheck):
         draft-4 ``dependencies``, as the exact equivalent: for each trigger name, either it is
         absent, or it is present together with the names (or the schema) it requires.
 
-        Pops the keywords from ``s`` (mutated); returns the ``anyOf`` branches (2^k for k
-        triggers), or None when there are none. Raises InvalidSchema when a keyword's value is
-        not an object, UnsupportedKeyword("dependentRequired") for more than 4 triggers.
+        The combinations are built one trigger at a time, each as (names absent, names
+        required, schemas required); a combination that needs a name both absent and present
+        is dropped, and equal ones are kept once, so a chain of dependencies (a needs b, b needs
+        c, ...) makes k + 1 combinations, not 2^k. Pops the keywords from ``s`` (mutated);
+        returns the ``anyOf`` branches, or None when there are none. Raises InvalidSchema when
+        a keyword's value is not an object, UnsupportedKeyword("dependentRequired") when more
+        than ``MAX_DEPENDENCY_VARIANTS`` combinations remain (each is an object schema of its
+        own: independent triggers double them).
         """
         deps: dict[str, Any] = {}
         for key in ("dependencies", "dependentRequired", "dependentSchemas"):
@@ -375,16 +382,33 @@ class Translator(TypeBuilder, ValueCheck):
             deps.update(value)
         if not deps:
             return None
-        if len(deps) > 4:
-            raise UnsupportedKeyword("dependentRequired", path, "with more than 4 trigger "
-                                     "properties is not supported")
-        variants: list[Schema] = [{}]
+        variants = {(frozenset(), frozenset(), ())}
         for name, need in deps.items():
-            present = ({"required": [name] + list(need)} if isinstance(need, list)
-                       else {"allOf": [{"required": [name]}, need]})
-            absent = {"properties": {name: False}}
-            variants = [{"allOf": [v, c]} if v else c for v in variants for c in (absent, present)]
-        return variants
+            grown = set()
+            for absent, required, schemas in variants:
+                if name not in required:
+                    grown.add((absent | {name}, required, schemas))
+                names = {name} | (set(need) if isinstance(need, list) else set())
+                if not names & absent:
+                    grown.add((absent, required | names,  # schemas: the triggers whose schema holds
+                               schemas if isinstance(need, list) else schemas + (name,)))
+            variants = grown
+            if len(variants) > MAX_DEPENDENCY_VARIANTS:
+                raise UnsupportedKeyword(
+                    "dependentRequired", path, f"needs more than {MAX_DEPENDENCY_VARIANTS} "
+                    "combinations of present and absent trigger properties (independent "
+                    "triggers double them), which is not supported")
+        out: list[Schema] = []
+        ordered = sorted(variants, key=lambda v: (sorted(v[0]), sorted(v[1]), v[2]))
+        for absent, required, schemas in ordered:
+            parts: list[Schema] = []
+            if absent:
+                parts.append({"properties": {n: False for n in sorted(absent)}})
+            if required:
+                parts.append({"required": sorted(required)})
+            parts.extend(deps[name] for name in schemas)
+            out.append(parts[0] if len(parts) == 1 else {"allOf": parts} if parts else {})
+        return out
 
     def negate(self, schema: Schema, path: str, depth: int = 0) -> Schema | None:
         """A positive schema for ``not schema`` (core 10.2.1.4), in the forms that have a short

@@ -191,7 +191,8 @@ CASES: dict[str, object] = {
     "translate: JSON Schema keyword '$ref' to {} is not supported (only local JSON pointers such as "
     "'#/$defs/name')": ("json_schema", '{"$ref": "otro.json#/a"}'),
     "translate: a schema must be an object or a boolean, not {}": ("json_schema", "5"),
-    "translate: JSON Schema keyword 'dependentRequired' with more than 4 trigger properties is not supported":
+    "translate: JSON Schema keyword 'dependentRequired' needs more than {} combinations of present and absent "
+    "trigger properties (independent triggers double them), which is not supported":
         ("json_schema", json.dumps({"dependentRequired": {k: ["z"] for k in "abcde"}})),
     "translate: {} must be a non-empty list":
         lambda: (_ for _ in ()).throw(InvalidSchema(_filled("translate: {} must be a non-empty list"), "#")),
