@@ -282,6 +282,7 @@ def test_formats(fmt, good, bad):
     ({"type": "object", "patternProperties": {"^[a-z]{3000}$": {}, "^[a-y]{2000}": {}}},
      "patternProperties"),
     ({"type": "array", "uniqueItems": True}, "uniqueItems"),
+    ({"type": "string", "format": "regex"}, "format"),
     ({"type": "array", "contains": {"type": "integer"}, "maxItems": 3}, "contains"),
     ({"type": "array", "contains": {"type": "integer"}, "maxContains": 3}, "maxContains"),
     ({"type": "string", "format": "uri-template"}, "format"),

@@ -142,6 +142,9 @@ CATALOG: dict[str, tuple[str, str]] = {
                            "or enum)"),
     "schema.unsupported_value": ("the value “{1}” of “{0}” is not supported (supported: {2})",
                                  "use one of those values, or remove “{0}” from the schema"),
+    "schema.format_regex": ("the format “regex” is not supported: valid regular expressions nest their groups "
+                            "to any depth, which no finite automaton can check",
+                            "remove “format”, or describe the texts with a “pattern”"),
     "schema.unsupported_format": ("the format {0} is not supported",
                                   "remove “format”, or use one of the formats that are supported"),
     "schema.enum_cycle": ("the values of “enum” cannot be checked: the sub-schemas beside it refer to each other "

@@ -222,6 +222,11 @@ CATALOG: dict[str, tuple[str, str, str]] = {
     "schema.unsupported_value": (_KW + r"'([^']+)' value '([^']*)' is not supported \(supported: (.*)\)",
                                  "el valor «{1}» de «{0}» no está soportado (se admiten: {2})",
                                  "usa uno de esos valores, o quita «{0}» del esquema"),
+    "schema.format_regex": (_KW + r"'format' value 'regex' is not supported: the valid regular expressions nest "
+                            r"their groups to any depth, which no finite automaton can check",
+                            "el formato «regex» no está soportado: las expresiones regulares válidas anidan "
+                            "sus grupos a cualquier profundidad, y eso no lo comprueba ningún autómata finito",
+                            "quita «format», o describe los textos con un «pattern»"),
     "schema.unsupported_format": (_KW + r"'format' value ('.*'|\".*\") is not supported",
                                   "el formato {0} no está soportado",
                                   "quita «format», o usa uno de los formatos que se admiten"),

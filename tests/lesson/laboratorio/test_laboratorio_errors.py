@@ -155,6 +155,9 @@ CASES: dict[str, object] = {
     "emit: the regex for this schema grows too long":
         lambda: (_ for _ in ()).throw(LimitExceeded("the regex for this schema grows too long",
                                                     "max_regex_chars", 7, "x")),
+    "formats: JSON Schema keyword 'format' value 'regex' is not supported: the valid regular expressions nest "
+    "their groups to any depth, which no finite automaton can check":
+        ("json_schema", '{"type": "string", "format": "regex"}'),
     "formats: JSON Schema keyword 'format' value {} is not supported (supported: {})":
         ("json_schema", '{"type": "string", "format": "color"}'),
     "keywords: enum must be a list": ("json_schema", '{"enum": 5}'),
