@@ -223,7 +223,7 @@ CASES: dict[str, object] = {
                         '"uniqueItems": true}'),
     "translate: JSON Schema keyword {} over keys needs an automaton of more than {} states (it reached {}); "
     "this is not supported":
-        ("json_schema", '{"type": "object", "patternProperties": {"^[a-z]{3000}$": {}, "^[a-y]{2000}": {}}}'),
+        ("json_schema", '{"type": "object", "patternProperties": {"^(?:a{61})*$": {}, "^(?:a{67})*$": {}}}'),
     "type_builders: JSON Schema keyword 'propertyNames' over keys needs an automaton of more than {} states (it "
     "reached {}); this is not supported":
         ("json_schema", '{"type": "object", "properties": {"a": {}}, "propertyNames": {"pattern": "^[a-z]{5000}$"}}'),
