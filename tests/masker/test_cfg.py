@@ -94,11 +94,17 @@ def test_dfa_and_earley_routes_give_equal_masks(gbnf, seed):
     except LimitExceeded:
         assume(False)  # (r1){0,10} of alternatives can need more than max_states DFA states
     earley = compile_cfg(gbnf, engine="earley")
-    rng, vocab = random.Random(seed), VOCABS[0]
-    a, b = dfa_grammar.matcher(vocab), earley.matcher(vocab)
-    for _ in range(10):
-        np.testing.assert_array_equal(a.mask(), b.mask(), err_msg=f"{gbnf!r} {a.prefix_bytes!r}")
+    walk_twins(dfa_grammar, earley, VOCABS[0], random.Random(seed), gbnf)
+
+
+def walk_twins(first, second, vocab, rng, label, steps: int = 10) -> None:
+    """One random token walk through two grammars of the same language: at every prefix the
+    same mask, the same acceptance and the same can-continue."""
+    a, b = first.matcher(vocab), second.matcher(vocab)
+    for _ in range(steps):
+        np.testing.assert_array_equal(a.mask(), b.mask(), err_msg=f"{label!r} {a.prefix_bytes!r}")
         assert a.is_accepting() == b.is_accepting()
+        assert a.can_continue() == b.can_continue()
         allowed = np.flatnonzero(a.mask()).tolist()
         if not allowed:
             break
@@ -244,18 +250,7 @@ def test_lexemes_and_productions_give_equal_masks(gbnf, seed, which):
     except GrammarSyntaxError:
         assume(False)  # empty language
     fast = compile_cfg(gbnf, engine="earley")
-    rng, vocab = random.Random(seed), VOCABS[which]
-    a, b = plain.matcher(vocab), fast.matcher(vocab)
-    for _ in range(10):
-        np.testing.assert_array_equal(a.mask(), b.mask(), err_msg=f"{gbnf!r} {a.prefix_bytes!r}")
-        assert a.is_accepting() == b.is_accepting()
-        assert a.can_continue() == b.can_continue()
-        allowed = np.flatnonzero(a.mask()).tolist()
-        if not allowed:
-            break
-        token_id = rng.choice(allowed)
-        a.consume(token_id)
-        b.consume(token_id)
+    walk_twins(plain, fast, VOCABS[which], random.Random(seed), gbnf)
 
 
 def test_regular_parts_of_a_recursive_grammar_become_lexemes():
