@@ -203,6 +203,9 @@ export function setupOffline(page = {}) {
       if (busy()) return; // never in the middle of a run
       applying = true;
       button.disabled = true;
+      // Chromium switches only once the old worker has no request in flight (at most five
+      // minutes: kMaxLameDuckTime in its service_worker_registration.cc), so say what happens.
+      text.textContent = t("Cambiando a la versión nueva: la página se recargará sola en cuanto esté lista.");
       waiting.postMessage({ type: "SKIP_WAITING" });
     };
   }

@@ -42,6 +42,18 @@ addEventListener("DOMContentLoaded", () => {
   new MutationObserver(keep).observe(status, { attributes: true, subtree: true, childList: true });
 });
 """
+# Every text of the offline status line, kept across reloads (sessionStorage).
+RECORD_TEXTS = """
+addEventListener("DOMContentLoaded", () => {
+  const text = document.querySelector("[data-testid=offline-status] .offline-text");
+  if (!text) return;
+  new MutationObserver(() => {
+    const texts = JSON.parse(sessionStorage.getItem("__offline_texts") || "[]");
+    texts.push(text.textContent);
+    sessionStorage.setItem("__offline_texts", JSON.stringify(texts));
+  }).observe(text, { characterData: true, subtree: true, childList: true });
+});
+"""
 NAVIGATION = "() => performance.getEntriesByType('navigation')[0].type"
 # The build of the service worker that controls the page, once no other one is installing or
 # waiting (null before). It asks each controller once: a test that messages the old worker in a
@@ -240,6 +252,7 @@ def test_a_new_build_reaches_the_reader_and_no_page_mixes_builds(browser, site_d
     old_files = {entry["url"] for entry in course_files(site_dir)}
     new_files = {entry["url"] for entry in course_files(new_build)}
     try:
+        seen.context.add_init_script(RECORD_TEXTS)
         page = seen.context.new_page()
         page.goto(host.url + LESSON)
         wait_offline_state(page, ("stored",), isolated=True)
@@ -269,6 +282,8 @@ def test_a_new_build_reaches_the_reader_and_no_page_mixes_builds(browser, site_d
         button.click()  # applied on reload
         wait_offline_state(page, ("stored",))
         assert NEW_LINE in cell_source(page)
+        texts = page.evaluate("JSON.parse(sessionStorage.getItem('__offline_texts'))")
+        assert any(text.startswith("Cambiando a la versión nueva") for text in texts), texts
         assert page.evaluate(WORKER_BUILD) == page.locator(
             "[data-testid=offline-status]").get_attribute("data-build")
         own = [re.sub(r"^http://[^/]+/", "", url).split("?")[0] for url in seen.requests
