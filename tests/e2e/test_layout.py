@@ -20,7 +20,6 @@ OVERFLOWS = """() => {
   for (const el of document.querySelectorAll('article *')) {
     if (el.closest('.cm-editor')) continue;  // the editor scrolls long lines by design
     const style = getComputedStyle(el);
-    if (style.textOverflow === 'ellipsis') continue;  // shortened on purpose (the kernel status)
     // 0 or 1 px wide: not shown (closed, or read by screen readers only, like the lab's status)
     if (el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) continue;
     if (!['auto', 'scroll', 'hidden', 'clip'].includes(style.overflowX)) continue;
@@ -56,9 +55,23 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name
         context.close()
 
 
+# The kernel's state as the bar shows it: its first line of text whole (the label), not cut.
+KERNEL_LABEL = """() => {
+  const text = document.querySelector('.kernel-status-text');
+  const range = document.createRange();
+  range.selectNodeContents(text);
+  const box = text.getBoundingClientRect();
+  const first = [...range.getClientRects()][0];
+  return {text: text.textContent, inside: first.right <= box.right + 1 && first.bottom <= box.bottom + 1,
+          wide: text.scrollWidth <= text.clientWidth + 1};
+}"""
+
+
 def check_layout(page, width: int, height: int) -> None:
-    """At ``width``: no sideways scroll, nothing clipped, every scroll region with its cue, every
-    display formula fits, and the kernel bar stays short."""
+    """At ``width``, with every solution opened: no sideways scroll, nothing clipped, every
+    scroll region with its cue, every display formula fits, and the kernel bar stays short and
+    shows the kernel's state."""
+    page.evaluate("() => document.querySelectorAll('article details').forEach((d) => { d.open = true; })")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width, width
     overflows = page.evaluate(OVERFLOWS)
     clipped = [o for o in overflows if not o["scroll"]]
@@ -70,6 +83,8 @@ def check_layout(page, width: int, height: int) -> None:
         assert not formulas, (width, formulas)
     bar = page.evaluate("() => document.querySelector('.kernel-bar').getBoundingClientRect().height")
     assert bar <= 0.07 * height, (width, bar)
+    label = page.evaluate(KERNEL_LABEL)
+    assert label["inside"] and label["wide"], (width, label)
 
 
 def test_aligned_formulas_line_up_their_columns(context, base_url):
