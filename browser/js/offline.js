@@ -327,6 +327,18 @@ export function setupOfflinePanel(offline) {
     }
     usage.textContent = [prefix, used].filter(Boolean).join(" ");
   }
+  /* The browser frees a deleted store's space only once nothing holds it any more (Chromium:
+   * when the worker that still controls the page stops, some 30 s later): read the space again
+   * every 5 s for two minutes, so the figure drops when the space is freed. */
+  let following = null;
+  function followUsage(prefix) {
+    clearInterval(following);
+    let left = 24;
+    following = setInterval(() => {
+      if (toggle.checked || --left < 0) clearInterval(following);
+      else showUsage(prefix);
+    }, 5000);
+  }
   toggle.addEventListener("change", async () => {
     setWanted(toggle.checked);
     if (toggle.checked) {
@@ -335,7 +347,9 @@ export function setupOfflinePanel(offline) {
     } else {
       await forget(swUrl);
       offline.stop();
-      showUsage(t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada."));
+      const prefix = t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada.");
+      showUsage(prefix);
+      followUsage(prefix);
     }
   });
   // The space taken, again once storing ends (start() returns when the worker is registered).
@@ -347,7 +361,9 @@ export function setupOfflinePanel(offline) {
     toggle.checked = false;
     await forget(swUrl);
     offline.stop();
-    showUsage(t("Copia borrada. Marca la casilla para volver a guardarla."));
+    const prefix = t("Copia borrada. Marca la casilla para volver a guardarla.");
+    showUsage(prefix);
+    followUsage(prefix);
   });
   showUsage();
 }
