@@ -180,10 +180,17 @@ def course_entries(pages, rendered: dict[str, Page]) -> list[dict]:
     return entries
 
 
+# After Stop, how long Python may take to stop by itself before the page restarts it (Python
+# checks for the interrupt between bytecodes, not inside a long call into C code). The page
+# script reads it from the runtime config, and «Python en el navegador» quotes it.
+STOP_GRACE_MS = 3000
+
+
 def runtime_config(plan: SitePlan, prefix: str = "", language: str = "es") -> dict:
     """What the page script and the worker need to start Python (``<script id="runtime-config">``):
     the URLs of the worker, the runtime, the project code and the weights, each relative to the
-    page (``prefix``: ``"../"`` from ``site/en/``), and the page's ``language`` for the kernel."""
+    page (``prefix``: ``"../"`` from ``site/en/``), the page's ``language`` for the kernel, and
+    ``stopGraceMs`` (``STOP_GRACE_MS``)."""
     urls = plan.urls
     return {
         "worker": prefix + urls["worker_js"], "pyodideIndex": prefix + urls["pyodide_index"],
@@ -193,6 +200,7 @@ def runtime_config(plan: SitePlan, prefix: str = "", language: str = "es") -> di
         "code": [{"name": name, "url": prefix + urls[key], "size": plan.sizes.get(key, 0)}
                  for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
         "lang": language,
+        "stopGraceMs": STOP_GRACE_MS,
     }
 
 

@@ -22,6 +22,7 @@ export class KernelClient {
   /* config: the page's runtime config (see build.py); ui: {state(name, detail),
    * stage(message), activity(busy), restarted(stoppedCell, lostNames)} callbacks. */
   constructor(config, ui, { timeoutMs = 90000 } = {}) {
+    if (!(config.stopGraceMs > 0)) throw new Error("runtime config: stopGraceMs missing");
     this.config = config;
     this.ui = ui;
     this.timeoutMs = timeoutMs;
@@ -176,7 +177,7 @@ export class KernelClient {
       // Python only checks for the interrupt between bytecodes; restart if it is stuck (one
       // timer for the first click: a second Stop must not leave the first timer running, to
       // restart a Python that has stopped by then).
-      if (!this.stopTimer) this.stopTimer = setTimeout(() => this.restart(), 3000);
+      if (!this.stopTimer) this.stopTimer = setTimeout(() => this.restart(), this.config.stopGraceMs);
     } else {
       this.restart();
     }
