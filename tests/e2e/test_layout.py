@@ -76,8 +76,10 @@ def check_layout(page, width: int, height: int) -> None:
     overflows = page.evaluate(OVERFLOWS)
     clipped = [o for o in overflows if not o["scroll"]]
     silent = [o for o in overflows if o["scroll"] and not o["cue"]]
-    assert not clipped, (width, clipped)
-    assert not silent, (width, silent)
+    def named(regions):
+        return [f"{o['what']}: {o['sw']} px in {o['cw']}" for o in regions]
+    assert not clipped, (width, named(clipped))
+    assert not silent, (width, named(silent))
     formulas = [o for o in overflows if "math-display" in str(o["what"])]
     if width >= 390:  # every display formula fits a phone: they break or scale
         assert not formulas, (width, formulas)
