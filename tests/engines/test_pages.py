@@ -173,7 +173,10 @@ def reuse_or_open(engine, kept, servers, name: str) -> EnginePage:
 
 
 def set_editor_text(page: EnginePage, editor: str, text: str) -> None:
-    """Replace the text of the CodeMirror editor in ``editor`` (a CSS selector) by typing."""
+    """Replace the text of the CodeMirror editor in ``editor`` (a CSS selector) by typing. The
+    editor is first scrolled to the middle of the window, as a reader would: the drivers click
+    the middle of the part on screen, which can be under the sticky kernel bar."""
+    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", f"{editor} .cm-content")
     page.click(f"{editor} .cm-content")
     page.press("Control+A")
     page.press("Delete")
