@@ -157,8 +157,10 @@ def test_page_runs_and_fits_a_phone(engine, servers, kept, screenshots, name):
 
 
 def act(page: EnginePage, button: str) -> None:
-    """Click one of the lab's buttons and wait until its view holds that action's output."""
+    """Click one of the lab's buttons and wait until its view holds that action's output. The
+    button is first scrolled to the middle of the window (see ``set_editor_text``)."""
     page.evaluate("() => { document.querySelector('[data-testid=lab-view]').dataset.state = 'clicked'; }")
+    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", button)
     page.click(button)
     page.wait_for("() => document.querySelector('[data-testid=lab-view]').dataset.state === 'done'",
                   timeout_s=ACTION_S)
