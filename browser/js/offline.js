@@ -332,6 +332,7 @@ export function setupOfflinePanel(offline) {
    * every 5 s for two minutes, so the figure drops when the space is freed. */
   let following = null;
   function followUsage(prefix) {
+    showUsage(prefix);
     clearInterval(following);
     let left = 24;
     following = setInterval(() => {
@@ -347,9 +348,7 @@ export function setupOfflinePanel(offline) {
     } else {
       await forget(swUrl);
       offline.stop();
-      const prefix = t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada.");
-      showUsage(prefix);
-      followUsage(prefix);
+      followUsage(t("Copia borrada; no se guardará otra mientras la casilla siga desmarcada."));
     }
   });
   // The space taken, again once storing ends (start() returns when the worker is registered).
@@ -361,9 +360,7 @@ export function setupOfflinePanel(offline) {
     toggle.checked = false;
     await forget(swUrl);
     offline.stop();
-    const prefix = t("Copia borrada. Marca la casilla para volver a guardarla.");
-    showUsage(prefix);
-    followUsage(prefix);
+    followUsage(t("Copia borrada. Marca la casilla para volver a guardarla."));
   });
   showUsage();
 }

@@ -156,12 +156,18 @@ def test_page_runs_and_fits_a_phone(engine, servers, kept, screenshots, name):
             page.close()
 
 
+def click_centered(page: EnginePage, selector: str) -> None:
+    """Scroll ``selector`` to the middle of the window, as a reader would, then click it: the
+    drivers click the middle of the part on screen, which can be under the sticky kernel bar."""
+    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+    page.click(selector)
+
+
 def act(page: EnginePage, button: str) -> None:
-    """Click one of the lab's buttons and wait until its view holds that action's output. The
-    button is first scrolled to the middle of the window (see ``set_editor_text``)."""
+    """Click one of the lab's buttons and wait until its view holds that action's output
+    (``click_centered``)."""
     page.evaluate("() => { document.querySelector('[data-testid=lab-view]').dataset.state = 'clicked'; }")
-    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", button)
-    page.click(button)
+    click_centered(page, button)
     page.wait_for("() => document.querySelector('[data-testid=lab-view]').dataset.state === 'done'",
                   timeout_s=ACTION_S)
     error = page.evaluate("() => document.querySelector('[data-testid=lab-error]')?.innerText ?? null")
@@ -175,11 +181,9 @@ def reuse_or_open(engine, kept, servers, name: str) -> EnginePage:
 
 
 def set_editor_text(page: EnginePage, editor: str, text: str) -> None:
-    """Replace the text of the CodeMirror editor in ``editor`` (a CSS selector) by typing. The
-    editor is first scrolled to the middle of the window, as a reader would: the drivers click
-    the middle of the part on screen, which can be under the sticky kernel bar."""
-    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", f"{editor} .cm-content")
-    page.click(f"{editor} .cm-content")
+    """Replace the text of the CodeMirror editor in ``editor`` (a CSS selector) by typing
+    (``click_centered``)."""
+    click_centered(page, f"{editor} .cm-content")
     page.press("Control+A")
     page.press("Delete")
     page.type_text(text)
