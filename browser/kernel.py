@@ -24,7 +24,9 @@ import io
 import linecache
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from typing import Any, Callable
@@ -270,9 +272,10 @@ class Kernel:
         with (contextlib.redirect_stdout(out), contextlib.redirect_stderr(err),
               redirect_stdin(NoStdin())):
             try:
-                value = self._execute(code, filename)
-                if value is not None:
-                    self.display(value)
+                with interruptible():
+                    value = self._execute(code, filename)
+                    if value is not None:
+                        self.display(value)
             except BaseException as error:  # the cell's error, reported, never raised
                 text = format_cell_traceback(error)
                 text += foreign_request_note(text.rstrip().rsplit("\n", 1)[-1], self._origin)
@@ -291,6 +294,26 @@ class Kernel:
             return None
         expression = ast.Expression(last.value)
         return eval(compile(expression, filename, "eval"), self.namespace)
+
+
+@contextlib.contextmanager
+def interruptible():
+    """Inside the block SIGINT raises ``KeyboardInterrupt`` (``signal.default_int_handler``);
+    after it, SIGINT has the handler it had before.
+
+    The page's worker ignores SIGINT between cells (``SIG_IGN``, set in worker.js), and the page
+    may write Stop's request more than once (kernel-client.js, ``interrupt``): a request that
+    Python reads after the cell's code has ended is then dropped, instead of raising in the
+    kernel's own report of the cell or in ``names()``. Signals reach only the main thread, and
+    only it may set a handler: in another thread the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:  # None: a handler set outside Python, which Python can only put back as the default
+        signal.signal(signal.SIGINT, signal.SIG_DFL if saved is None else saved)
 
 
 @contextlib.contextmanager

@@ -142,8 +142,11 @@ async function init(config) {
     post(kind, { id: currentRun, ...JSON.parse(payloadJson) });
   };
   pyodide.globals.set("_emit_json", emit);
+  // SIGINT (Stop's request) is ignored outside a cell's code, which kernel.run makes
+  // interruptible: the page may write the request again after the cell has ended.
   kernel = pyodide.runPython(
-    "import json, kernel\n" +
+    "import json, kernel, signal\n" +
+    "signal.signal(signal.SIGINT, signal.SIG_IGN)\n" +
     "kernel.Kernel(lambda kind, payload: _emit_json(kind, json.dumps(payload)),\n" +
     "              origin=__import__('js').location.origin)");
   mark("kernel-created");

@@ -210,3 +210,35 @@ def test_an_error_naming_another_origin_says_the_site_policy_refused_it():
     assert kernel.run("1") and not kernel.run("raise OSError('http://127.0.0.1:8000/a.bin')")
     assert "no salió" not in events[-1][1]["traceback"]
     assert kernel_module.foreign_request_note("https://example.com/", None) == ""
+
+
+@pytest.fixture
+def sigint_ignored():
+    """SIGINT ignored, as the page's worker sets it before the first cell; restored after."""
+    import signal
+    saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    yield signal
+    signal.signal(signal.SIGINT, saved)
+
+
+def test_stop_interrupts_only_the_cells_code(run, sigint_ignored):
+    """Stop's request (SIGINT) raises KeyboardInterrupt while a cell's code runs, and is dropped
+    after it: the page may write the request again after the cell ended (kernel-client.js)."""
+    signal = sigint_ignored
+    ok, events = run("import signal\nsignal.raise_signal(signal.SIGINT)\nprint('not reached')")
+    assert not ok and [kind for kind, _ in events] == ["error"]
+    assert events[0][1]["traceback"].rstrip().endswith("KeyboardInterrupt")
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    # a late request, between cells: ignored, and the next cell runs as usual
+    signal.raise_signal(signal.SIGINT)
+    assert run("x = 1")[0] and run.kernel.names() == ["signal", "x"]
+
+
+def test_a_kernel_in_another_thread_runs_cells_without_touching_signals(run, sigint_ignored):
+    import threading
+    results = []
+    thread = threading.Thread(target=lambda: results.append(run("y = 2")))
+    thread.start()
+    thread.join()
+    assert results == [(True, [])]
+    assert sigint_ignored.getsignal(sigint_ignored.SIGINT) is sigint_ignored.SIG_IGN
