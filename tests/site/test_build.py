@@ -168,14 +168,15 @@ def test_runtime_config_lists_the_weights():
 def test_the_stop_grace_the_lesson_quotes_is_the_one_the_page_script_gets(built, monkeypatch):
     """«Python en el navegador» (both editions) says how long Stop waits before it restarts
     Python: the same value as the runtime config's ``stopGraceMs``, in whole seconds."""
-    for page, words in (("marco.html", "no se detiene en {} segundos"),
+    for page, words in (("marco.html", "no se detiene en los {} segundos siguientes"),
                         ("en/python.html", "does not stop within {} seconds")):
         html = (built / page).read_text()
         config = json.loads(re.search(r'id="runtime-config">(.*?)</script>', html, re.S).group(1))
         assert config["stopGraceMs"] == render.STOP_GRACE_MS and config["stopGraceMs"] % 1000 == 0
+        assert config["stopGraceMs"] >= 2000  # the prose says «segundos», "seconds"
         assert words.format(config["stopGraceMs"] // 1000) in re.sub(r"\s+", " ", html), page
     monkeypatch.setattr(render, "STOP_GRACE_MS", 7000)  # the prose follows the setting
-    assert "no se detiene en 7 segundos" in re.sub(r"\s+", " ", render_marco([]))
+    assert "no se detiene en los 7 segundos siguientes" in re.sub(r"\s+", " ", render_marco([]))
 
 
 def test_write_site_replaces_the_folder(tmp_path):
