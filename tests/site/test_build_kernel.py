@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -215,16 +217,14 @@ def test_an_error_naming_another_origin_says_the_site_policy_refused_it():
 @pytest.fixture
 def sigint_ignored():
     """SIGINT ignored, as the page's worker sets it before the first cell; restored after."""
-    import signal
     saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    yield signal
+    yield
     signal.signal(signal.SIGINT, saved)
 
 
 def test_stop_interrupts_only_the_cells_code(run, sigint_ignored):
     """Stop's request (SIGINT) raises KeyboardInterrupt while a cell's code runs, and is dropped
     after it: the page may write the request again after the cell ended (kernel-client.js)."""
-    signal = sigint_ignored
     ok, events = run("import signal\nsignal.raise_signal(signal.SIGINT)\nprint('not reached')")
     assert not ok and [kind for kind, _ in events] == ["error"]
     assert events[0][1]["traceback"].rstrip().endswith("KeyboardInterrupt")
@@ -235,10 +235,9 @@ def test_stop_interrupts_only_the_cells_code(run, sigint_ignored):
 
 
 def test_a_kernel_in_another_thread_runs_cells_without_touching_signals(run, sigint_ignored):
-    import threading
     results = []
     thread = threading.Thread(target=lambda: results.append(run("y = 2")))
     thread.start()
     thread.join()
     assert results == [(True, [])]
-    assert sigint_ignored.getsignal(sigint_ignored.SIGINT) is sigint_ignored.SIG_IGN
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
