@@ -92,15 +92,15 @@ function currentSection() {
  * on screen when it is used. */
 function setupSwitch() {
   const links = [...document.querySelectorAll("[data-testid=lang-switch]")];
-  const actions = document.querySelector(".kernel-actions");
-  if (actions && links.length) {
+  const status = document.querySelector(".kernel-bar .kernel-status");
+  if (status && links.length) {
     const copy = links[0].cloneNode(false);
     copy.className = "lang-switch-bar";
     copy.dataset.testid = "lang-switch-bar";
     copy.textContent = copy.getAttribute("hreflang").toUpperCase();
     // its name is its text ("EN"), as axe wants; the title says where it goes
     copy.title = links[0].title;
-    actions.append(copy);
+    status.after(copy); // beside the state: a phone's bar gives the buttons a row of their own
     links.push(copy);
   }
   for (const link of links) {
