@@ -243,9 +243,17 @@ class Kernel:
     def __init__(self, emit: Emit, origin: str | None = None):
         self._output = Output(emit)
         self._origin = origin
-        self.count = 0
         self._builtins = {"display": self.display, "input": no_input}
-        self.namespace: dict[str, Any] = {"__name__": "__main__", **self._builtins}
+        self.namespace: dict[str, Any] = {}
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every cell run so far: an empty namespace (the kernel's ``display`` and
+        ``input`` only) and ``count`` back to 0. Modules the cells imported stay loaded, as after
+        ``del`` of their names. The end-to-end tests reuse one page for many tests and call this
+        between them (the worker's ``reset`` message)."""
+        self.count = 0
+        self.namespace = {"__name__": "__main__", **self._builtins}
 
     def names(self) -> list[str]:
         """The names the cells have defined (variables, functions, classes, imported modules),

@@ -33,6 +33,12 @@ export class Cell {
     this.onEdited = onEdited;
     this.prompt = root.querySelector(".cell-prompt");
     this.outputArea = root.querySelector("[data-testid=cell-output]");
+    // The cell as the page loaded it, for resetToLoaded.
+    this.loaded = {
+      state: root.dataset.state || "idle", prompt: this.prompt.textContent,
+      output: [...this.outputArea.childNodes].map((node) => node.cloneNode(true)),
+      precomputed: this.outputArea.dataset.precomputed,
+    };
     this.runButton = root.querySelector("[data-testid=cell-run]");
     this.runButton.addEventListener("click", () => kernel.enqueue(this));
     this.editedMark = root.querySelector("[data-testid=cell-edited]");
@@ -167,6 +173,23 @@ export class Cell {
       userEvent: "restore",
     });
     if (focused) this.runButton.focus(); // the restore button hides itself
+  }
+
+  /* Back to the cell as the page loaded it: the original code with no undo history and no saved
+   * edit, not being edited, the build's output and the first prompt. For the end-to-end tests'
+   * reset between two tests on one page (page.js, ``course-test-reset``). */
+  resetToLoaded() {
+    this.editor.setState(EditorState.create({ doc: this.original, extensions: this.extensions() }));
+    this.setEditing(false);
+    delete this.root.dataset.hint;
+    this.store.clear();
+    this.outputArea.replaceChildren(...this.loaded.output.map((node) => node.cloneNode(true)));
+    if (this.loaded.precomputed === undefined) delete this.outputArea.dataset.precomputed;
+    else this.outputArea.dataset.precomputed = this.loaded.precomputed;
+    this.showEdited();
+    this.lastStream = null;
+    this.previous = { state: this.loaded.state, prompt: this.loaded.prompt };
+    this.setState(this.loaded.state, this.loaded.prompt);
   }
 
   setState(state, prompt) {

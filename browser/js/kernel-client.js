@@ -36,7 +36,8 @@ export class KernelClient {
     this.stopTimer = null; // after Stop, while Python may yet stop by itself
     this.repeatTimer = null; // after Stop, writes the interrupt request again (interrupt())
     this.names = []; // what the cells have defined in this Python (sent with each "done")
-    this.runs = 0; // cells and lab actions sent to Python since the page loaded
+    this.runs = 0; // cells and lab actions sent to Python since the page loaded (or reset)
+    this.resetDone = null; // while a reset() waits for the worker
   }
 
   setState(state, detail) {
@@ -89,6 +90,19 @@ export class KernelClient {
     });
   }
 
+  /* Forget what the cells have defined, in the same Python (the worker's ``reset``): for the
+   * end-to-end tests, which reuse one page for many tests (page.js, ``course-test-reset``).
+   * Resolves once the worker has reset; rejects unless Python is ready and idle. */
+  reset() {
+    if (this.state !== "ready" || this.active || !this.worker || this.resetDone) {
+      return Promise.reject(new Error(`Python is ${this.state}${this.active ? ", with cells to run" : ""}`));
+    }
+    return new Promise((resolve) => {
+      this.resetDone = resolve;
+      this.worker.postMessage({ type: "reset" });
+    });
+  }
+
   /* Terminate the worker, and hear no more from it. */
   endWorker() {
     const worker = this.worker;
@@ -124,6 +138,12 @@ export class KernelClient {
         break;
       case "init-error":
         this.fail(message.message);
+        break;
+      case "reset-done":
+        this.names = message.names;
+        this.runs = 0;
+        this.resetDone?.();
+        this.resetDone = null;
         break;
       case "done":
         if (this.current) this.current.finish(message.ok, message.count);

@@ -243,6 +243,19 @@ function main(offline) {
   document.querySelector("[data-testid=stop]").addEventListener("click", () => kernel.stop());
   document.getElementById("startup-error").querySelector("button")
     .addEventListener("click", () => kernel.start());
+  // Test hook (docs/site.md, «Test hooks»): the end-to-end tests reuse one page for many tests and,
+  // between two of them, ask for the page's cells as it loaded them, in the same Python.
+  document.addEventListener("course-test-reset", async () => {
+    let detail = { ok: true };
+    try {
+      await kernel.reset();
+      page.cells.forEach((cell) => cell.resetToLoaded());
+      notice.hidden = true;
+    } catch (err) {
+      detail = { ok: false, error: String(err && err.message ? err.message : err) };
+    }
+    document.dispatchEvent(new CustomEvent("course-test-reset-done", { detail }));
+  });
 }
 
 /* What a reload would lose: a run (the kernel counts them) or anything typed or chosen. */

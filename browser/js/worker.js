@@ -188,5 +188,8 @@ self.onmessage = async (event) => {
     }
   } else if (message.type === "run") {
     run(message);
+  } else if (message.type === "reset") { // the tests' reset between two tests (docs/site.md)
+    kernel.reset();
+    post("reset-done", { count: kernel.count, names: definedNames() });
   }
 };

@@ -9,6 +9,7 @@ recorded, and the test fails unless it asked for that (the canary test).
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -16,21 +17,13 @@ from pathlib import Path
 
 import pytest
 
-import build
 from sitebuild import devserver
-from tests.e2e.helpers import open_lesson
+from sitebuild.files import NODE_MODULES
+from tests.e2e.helpers import LESSON, READY_TIMEOUT_MS, open_lesson
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    """A fresh build of the current sources, private to this test session."""
-    site = tmp_path_factory.mktemp("e2e") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 def _serve(site: Path, isolated: bool, csp: bool = True):
@@ -106,9 +99,115 @@ def context(browser, guard):
 
 
 @pytest.fixture
-def lesson(context, base_url):
-    """The first lesson page on the plain server, kernel ready."""
+def lesson(shared_pages):
+    """The first lesson page on the plain server, kernel ready, as it loaded (``SharedPages``:
+    one tab for the session, reset between tests). A test that checks the start-up itself opens
+    a fresh page in ``context`` instead."""
+    with shared_pages.checked():
+        yield shared_pages.get(LESSON)
+
+
+@pytest.fixture
+def fresh_lesson(context, base_url):
+    """The first lesson page on the plain server, in a new context, Python just started: for the
+    tests of the start-up, and of Stop's restart."""
     return open_lesson(context, base_url)
+
+
+VIEWPORT = {"width": 1100, "height": 900}
+# The page's test hook (page.js): back to the cells as loaded, in the same Python.
+RESET = """() => new Promise((resolve) => {
+  document.addEventListener('course-test-reset-done', (event) => resolve(event.detail), {once: true});
+  document.dispatchEvent(new CustomEvent('course-test-reset'));
+})"""
+SETTLED = """() => ['ready', 'error'].includes(
+  document.querySelector('[data-testid=kernel-status]').dataset.state)"""
+
+
+class SharedPages:
+    """Lesson tabs kept open for the whole session, one per (server, page), so that Python starts
+    once per page rather than once per test.
+
+    ``get`` gives the tab as it loaded: between two tests the page's test hook
+    (``course-test-reset``, page.js) empties the cells' namespace in the same Python and puts every
+    cell back as the page loaded it (original code without undo history, no saved edit, the
+    build's output, the first prompt); the tab also gets the default window size back, the focus
+    off any element and the scroll at the top. A tab whose reset fails (Python still busy, or
+    broken) is closed and loaded again. ``checked`` fails a test that made the shared context
+    request another origin or throw uncaught, as the ``context`` fixture does.
+
+    Tests of the start-up itself (its stages, Stop and restart, ``file://``, a hang, the service
+    worker's first visit) keep a fresh page of their own."""
+
+    def __init__(self, browser, servers: dict[str, str]):
+        self.servers = servers
+        self.guard = NetworkGuard(allowed=tuple(servers.values()))
+        self.context = browser.new_context(service_workers="block", viewport=VIEWPORT)
+        self.context.route("**/*", self.guard.handle)
+        self.errors: list[str] = []
+        self.context.on("weberror", lambda error: self.errors.append(str(error.error)))
+        self.pages: dict[tuple[str, str], object] = {}
+        self.loads = 0  # pages loaded, each one a start of Python
+        self.resets = 0
+
+    def get(self, name: str, server: str = "plain"):
+        """The tab of ``name`` on ``server`` (a key of ``servers``), kernel ready, as it loaded;
+        ``page.problems`` lists the console errors and uncaught errors of the tab during this test."""
+        key = (server, name)
+        page = self.pages.pop(key, None)
+        if page is not None and not self.reset(page):
+            page.close()
+            page = None
+        if page is None:
+            page = self._open(server, name)
+        page.problems = []  # this test's
+        self.pages[key] = page
+        return page
+
+    def _open(self, server: str, name: str):
+        page = self.context.new_page()
+        page.problems = []
+        page.on("pageerror", lambda error: page.problems.append(f"uncaught: {error}"))
+        page.on("console", lambda message: page.problems.append(f"console: {message.text}")
+                if message.type == "error" else None)
+        page.goto(self.servers[server] + name)
+        page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=READY_TIMEOUT_MS)
+        self.loads += 1
+        return page
+
+    def reset(self, page) -> bool:
+        """Put ``page`` back as it loaded; False if it cannot be (then it must be loaded again)."""
+        try:
+            page.set_viewport_size(VIEWPORT)
+            page.wait_for_function(SETTLED, timeout=30_000)
+            detail = page.evaluate(RESET)
+            page.evaluate("() => { document.activeElement?.blur(); scrollTo(0, 0); }")
+        except Exception:  # noqa: BLE001 -- any failure: the page is loaded again
+            return False
+        self.resets += int(bool(detail["ok"]))
+        return bool(detail["ok"])
+
+    @contextlib.contextmanager
+    def checked(self):
+        """Fail the test if, meanwhile, a page requested another origin or threw uncaught."""
+        foreign, errors = len(self.guard.foreign), len(self.errors)
+        yield
+        new_foreign, new_errors = self.guard.foreign[foreign:], self.errors[errors:]
+        if new_foreign:
+            pytest.fail(f"the page requested other origins: {new_foreign}")
+        if new_errors:
+            pytest.fail(f"uncaught errors in the page: {new_errors}")
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="session")
+def shared_pages(browser, servers):
+    """The session's ``SharedPages``."""
+    pages = SharedPages(browser, servers)
+    yield pages
+    pages.close()
 
 
 # Reports every violation of the page's policy into the page (the worker's are logged to the
@@ -250,3 +349,69 @@ def offline(browser, site_dir):
     host.down()
     yield OfflineCourse(seen)
     seen.context.close()
+
+
+# --- Lessons after «Ejecutar todo», one tab each for the session ------------------------------------
+
+# The precomputed notes and outputs still marked precomputed: none once every cell has run.
+PRECOMPUTED_MARKS = """() => ({notes: document.querySelectorAll('[data-testid=precomputed-note]').length,
+  precomputed: document.querySelectorAll('[data-testid=cell-output][data-precomputed]').length})"""
+
+
+class RunAllPages:
+    """One tab per lesson page (each edition) after one «Ejecutar todo», shared by every Chromium
+    test that needs that lesson run: the precomputed = live check (test_precomputed.py), the
+    policy and offline checks (the tab is in the ``offline`` context: every file comes from the
+    service worker's store, the host is down, the policy is the stored header's), the layout at
+    390 and 1280 px (test_layout.py) and the lesson's own tests (test_<page>.py).
+
+    Each tab carries ``before``: ``{"outputs": OUTPUTS}`` read before the click, plus what the test
+    modules asked for with ``read_before_run_all``; ``after``: OUTPUTS once every cell had
+    finished; ``violations``: the page's policy violations then; ``problems``: console errors and
+    uncaught errors of the tab from its load on (kept growing: a test reads it when it checks);
+    ``after_marks``: ``PRECOMPUTED_MARKS`` once every cell had finished."""
+
+    def __init__(self, offline: OfflineCourse):
+        self.offline = offline
+        self.pages: dict[str, object] = {}
+
+    def get(self, name: str):
+        page = self.pages.get(name)
+        if page is None:
+            page = self.pages[name] = self._open(name)
+        return page
+
+    def _open(self, name: str):
+        from tests.e2e.helpers import (ALL_CELLS_FINISHED, BEFORE_RUN_ALL, OUTPUTS,
+                                       RUN_ALL_TIMEOUT_MS)
+        page = self.offline.seen.context.new_page()
+        page.problems = []
+        page.on("pageerror", lambda error: page.problems.append(f"uncaught: {error}"))
+        page.on("console", lambda message: page.problems.append(f"console: {message.text}")
+                if message.type == "error" else None)
+        # axe (run_axe in test_offline.py) as an init script: the service worker answers the
+        # page's requests, so no route can serve it, and the policy refuses inline scripts.
+        page.add_init_script(path=str(NODE_MODULES / "axe-core" / "axe.min.js"))
+        page.goto(self.offline.url + name)
+        page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=120_000)
+        page.before = {"outputs": page.evaluate(OUTPUTS)}
+        for what, read in BEFORE_RUN_ALL.get(name, {}).items():
+            page.before[what] = read(page)
+        page.locator("[data-testid=run-all]").click()
+        page.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
+        page.after = page.evaluate(OUTPUTS)
+        page.after_marks = page.evaluate(PRECOMPUTED_MARKS)
+        page.violations = page.evaluate("window.__violations")
+        return page
+
+    def check(self, page) -> None:
+        """No console or uncaught error in ``page`` so far, and none in the offline context, no
+        request that left the origin, no policy violation."""
+        assert not page.problems, f"errors in the page: {page.problems}"
+        self.offline.seen.check()
+
+
+@pytest.fixture(scope="session")
+def run_all_pages(offline):
+    """The session's ``RunAllPages``."""
+    return RunAllPages(offline)

@@ -111,29 +111,33 @@ def assert_cells_match_cpython(page, weights: Path) -> None:
 RUN_ALL_TIMEOUT_MS = 180_000
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
+# What a cell's output shows, the precomputed note left out: per child, its tag, class and text.
+# Views mark what they measure (times, and plots of times) with ``data-measured``: it is left out.
+OUTPUTS = """() => {
+  const outputs = [...document.querySelectorAll('[data-testid=cell] [data-testid=cell-output]')];
+  outputs.forEach(o => o.querySelectorAll('[data-measured]').forEach(m => { m.textContent = '<medido>'; }));
+  return outputs.map(o => [...o.children].filter(c => !c.classList.contains('out-note'))
+    .map(c => [c.tagName, c.className, c.innerText]));
+}"""
+# What each module reads from a lesson before its «Ejecutar todo» (the precomputed outputs), by page:
+# ``{page name: {what: function(page)}}``, filled in when the test modules are imported, so that
+# whichever test opens the page first reads them all (``RunAllPages``).
+BEFORE_RUN_ALL: dict[str, dict] = {}
 
 
-def lesson_after_run_all(browser, servers, page_name: str, before=None):
-    """Body of a lesson's module fixture (``yield from``): the page after one «Ejecutar todo», every
-    cell finished (done or error), with ``page.problems`` listing console and uncaught errors, and
-    ``page.before`` what ``before(page)`` returned before the click (the precomputed outputs).
-    After the module's tests, errors in the page or requests to other origins fail it."""
-    from tests.e2e.conftest import NetworkGuard
-    guard = NetworkGuard(allowed=tuple(servers.values()))
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    context.route("**/*", guard.handle)
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    context.on("console", lambda message: problems.append(f"console: {message.text}")
-               if message.type == "error" else None)
-    lesson = open_lesson(context, servers["plain"], page_name)
-    lesson.before = before(lesson) if before else None
-    lesson.locator("[data-testid=run-all]").click()
-    lesson.wait_for_function(ALL_CELLS_FINISHED, timeout=RUN_ALL_TIMEOUT_MS)
-    lesson.problems = problems
-    yield lesson
-    context.close()
-    if guard.foreign:
-        pytest.fail(f"the page requested other origins: {guard.foreign}")
-    if problems:
-        pytest.fail(f"errors in the page after the checks: {problems}")
+def read_before_run_all(page_name: str, what: str, read) -> None:
+    """Have ``RunAllPages`` call ``read(page)`` on ``page_name`` before its «Ejecutar todo» and
+    keep the result as ``page.before[what]``."""
+    BEFORE_RUN_ALL.setdefault(page_name, {})[what] = read
+
+
+def lesson_after_run_all(run_all_pages, page_name: str):
+    """Body of a lesson's module fixture (``yield from``): the session's tab of ``page_name`` after
+    one «Ejecutar todo», every cell finished (``RunAllPages`` in conftest.py: shared with the
+    precomputed, offline, policy and layout checks), with ``page.problems`` listing its console and
+    uncaught errors and ``page.before`` what was read before the click (``read_before_run_all``).
+    After the module's tests, errors in the page, requests to other origins or policy violations
+    fail it."""
+    page = run_all_pages.get(page_name)
+    yield page
+    run_all_pages.check(page)

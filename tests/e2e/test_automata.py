@@ -45,10 +45,10 @@ def cpython():
 
 
 @pytest.fixture(scope="module")
-def page(browser, servers):
+def page(run_all_pages):
     """The lesson after one «Ejecutar todo», every cell finished; console errors, uncaught errors
     and requests to other origins fail the module."""
-    yield from lesson_after_run_all(browser, servers, PAGE)
+    yield from lesson_after_run_all(run_all_pages, PAGE)
 
 
 def test_every_cell_runs_without_error(page):
@@ -228,9 +228,9 @@ SPANISH_IN_OUTPUT = re.compile(r"\b(estados?|aceptación|permitidos?|coinciden|e
 
 
 @pytest.fixture(scope="module")
-def page_en(browser, servers):
+def page_en(run_all_pages):
     """The English lesson after one «Run all», every cell finished."""
-    yield from lesson_after_run_all(browser, servers, PAGE_EN)
+    yield from lesson_after_run_all(run_all_pages, PAGE_EN)
 
 
 def cell_output(page, name: str) -> str:

@@ -13,7 +13,8 @@ from tests.e2e.helpers import (assert_cells_match_cpython, load_kernel_module, n
 pytestmark = pytest.mark.e2e
 
 
-def test_page_reaches_ready_with_every_stage_done(lesson):
+def test_page_reaches_ready_with_every_stage_done(fresh_lesson):
+    lesson = fresh_lesson
     stages = lesson.locator("#startup [data-stage]")
     assert stages.count() == 4
     for i in range(4):
@@ -25,6 +26,48 @@ def test_page_reaches_ready_with_every_stage_done(lesson):
     assert wait_cell(cell) == "done"
     # the start-up time stays in the status after cells have run
     assert "arrancó en" in lesson.locator("[data-testid=kernel-status]").inner_text()
+
+
+# The ``lesson`` tab is shared by the tests that use it, and reset between them (``SharedPages``).
+# These two run in this order on that tab: the first leaves behind a variable, an edited cell and
+# its output, a saved edit and a run count; the second must find the same tab (not a new load)
+# with all of it gone. Without the reset between them, the second fails.
+LEFT_BEHIND: dict = {}
+
+
+def test_a_shared_page_first_leaves_a_variable_an_edit_and_a_run_behind(lesson):
+    LEFT_BEHIND["page"] = lesson
+    lesson.evaluate("() => { window.leftBehind = 'the previous test'; }")
+    cell = lesson.locator("[data-testid=cell]").first
+    set_code(lesson, cell, "secreto = 41 + 1\nprint(secreto)")
+    cell.locator("[data-testid=cell-run]").click()
+    assert wait_cell(cell) == "done"
+    assert cell.locator("[data-testid=cell-output]").inner_text().strip() == "42"
+    assert cell.locator(".cell-prompt").inner_text() == "[1]"
+    assert cell.get_attribute("data-edited") == "true"
+
+
+def test_a_shared_page_then_forgets_the_previous_tests_variable(lesson):
+    assert "page" in LEFT_BEHIND, "run it after the test above, which leaves the state behind"
+    # the same tab, not a new load: the page's own state is still there
+    assert lesson is LEFT_BEHIND["page"]
+    assert lesson.evaluate("() => window.leftBehind") == "the previous test"
+    cells = lesson.locator("[data-testid=cell]")
+    first = cells.first
+    # the cell is back as the page loaded it: code, output, prompt, no saved edit
+    assert "secreto" not in first.locator(".cm-content").inner_text()
+    assert first.get_attribute("data-edited") == "false" and first.get_attribute("data-state") == "idle"
+    assert first.locator(".cell-prompt").inner_text() == "[ ]"
+    assert first.locator("[data-testid=cell-output]").get_attribute("data-precomputed") == "true"
+    assert lesson.evaluate("() => Object.keys(localStorage).filter(k => k.startsWith('celda:'))") == []
+    assert lesson.locator("[data-testid=restore-all]").is_hidden()
+    # and Python has forgotten the variable, and counts runs from 1 again
+    second = cells.nth(1)
+    set_code(lesson, second, "print('secreto' in globals())")
+    second.locator("[data-testid=cell-run]").click()
+    assert wait_cell(second) == "done"
+    assert second.locator("[data-testid=cell-output]").inner_text().strip() == "False"
+    assert second.locator(".cell-prompt").inner_text() == "[1]"
 
 
 def test_input_raises_a_clear_error_and_the_console_stays_clean(lesson):
@@ -153,7 +196,8 @@ def stop_runaway(page, cell, code_before: str | None = None) -> float:
     return elapsed
 
 
-def test_stop_on_plain_host_restarts_python_and_says_so(lesson):
+def test_stop_on_plain_host_restarts_python_and_says_so(fresh_lesson):
+    lesson = fresh_lesson
     cells = lesson.locator("[data-testid=cell]")
     assert lesson.evaluate("crossOriginIsolated") is False
     set_code(lesson, cells.nth(0), "x = 5")

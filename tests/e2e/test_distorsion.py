@@ -40,8 +40,8 @@ def cpython():
 
 
 @pytest.fixture(scope="module")
-def page(browser, servers):
-    yield from lesson_after_run_all(browser, servers, PAGE)
+def page(run_all_pages):
+    yield from lesson_after_run_all(run_all_pages, PAGE)
 
 
 def convergence_rows(page) -> list[dict]:
@@ -206,22 +206,11 @@ check_resampling(systematic)
 SPANISH_WORDS = ("Aún no", "índice", "partícula", "posición", "comilla", "pesos", "Correcto")
 
 
-@pytest.fixture(scope="module")
-def english(browser, servers):
-    from tests.e2e.conftest import NetworkGuard
-    from tests.e2e.helpers import open_lesson
-    guard = NetworkGuard(allowed=tuple(servers.values()))
-    context = browser.new_context(service_workers="block", viewport={"width": 1100, "height": 900})
-    context.route("**/*", guard.handle)
-    problems: list[str] = []
-    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
-    context.on("console", lambda message: problems.append(f"console: {message.text}")
-               if message.type == "error" else None)
-    page = open_lesson(context, servers["plain"], EN_PAGE)
-    page.problems = problems
-    yield page
-    context.close()
-    assert not guard.foreign, f"the page requested other origins: {guard.foreign}"
+@pytest.fixture
+def english(shared_pages):
+    """The English page as it loaded (the session's tab, ``SharedPages``), kernel ready."""
+    with shared_pages.checked():
+        yield shared_pages.get(EN_PAGE)
 
 
 def test_the_english_exercise_checks_the_readers_own_edits(english):

@@ -6,14 +6,13 @@ from __future__ import annotations
 import pytest
 
 import build
+from sitebuild import render
 from tests.e2e.helpers import READY_TIMEOUT_MS, open_lesson, set_code, wait_cell
 
 pytestmark = pytest.mark.e2e
 
 # every lesson and tool, in both editions
 PAGES = [spec["out"] for spec in build.editions() if not spec["out"].endswith("index.html")]
-ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
-    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # Elements whose content is wider than their box, with what the reader can do about it.
 OVERFLOWS = """() => {
   const out = [];
@@ -31,21 +30,40 @@ OVERFLOWS = """() => {
 
 
 SIZES = ((390, 844), (1280, 800))  # a phone, then a desktop: one page load, resized
+LESSONS = {spec["out"] for spec in build.editions() if render.is_lesson(spec)}
+TOOLS = {spec["out"] for spec in build.editions() if spec.get("tool")}
+# Which <details> of the article are open: the check opens them all, then puts them back.
+DETAILS_OPEN = "() => [...document.querySelectorAll('article details')].map((d) => d.open)"
+RESTORE_DETAILS = """(open) => document.querySelectorAll('article details')
+  .forEach((d, i) => { if (d.open !== open[i]) d.open = open[i]; })"""
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, name):
+def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, run_all_pages, name):
+    """A lesson is the session's tab after «Ejecutar todo» (``RunAllPages``), resized to each width
+    and then put back as it was (size, and which solutions were open); a tool (the lab) is
+    loaded at 390 px and makes one generation."""
+    if name in LESSONS:
+        page = run_all_pages.get(name)
+        opened, size = page.evaluate(DETAILS_OPEN), page.viewport_size
+        try:
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                page.wait_for_timeout(100)  # one frame of layout
+                check_layout(page, width, height)
+        finally:
+            page.set_viewport_size(size)
+            page.evaluate(RESTORE_DETAILS, opened)
+        return
+    assert name in TOOLS, name  # every other page is a lesson
     (width, height), *others = SIZES
     context = browser.new_context(service_workers="block", viewport={"width": width, "height": height})
     try:
         page = open_lesson(context, servers["plain"], name)
-        if not name.endswith(("laboratorio.html", "lab.html")):
-            page.locator("[data-testid=run-all]").click()
-            page.wait_for_function(ALL_CELLS_FINISHED, timeout=180_000)
-        else:  # no cells: one generation, its view and its choices
-            page.locator("[data-testid=lab-step]").click()
-            page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=180_000)
-            assert page.locator("[data-testid=lab-output]").count() == 1
+        # no cells: one generation, its view and its choices
+        page.locator("[data-testid=lab-step]").click()
+        page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=180_000)
+        assert page.locator("[data-testid=lab-output]").count() == 1
         check_layout(page, width, height)
         for width, height in others:
             page.set_viewport_size({"width": width, "height": height})

@@ -47,10 +47,10 @@ def cpython():
 
 
 @pytest.fixture(scope="module")
-def page(browser, servers):
+def page(run_all_pages):
     """The lesson after one «Ejecutar todo», every cell finished. The page's console errors,
     uncaught errors and requests to other origins are collected in ``page.problems``."""
-    yield from lesson_after_run_all(browser, servers, PAGE)
+    yield from lesson_after_run_all(run_all_pages, PAGE)
 
 
 def texts_of(page, testid: str, cell: str = "Con y sin máscara") -> list[str]:

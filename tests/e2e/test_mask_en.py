@@ -41,8 +41,8 @@ def cpython():
 
 
 @pytest.fixture(scope="module")
-def page(browser, servers):
-    yield from lesson_after_run_all(browser, servers, PAGE)
+def page(run_all_pages):
+    yield from lesson_after_run_all(run_all_pages, PAGE)
 
 
 def texts_of(page, testid: str, cell: str = MASK_CELL) -> list[str]:

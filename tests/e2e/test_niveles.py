@@ -14,7 +14,7 @@ from lesson.niveles.levels import RETRY_QUESTIONS, depth_counts, first_nested, r
 from lesson.niveles.figures import fsm, levels
 from minigpt.bpe import load_tokenizer
 from tests.e2e.helpers import site_model
-from tests.e2e.helpers import lesson_after_run_all
+from tests.e2e.helpers import lesson_after_run_all, read_before_run_all
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
@@ -38,11 +38,10 @@ def cpython():
 
 
 @pytest.fixture(scope="module")
-def page(browser, servers):
-    """The lesson after one «Ejecutar todo»; ``page.before`` holds the precomputed results."""
-    yield from lesson_after_run_all(browser, servers, PAGE, before=lambda lesson: SimpleNamespace(
-        levels=lesson.evaluate(LEVEL_ROWS), retry=lesson.evaluate(RETRY_ROWS),
-        agreement=lesson.evaluate(AGREEMENT)))
+def page(run_all_pages):
+    """The lesson after one «Ejecutar todo»; ``page.before["levels"]``, ``["retry"]`` and
+    ``["agreement"]`` hold the precomputed results."""
+    yield from lesson_after_run_all(run_all_pages, PAGE)
 
 
 def test_every_cell_runs_without_error(page):
@@ -64,7 +63,7 @@ def test_levels_table_has_the_guarantees_of_each_level(page):
 
 def test_levels_in_the_browser_equal_cpython_and_the_precomputed_table(page, cpython):
     live = {r["level"]: r for r in page.evaluate(LEVEL_ROWS)}
-    assert page.before.levels == page.evaluate(LEVEL_ROWS)
+    assert page.before["levels"] == page.evaluate(LEVEL_ROWS)
     for level in (0, 2, 3, 4):
         ref = cpython.levels[level]
         assert (live[level]["n"], live[level]["parse"], live[level]["schema"]) == \
@@ -78,7 +77,7 @@ def test_retry_arithmetic_in_the_browser_equals_cpython(page, cpython):
         assert row["per_question"] == pytest.approx(ref["per_question"], abs=1e-9)
         assert row["naive"] == pytest.approx(ref["naive"], abs=1e-9)
         assert row["per_question"] >= row["naive"] - 1e-12
-    for row, pre in zip(live, page.before.retry):  # the build's CPython, to float64 rounding
+    for row, pre in zip(live, page.before["retry"]):  # the build's CPython, to float64 rounding
         assert row == pytest.approx(pre, abs=1e-12)
 
 
@@ -86,7 +85,7 @@ def test_hand_written_mask_agrees_with_the_compiled_one(page, cpython):
     agreement = page.evaluate(AGREEMENT)
     assert agreement["mismatches"] == 0
     assert agreement["positions"] >= 500
-    assert agreement == page.before.agreement
+    assert agreement == page.before["agreement"]
     assert agreement["positions"] == cpython.fsm["positions"]
 
 
@@ -149,14 +148,16 @@ def test_level_3_prints_each_name_s_conditional_and_masked_probability(page):
 # ---------------------------------------------------------------- the English edition
 
 PAGE_EN = "en/levels.html"
+for _page in (PAGE, PAGE_EN):  # the precomputed results, read before «Ejecutar todo»
+    read_before_run_all(_page, "levels", lambda lesson: lesson.evaluate(LEVEL_ROWS))
+    read_before_run_all(_page, "retry", lambda lesson: lesson.evaluate(RETRY_ROWS))
+    read_before_run_all(_page, "agreement", lambda lesson: lesson.evaluate(AGREEMENT))
 
 
 @pytest.fixture(scope="module")
-def page_en(browser, servers):
+def page_en(run_all_pages):
     """The English lesson after one «Run all»; ``page_en.before`` holds the precomputed results."""
-    yield from lesson_after_run_all(browser, servers, PAGE_EN, before=lambda lesson: SimpleNamespace(
-        levels=lesson.evaluate(LEVEL_ROWS), retry=lesson.evaluate(RETRY_ROWS),
-        agreement=lesson.evaluate(AGREEMENT)))
+    yield from lesson_after_run_all(run_all_pages, PAGE_EN)
 
 
 def test_english_edition_measures_what_the_spanish_one_does(page_en, cpython):
@@ -167,7 +168,7 @@ def test_english_edition_measures_what_the_spanish_one_does(page_en, cpython):
     assert cells.count() >= 9 and states == ["done"] * cells.count(), states
     assert not page_en.problems
     live = {r["level"]: r for r in page_en.evaluate(LEVEL_ROWS)}
-    assert page_en.before.levels == page_en.evaluate(LEVEL_ROWS)
+    assert page_en.before["levels"] == page_en.evaluate(LEVEL_ROWS)
     for level in (0, 2, 3, 4):
         ref = cpython.levels[level]
         assert (live[level]["n"], live[level]["parse"], live[level]["schema"]) == \
@@ -175,7 +176,7 @@ def test_english_edition_measures_what_the_spanish_one_does(page_en, cpython):
     for row, ref in zip(page_en.evaluate(RETRY_ROWS), cpython.retry):
         assert row["per_question"] == pytest.approx(ref["per_question"], abs=1e-9)
     agreement = page_en.evaluate(AGREEMENT)
-    assert agreement == page_en.before.agreement and agreement["mismatches"] == 0
+    assert agreement == page_en.before["agreement"] and agreement["mismatches"] == 0
     assert agreement["positions"] == cpython.fsm["positions"]
 
 

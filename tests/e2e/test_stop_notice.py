@@ -15,7 +15,8 @@ def run(page, cell) -> str:
     return wait_cell(cell)
 
 
-def test_notice_names_what_was_lost_and_reruns_up_to_the_chosen_cell(lesson):
+def test_notice_names_what_was_lost_and_reruns_up_to_the_chosen_cell(fresh_lesson):
+    lesson = fresh_lesson
     cells = lesson.locator("[data-testid=cell]")
     set_code(lesson, cells.nth(0), "x = 5\ndef doble(v):\n    return 2 * v\n")
     assert run(lesson, cells.nth(0)) == "done"
@@ -44,7 +45,8 @@ def test_notice_names_what_was_lost_and_reruns_up_to_the_chosen_cell(lesson):
     assert cells.nth(2).locator("[data-testid=cell-output]").inner_text().strip() == "15"
 
 
-def test_notice_when_nothing_had_run(lesson):
+def test_notice_when_nothing_had_run(fresh_lesson):
+    lesson = fresh_lesson
     cells = lesson.locator("[data-testid=cell]")
     assert stop_runaway(lesson, cells.nth(0)) < 5
     notice = lesson.locator("#kernel-notice")

@@ -38,11 +38,11 @@ def cpython():
 
 
 @pytest.fixture(scope="module", params=sorted(PAGES))
-def page(request, browser, servers):
+def page(request, run_all_pages):
     """The lesson (each edition in turn) after one «Ejecutar todo», every cell finished; console
     errors, uncaught errors and requests to other origins fail the module. ``page.language``: the
     edition's language."""
-    for lesson in lesson_after_run_all(browser, servers, PAGES[request.param]):
+    for lesson in lesson_after_run_all(run_all_pages, PAGES[request.param]):
         lesson.language = request.param
         yield lesson
 

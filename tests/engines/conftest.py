@@ -14,21 +14,12 @@ from pathlib import Path
 
 import pytest
 
-import build
 from tests.e2e.conftest import _serve
 from tests.engines.driver import EngineError
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES = ("firefox", "webkit")
 PACKAGES = {"firefox": "firefox-esr", "webkit": "webkit2gtk-driver (and xvfb)"}
-
-
-@pytest.fixture(scope="session")
-def site_dir(tmp_path_factory) -> Path:
-    """A fresh build of the current sources, private to this test session."""
-    site = tmp_path_factory.mktemp("engines") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import markupsafe
 import numpy as np
@@ -186,13 +185,6 @@ def test_write_site_replaces_the_folder(tmp_path):
     files.write_site([files.Asset("index.html", b"<p>new</p>")], site)
     assert sorted(p.name for p in site.rglob("*")) == ["index.html", "manifest.json"]
     assert json.loads((site / "manifest.json").read_text()) == {"index.html": {"size": 10}}
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("build") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 def test_site_weights_are_the_model_in_float16_and_the_rest_as_committed(tmp_path):
@@ -380,7 +372,6 @@ def compute_figures(model, tok):
 
 FIGURES_RUN = '''
 import json, sys
-from pathlib import Path
 root, cache = Path(sys.argv[1]), Path(sys.argv[2])
 sys.path.insert(0, sys.argv[3])  # the project, for sitebuild
 from sitebuild.figures import lesson_figures

@@ -56,9 +56,8 @@ def test_outputs_are_cached_by_the_cell_sources(tmp_path, monkeypatch):
         cells.cell_outputs([page(("print('adiós')", False))], build.ROOT, tmp_path)
 
 
-def test_every_cell_of_the_site_has_a_precomputed_output(tmp_path):
-    site = tmp_path / "site"
-    build.build(build.ROOT, site)
+def test_every_cell_of_the_site_has_a_precomputed_output(built):
+    site = built
     for name in [spec["out"] for spec in build.PAGES if render.is_lesson(spec)]:
         html = (site / name).read_text()
         cells = html.count('data-testid="cell"')

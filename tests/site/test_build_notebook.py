@@ -19,10 +19,9 @@ from sitebuild import figures, files, notebooks, render
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("nb") / "site"
-    build.build(build.ROOT, out)
-    return out
+def site(built):
+    """The session's build (tests/conftest.py)."""
+    return built
 
 
 class PageCells(HTMLParser):

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import pytest
 
@@ -226,13 +226,6 @@ def edition_faults(spanish: str, english: str, es_path: str, en_path: str) -> li
         if [(lang, _page_name(href, path, False)) for lang, href in page.switch] != [(other, other_path)]:
             faults.append(f"{path}: the language switch is {page.switch}")
     return faults
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("editions") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 PAIRS = [(spec["source"], spec["out"]) for spec in build.PAGES_EN]

@@ -17,13 +17,6 @@ from sitebuild.files import Asset, Page
 COURSE = re.compile(r'\{"build":"[0-9a-f]{16}","files":\[.*?\]\}')
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("offline") / "site"
-    build.build(build.ROOT, site)
-    return site
-
-
 def course_of(site: Path) -> dict:
     return json.loads(COURSE.search((site / "sw.js").read_text()).group(0))
 

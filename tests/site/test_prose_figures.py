@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-import pytest
 
 import build
 from sitebuild import render
@@ -221,13 +220,6 @@ def test_a_spanish_number_on_an_english_page_is_a_fault():
     assert decimal_comma_faults(_cell("a", r"<pre>\d{1,2}</pre>")) == []  # a regex quantifier
     assert [f.split(" in ")[0] for f in prose_decimal_comma_faults("<p>12,5 and 1,234 and f(1,2)</p>")] == [
         "the prose writes 12,5", "the prose writes 1,2"]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("prose") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 def test_every_cited_prose_number_is_printed_by_its_cell(built):

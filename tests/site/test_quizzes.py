@@ -3,9 +3,7 @@ option with its feedback, and an explanation (the rules of the ``quiz_question``
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-import pytest
 
 import build
 from sitebuild import render
@@ -42,13 +40,6 @@ def test_the_checker_finds_a_question_with_two_right_options():
     two = good.replace(option.format(""), option.format(' data-correct="true"'))
     assert quiz_faults(two) == ["q: 2 right options"]
     assert quiz_faults(good + good) == ["q: the id appears twice"]
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    site = tmp_path_factory.mktemp("quizzes") / "site"
-    build.build(build.ROOT, site)
-    return site
 
 
 def test_every_lesson_has_questions_and_each_is_well_formed(built):
