@@ -415,3 +415,22 @@ class RunAllPages:
 def run_all_pages(offline):
     """The session's ``RunAllPages``."""
     return RunAllPages(offline)
+
+
+@pytest.fixture(scope="session")
+def lab_phone(browser, servers):
+    """One tab on the «Laboratorio» at a phone's size (390×844), kernel ready, for the session: the
+    tests of the lab at 390 px go on from whatever the previous one left (each sets its preset or
+    constraint and generates); only the tests of links load the lab afresh. Fails the last of
+    those tests if the page threw an uncaught error or requested another origin."""
+    guard = NetworkGuard(allowed=tuple(servers.values()))
+    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
+    context.route("**/*", guard.handle)
+    problems: list[str] = []
+    context.on("weberror", lambda error: problems.append(f"uncaught: {error.error}"))
+    page = open_lesson(context, servers["plain"], "laboratorio.html")
+    page.problems = problems
+    yield page
+    context.close()
+    assert not guard.foreign, f"the page requested other origins: {guard.foreign}"
+    assert not problems, problems

@@ -99,31 +99,27 @@ def test_a_link_that_cannot_be_gets_a_spanish_message(browser, servers, fragment
         context.close()
 
 
-def test_at_390_px_the_caret_stays_under_its_character_and_nothing_scrolls_sideways(browser, servers):
-    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
-    try:
-        page = open_lesson(context, servers["plain"], PAGE)
-        schema = '{"type": "object", "properties": {"nombre": {"type": "string", "pattern": "^[a-z]+(abc$"}}}'
-        type_constraint(page, "json_schema", schema)
-        generate(page)
-        error = page.locator("[data-testid=lab-error]")
-        assert "«pattern» no es una expresión regular válida" in error.inner_text()
-        assert "".join(page.locator("[data-testid=lab-error-span]").all_text_contents()) == "("
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        pre = error.locator("pre")
-        assert pre.evaluate("p => getComputedStyle(p).whiteSpace") == "pre"
-        assert pre.evaluate("p => p.scrollWidth > p.clientWidth")  # the long line scrolls inside the box
-        box = error.bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= 390
-        # the caret and the offending character at the same x, measured on the rendered text
-        dx = pre.evaluate("""p => {
-            const text = p.firstChild, lines = text.data.split("\\n");
-            const caretAt = lines[0].length + 1 + lines[1].indexOf("^");
-            const charAt = lines[1].indexOf("^");
-            const x = (i) => { const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
-                               return r.getBoundingClientRect().left; };
-            return [x(caretAt) - x(charAt), lines[0][charAt]];
-        }""")
-        assert abs(dx[0]) < 1.5 and dx[1] == "(", dx
-    finally:
-        context.close()
+def test_at_390_px_the_caret_stays_under_its_character_and_nothing_scrolls_sideways(lab_phone):
+    page = lab_phone
+    schema = '{"type": "object", "properties": {"nombre": {"type": "string", "pattern": "^[a-z]+(abc$"}}}'
+    type_constraint(page, "json_schema", schema)
+    generate(page)
+    error = page.locator("[data-testid=lab-error]")
+    assert "«pattern» no es una expresión regular válida" in error.inner_text()
+    assert "".join(page.locator("[data-testid=lab-error-span]").all_text_contents()) == "("
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    pre = error.locator("pre")
+    assert pre.evaluate("p => getComputedStyle(p).whiteSpace") == "pre"
+    assert pre.evaluate("p => p.scrollWidth > p.clientWidth")  # the long line scrolls inside the box
+    box = error.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    # the caret and the offending character at the same x, measured on the rendered text
+    dx = pre.evaluate("""p => {
+        const text = p.firstChild, lines = text.data.split("\\n");
+        const caretAt = lines[0].length + 1 + lines[1].indexOf("^");
+        const charAt = lines[1].indexOf("^");
+        const x = (i) => { const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+                           return r.getBoundingClientRect().left; };
+        return [x(caretAt) - x(charAt), lines[0][charAt]];
+    }""")
+    assert abs(dx[0]) < 1.5 and dx[1] == "(", dx

@@ -116,15 +116,11 @@ def test_the_search_filters_the_open_positions_tokens(lab):
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
-def test_at_390_px_no_preset_scrolls_sideways(browser, servers, name):
-    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
-    try:
-        page = open_lesson(context, servers["plain"], PAGE)
-        page.locator("[data-testid=lab-preset]").select_option(name)
-        act(page, lambda: page.locator("[data-testid=lab-generate]").click())
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    finally:
-        context.close()
+def test_at_390_px_no_preset_scrolls_sideways(lab_phone, name):
+    page = lab_phone
+    page.locator("[data-testid=lab-preset]").select_option(name)
+    act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
 def test_keyboard_only_generate_open_a_position_branch_and_stop_with_esc(lab):
@@ -243,24 +239,21 @@ SMALL_TARGETS = """root => [...root.querySelectorAll('button, input, select, sum
   .filter(([, w, h]) => (w < 24 || h < 24) && !(w <= 1 && h <= 1))"""
 
 
-def test_at_390_px_a_branched_tree_has_big_enough_targets_and_no_axe_violations(browser, servers):
+def test_at_390_px_a_branched_tree_has_big_enough_targets_and_no_axe_violations(lab_phone):
     """WCAG 2.2 target size (minimum): every control of the form and of the result, the strip's
     position chips, the token buttons and the branch buttons included, is at least 24×24 px."""
     from tests.e2e.test_offline import describe, run_axe
-    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
-    try:
-        page = open_lesson(context, servers["plain"], PAGE)
-        page.locator("[data-testid=lab-preset]").select_option("etiquetas")
-        act(page, lambda: page.locator("[data-testid=lab-generate]").click())
-        other = page.locator("[data-testid=lab-allowed-token]:not([aria-current])").first
-        act(page, lambda: other.click())
-        page.locator("[data-testid=lab-branch-compare] summary").click()
-        page.locator("[data-testid=lab-legend] summary").click()
-        assert len(branches(page)) == 2
-        small = page.locator("[data-lab]").evaluate(SMALL_TARGETS)
-        assert not small, "\n".join(map(str, small))
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        violations = run_axe(page)
-        assert not violations, describe(violations)
-    finally:
-        context.close()
+    page = lab_phone
+    page.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+    other = page.locator("[data-testid=lab-allowed-token]:not([aria-current])").first
+    act(page, lambda: other.click())
+    for name in ("lab-branch-compare", "lab-legend"):  # opened (a summary's click toggles it)
+        page.locator(f"[data-testid={name}]").evaluate("d => { d.open = false; }")
+        page.locator(f"[data-testid={name}] summary").click()
+    assert len(branches(page)) == 2
+    small = page.locator("[data-lab]").evaluate(SMALL_TARGETS)
+    assert not small, "\n".join(map(str, small))
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    violations = run_axe(page)
+    assert not violations, describe(violations)

@@ -256,22 +256,18 @@ def test_the_search_counts_agree_in_number(lab):
                     f"{shown_allowed} de ellos {'está permitido' if shown_allowed == 1 else 'están permitidos'}")
 
 
-def test_at_390_px_the_stale_mark_and_the_form_message_fit(browser, servers):
-    context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
-    try:
-        page = open_lesson(context, servers["plain"], PAGE)
-        page.locator("[data-testid=lab-preset]").select_option("conjugacion")  # the widest view
-        act(page, lambda: page.locator("[data-testid=lab-generate]").click())
-        page.locator("[data-testid=lab-prompt]").fill("Otro prompt ")
-        page.locator("[data-testid=lab-top-p]").fill("7")
-        page.locator("[data-testid=lab-step]").click()
-        page.locator("[data-testid=lab-error]").wait_for()
-        assert page.locator("[data-testid=lab-stale]").is_visible()
-        box = page.locator("[data-testid=lab-stale-restore]").bounding_box()
-        assert box["width"] >= 24 and box["height"] >= 24
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    finally:
-        context.close()
+def test_at_390_px_the_stale_mark_and_the_form_message_fit(lab_phone):
+    page = lab_phone
+    page.locator("[data-testid=lab-preset]").select_option("conjugacion")  # the widest view
+    act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+    page.locator("[data-testid=lab-prompt]").fill("Otro prompt ")
+    page.locator("[data-testid=lab-top-p]").fill("7")
+    page.locator("[data-testid=lab-step]").click()
+    page.locator("[data-testid=lab-error]").wait_for()
+    assert page.locator("[data-testid=lab-stale]").is_visible()
+    box = page.locator("[data-testid=lab-stale-restore]").bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
 def test_the_kernel_bars_stop_during_a_long_run_keeps_the_branch(lab):
