@@ -1,6 +1,8 @@
 # Two commands (see README.md):
 #   make serve   set up, build and serve the lessons on http://127.0.0.1:$(PORT)/
 #   make test    set up (venv, npm, Debian's browsers), build, run every test
+# and, while working:
+#   make check   the tests that need no browser (unit, property, build and site tests)
 PYTHON ?= python3
 # The model is small: one BLAS thread is as fast, and many threads crawl on a busy machine.
 export OPENBLAS_NUM_THREADS ?= 1
@@ -15,7 +17,7 @@ BROWSERS := /usr/bin/chromium=chromium /usr/bin/firefox-esr=firefox-esr \
 MISSING = $(sort $(foreach pair,$(BROWSERS),$(if $(wildcard $(word 1,$(subst =, ,$(pair)))),,$(word 2,$(subst =, ,$(pair))))))
 APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 
-.PHONY: serve test build train setup setup-dev browsers chromium clean
+.PHONY: serve test check build train setup setup-dev browsers chromium clean
 
 serve: setup
 	$(PY) build.py serve --isolated --port $(PORT)
@@ -23,6 +25,11 @@ serve: setup
 test: setup-dev browsers
 	$(PY) build.py
 	$(PY) -m pytest tests
+
+# The fast tier: every test but the browser ones (tests/e2e, tests/engines); no browser installed.
+check: setup-dev
+	$(PY) build.py
+	$(PY) -m pytest tests --ignore=tests/e2e --ignore=tests/engines
 
 build: setup
 	$(PY) build.py

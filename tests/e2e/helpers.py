@@ -112,12 +112,19 @@ RUN_ALL_TIMEOUT_MS = 180_000
 ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
     .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 # What a cell's output shows, the precomputed note left out: per child, its tag, class and text.
-# Views mark what they measure (times, and plots of times) with ``data-measured``: it is left out.
+# Views mark what they measure (times, and plots of times) with ``data-measured``: it is read as
+# «<medido>», and put back afterwards (the page goes on being tested).
 OUTPUTS = """() => {
   const outputs = [...document.querySelectorAll('[data-testid=cell] [data-testid=cell-output]')];
-  outputs.forEach(o => o.querySelectorAll('[data-measured]').forEach(m => { m.textContent = '<medido>'; }));
-  return outputs.map(o => [...o.children].filter(c => !c.classList.contains('out-note'))
+  const saved = [];
+  outputs.forEach(o => o.querySelectorAll('[data-measured]').forEach(m => {
+    saved.push([m, [...m.childNodes]]);
+    m.textContent = '<medido>';
+  }));
+  const shown = outputs.map(o => [...o.children].filter(c => !c.classList.contains('out-note'))
     .map(c => [c.tagName, c.className, c.innerText]));
+  saved.reverse().forEach(([m, nodes]) => m.replaceChildren(...nodes));
+  return shown;
 }"""
 # What each module reads from a lesson before its «Ejecutar todo» (the precomputed outputs), by page:
 # ``{page name: {what: function(page)}}``, filled in when the test modules are imported, so that
