@@ -23,6 +23,18 @@ def open_lesson(context, url: str, page_name: str = LESSON):
     return page
 
 
+def without_python(page):
+    """Leave ``page``'s request for the runtime's .wasm unanswered: its Python stays «arrancando»
+    and costs no CPU. For tests of what a page shows before Python is ready (editors, links,
+    headings, the policy), so that a start nobody waits for does not slow the tests after it (each
+    one is seconds of both cores). Returns ``page``."""
+    page.route(RUNTIME_WASM, lambda route: None)
+    return page
+
+
+RUNTIME_WASM = "**/pyodide.asm.wasm"
+
+
 def set_code(page, cell, code: str) -> None:
     """Replace a cell's source through its editor, as a reader would."""
     cell.locator(".cm-content").click()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.helpers import LESSON, set_code
+from tests.e2e.helpers import LESSON, set_code, without_python
 
 pytestmark = pytest.mark.e2e
 
@@ -23,8 +23,8 @@ STORED_EDITS = "() => Object.keys(localStorage).filter(k => k.startsWith('celda:
 
 
 def open_editors(context, url: str, name: str):
-    """The page with its editors mounted (the kernel may still be starting)."""
-    page = context.new_page()
+    """The page with its editors mounted, its Python left starting (``without_python``)."""
+    page = without_python(context.new_page())
     page.goto(url + name)
     page.wait_for_function("document.querySelectorAll('[data-testid=cell] .cm-content').length"
                            " === document.querySelectorAll('[data-testid=cell]').length")

@@ -8,7 +8,7 @@ import pytest
 
 import build
 from sitebuild import render
-from tests.e2e.helpers import open_lesson, wait_cell
+from tests.e2e.helpers import open_lesson, wait_cell, without_python
 
 pytestmark = pytest.mark.e2e
 
@@ -16,7 +16,7 @@ LESSONS = [spec for spec in build.PAGES if render.is_lesson(spec)]
 
 
 def course_map(context, base_url):
-    page = context.new_page()
+    page = without_python(context.new_page())
     page.goto(base_url + "index.html")
     return page, page.locator("[data-testid=course-map] > li")
 
@@ -71,7 +71,7 @@ def test_the_map_shows_which_lessons_this_browser_has_run(context, base_url):
 
 
 def test_each_lesson_links_the_previous_and_next_lesson(context, base_url):
-    page = context.new_page()
+    page = without_python(context.new_page())
     for i, spec in enumerate(LESSONS):
         page.goto(base_url + spec["out"])
         nav = page.locator("[data-testid=course-nav]")

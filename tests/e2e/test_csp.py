@@ -15,7 +15,7 @@ from build import editions
 PAGES = editions()  # both editions
 from sitebuild.devserver import CONTENT_SECURITY_POLICY
 from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_sources, set_code,
-                               site_model_dir, wait_cell)
+                               site_model_dir, wait_cell, without_python)
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ def header(url: str, name: str) -> str | None:
 
 def test_every_page_declares_the_policy_and_the_server_sends_it_with_the_worker(
         context, base_url):
-    page = context.new_page()
+    page = without_python(context.new_page())
     for spec in PAGES:
         page.goto(base_url + spec["out"])
         meta = page.locator('meta[http-equiv="Content-Security-Policy"]')

@@ -16,7 +16,7 @@ from lesson import compile_choice, convergence, enumerate_paths, importance_samp
 from lesson.course import NAMES, PROMPT, answer
 from minigpt.bpe import load_tokenizer
 from tests.e2e.helpers import site_model
-from tests.e2e.helpers import lesson_after_run_all, set_code, wait_cell
+from tests.e2e.helpers import lesson_after_run_all, set_code, wait_cell, without_python
 from tests.e2e.test_offline import describe, run_axe
 
 pytestmark = pytest.mark.e2e
@@ -160,7 +160,7 @@ def test_the_weight_picture_reads_at_390_px(browser, servers):
     """The log-weight picture fits a phone's width, keeps its text legible, and says what it shows."""
     context = browser.new_context(viewport={"width": 390, "height": 800})
     try:
-        phone = context.new_page()
+        phone = without_python(context.new_page())
         phone.goto(servers["plain"] + PAGE)
         svg = phone.locator("[data-testid=weight-curves] svg")
         box = svg.bounding_box()
@@ -239,7 +239,7 @@ def test_the_english_weight_picture_is_english_and_reads_at_390_px(browser, serv
     Spanish page's, and it fits a phone's width with legible text."""
     context = browser.new_context(viewport={"width": 390, "height": 800})
     try:
-        phone = context.new_page()
+        phone = without_python(context.new_page())
         phone.goto(servers["plain"] + PAGE)
         dots_es = phone.locator("[data-testid=weight-curves] svg circle[data-position]").evaluate_all(
             "cs => cs.map(c => [c.dataset.curve, c.dataset.position, c.dataset.logW, c.getAttribute('cy')])")

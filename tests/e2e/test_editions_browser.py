@@ -9,7 +9,7 @@ import pytest
 
 import build
 from sitebuild import render
-from tests.e2e.helpers import open_lesson, set_code, wait_cell
+from tests.e2e.helpers import open_lesson, set_code, wait_cell, without_python
 
 pytestmark = pytest.mark.e2e
 
@@ -26,7 +26,7 @@ def progress(page) -> dict[str, tuple[str, str]]:
 
 
 def test_the_english_map_lists_the_english_lessons_in_order(context, base_url):
-    page = context.new_page()
+    page = without_python(context.new_page())
     page.goto(base_url + "en/index.html")
     assert page.evaluate("document.documentElement.lang") == "en"
     items = page.locator("[data-testid=course-map] > li")
@@ -56,7 +56,7 @@ def test_progress_is_kept_per_edition(context, base_url):
 
 
 def test_each_english_lesson_links_the_previous_and_next_english_lesson(context, base_url):
-    page = context.new_page()
+    page = without_python(context.new_page())
     for i, spec in enumerate(LESSONS_EN):
         page.goto(base_url + spec["out"])
         nav = page.locator("[data-testid=course-nav]")
@@ -70,7 +70,7 @@ def test_each_english_lesson_links_the_previous_and_next_english_lesson(context,
 @pytest.mark.parametrize("start, other", [("mascara.html", "en/mask.html"),
                                           ("en/mask.html", "mascara.html")])
 def test_the_switch_opens_the_same_section_of_the_other_edition(context, base_url, start, other):
-    page = context.new_page()
+    page = without_python(context.new_page())
     page.goto(base_url + start)
     headings = page.locator("main h2[id]")
     assert headings.count() >= 3

@@ -7,7 +7,7 @@ import pytest
 
 import build
 from sitebuild import render
-from tests.e2e.helpers import READY_TIMEOUT_MS, open_lesson, set_code, wait_cell
+from tests.e2e.helpers import READY_TIMEOUT_MS, open_lesson, set_code, wait_cell, without_python
 
 pytestmark = pytest.mark.e2e
 
@@ -153,7 +153,7 @@ def test_aligned_formulas_line_up_their_columns(context, base_url):
     """KaTeX writes an aligned formula's column alignment only as MathML's columnalign, which
     Chromium ignores: the page's CSS aligns the cells, so the rows of the «conjunto permitido» of
     «La máscara» start at the same x in their second column (no kernel needed)."""
-    page = context.new_page()
+    page = without_python(context.new_page())
     page.goto(base_url + "mascara.html")
     lefts = page.evaluate("""() => {
       const table = [...document.querySelectorAll('mtable[columnalign="right left"]')]

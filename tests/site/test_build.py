@@ -372,6 +372,7 @@ def compute_figures(model, tok):
 
 FIGURES_RUN = '''
 import json, sys
+from pathlib import Path
 root, cache = Path(sys.argv[1]), Path(sys.argv[2])
 sys.path.insert(0, sys.argv[3])  # the project, for sitebuild
 from sitebuild.figures import lesson_figures
