@@ -22,14 +22,25 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 serve: setup
 	$(PY) build.py serve --isolated --port $(PORT)
 
+# The whole suite, in two pytest runs at once: the browser tests (tests/e2e, tests/engines), and
+# beside them, at the lowest CPU priority, every other test, which takes only the cycles the
+# browsers leave (README, «Tests»). Its report follows the browsers'; either failing fails this.
+NO_BROWSER := --ignore=tests/e2e --ignore=tests/engines
 test: setup-dev browsers
 	$(PY) build.py
-	$(PY) -m pytest tests
+	@mkdir -p .cache; rm -f .cache/check.log; \
+	nice -n 19 $(PY) -m pytest tests $(NO_BROWSER) -p no:cacheprovider > .cache/check.log 2>&1 & cpu=$$!; \
+	trap 'kill $$cpu 2>/dev/null' INT TERM; \
+	$(PY) -m pytest tests/e2e tests/engines; browsers=$$?; \
+	wait $$cpu; others=$$?; \
+	echo "=== the tests that need no browser (run beside the browser tests, .cache/check.log) ==="; \
+	cat .cache/check.log; \
+	exit $$(( browsers != 0 || others != 0 ))
 
-# The fast tier: every test but the browser ones (tests/e2e, tests/engines); no browser installed.
+# The fast tier: every test but the browser ones, spread over the cores (pytest-xdist).
 check: setup-dev
 	$(PY) build.py
-	$(PY) -m pytest tests --ignore=tests/e2e --ignore=tests/engines
+	$(PY) -m pytest -n auto tests $(NO_BROWSER)
 
 build: setup
 	$(PY) build.py

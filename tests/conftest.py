@@ -10,8 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 import build
+
+# No property test has a time limit: ``make test`` runs these tests beside the browser tests at
+# the lowest priority, where an example can wait for the CPU (the project measures speed in
+# benchmarks, never in tests). A test's own ``@settings`` still sets everything else.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +33,4 @@ def built(tmp_path_factory) -> Path:
 def site_dir(built) -> Path:
     """``built``, under the name the browser tests use."""
     return built
+

@@ -14,7 +14,7 @@ from build import editions
 
 PAGES = editions()  # both editions
 from sitebuild.devserver import CONTENT_SECURITY_POLICY
-from tests.e2e.helpers import (load_kernel_module, open_lesson, page_cell_sources, set_code,
+from tests.e2e.helpers import (LESSON, load_kernel_module, open_lesson, page_cell_sources, set_code,
                                site_model_dir, wait_cell, without_python)
 
 pytestmark = pytest.mark.e2e
@@ -44,19 +44,21 @@ def test_every_page_declares_the_policy_and_the_server_sends_it_with_the_worker(
     assert re.search(r"connect-src 'self'(;|$)", CONTENT_SECURITY_POLICY)
 
 
-def test_a_cell_that_fetches_another_origin_fails_with_a_clear_message(
-        context, base_url, guard):
-    page = open_lesson(context, base_url)
-    cell = page.locator("[data-testid=cell]").first
-    set_code(page, cell, f"from pyodide.http import open_url\nopen_url('{FOREIGN}').read()\n")
-    cell.locator("[data-testid=cell-run]").click()
-    assert wait_cell(cell) == "error"
-    text = cell.locator("[data-testid=cell-output]").inner_text()
-    assert f"La petición a {FOREIGN} no salió de la página" in text
-    assert "Content-Security-Policy" in text
-    # Refused by the browser: it never reached the network (without the policy header, the
-    # router sees such a request: test_offline's canary).
-    assert not guard.foreign
+def test_a_cell_that_fetches_another_origin_fails_with_a_clear_message(shared_pages):
+    guard = shared_pages.guard
+    foreign = len(guard.foreign)
+    with shared_pages.checked():
+        page = shared_pages.get(LESSON)
+        cell = page.locator("[data-testid=cell]").first
+        set_code(page, cell, f"from pyodide.http import open_url\nopen_url('{FOREIGN}').read()\n")
+        cell.locator("[data-testid=cell-run]").click()
+        assert wait_cell(cell) == "error"
+        text = cell.locator("[data-testid=cell-output]").inner_text()
+        assert f"La petición a {FOREIGN} no salió de la página" in text
+        assert "Content-Security-Policy" in text
+        # Refused by the browser: it never reached the network (without the policy header, the
+        # router sees such a request: test_offline's canary).
+        assert guard.foreign[foreign:] == []
 
 
 @pytest.mark.parametrize("spec", [p for p in PAGES if p.get("tool")],  # lessons: test_precomputed

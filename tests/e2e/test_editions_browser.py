@@ -107,19 +107,20 @@ def test_a_reader_who_prefers_english_sees_a_link_and_no_redirect(browser, guard
         ctx.close()
 
 
-def test_an_english_page_speaks_english_from_its_scripts_and_kernel(context, base_url):
-    page = open_lesson(context, base_url, "en/python.html")
-    assert page.locator("[data-testid=kernel-status]").inner_text().startswith("Python: ready (started in")
-    assert re.search(r"started in \d+\.\d s", page.locator("[data-testid=kernel-status]").inner_text())
-    assert page.locator("[data-testid=run-all]").inner_text() == "Run all"
-    cell = page.locator("[data-testid=cell]").first
-    set_code(page, cell, "from lesson.i18n import get_language\nfrom lesson.numbers import fmt_decimal\n"
-                         "print(get_language(), fmt_decimal(0.5, 2))")
-    cell.locator("[data-testid=cell-run]").click()
-    assert wait_cell(cell) == "done"
-    assert cell.locator("[data-testid=cell-output]").inner_text().strip() == "en 0.50"
-    language = page.evaluate("""() => new Promise(resolve => {
-        const cell = document.querySelectorAll('[data-testid=cell]')[0];
-        resolve(document.documentElement.lang + ' ' + cell.querySelector('.cm-content').getAttribute('aria-label'));
-    })""")
-    assert language == "en Code of cell 1"
+def test_an_english_page_speaks_english_from_its_scripts_and_kernel(shared_pages):
+    with shared_pages.checked():
+        page = shared_pages.get("en/python.html")
+        assert page.locator("[data-testid=kernel-status]").inner_text().startswith("Python: ready (started in")
+        assert re.search(r"started in \d+\.\d s", page.locator("[data-testid=kernel-status]").inner_text())
+        assert page.locator("[data-testid=run-all]").inner_text() == "Run all"
+        cell = page.locator("[data-testid=cell]").first
+        set_code(page, cell, "from lesson.i18n import get_language\nfrom lesson.numbers import fmt_decimal\n"
+                             "print(get_language(), fmt_decimal(0.5, 2))")
+        cell.locator("[data-testid=cell-run]").click()
+        assert wait_cell(cell) == "done"
+        assert cell.locator("[data-testid=cell-output]").inner_text().strip() == "en 0.50"
+        language = page.evaluate("""() => new Promise(resolve => {
+            const cell = document.querySelectorAll('[data-testid=cell]')[0];
+            resolve(document.documentElement.lang + ' ' + cell.querySelector('.cm-content').getAttribute('aria-label'));
+        })""")
+        assert language == "en Code of cell 1"

@@ -241,3 +241,20 @@ def test_a_kernel_in_another_thread_runs_cells_without_touching_signals(run, sig
     thread.join()
     assert results == [(True, [])]
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_reset_forgets_the_cells_and_keeps_the_kernels_helpers(run):
+    """``Kernel.reset`` (the tests' reset between two tests on one page): the names the cells
+    defined are gone, the run count starts again, and ``display`` and ``input`` are still the
+    kernel's."""
+    assert run("import math\nsecreto = 42\ndef f():\n    return secreto\n")[0]
+    kernel = run.kernel
+    assert kernel.names() == ["f", "math", "secreto"] and kernel.count == 1
+    kernel.reset()
+    assert kernel.names() == [] and kernel.count == 0
+    ok, events = run("print('secreto' in globals(), 'display' in globals())\ndisplay(7)")
+    assert ok and kernel.count == 1
+    assert merge_streams([e for e in events if e[0] == "stream"]) == [("stdout", "False True\n")]
+    assert events[-1] == ("display", {"text": "7"})
+    ok, events = run("input()")
+    assert not ok and "RuntimeError" in events[-1][1]["traceback"]
