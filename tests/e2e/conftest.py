@@ -115,6 +115,16 @@ def fresh_lesson(context, base_url):
 
 
 VIEWPORT = {"width": 1100, "height": 900}
+# The session's SharedPages and RunAllPages: their tabs (each with a Python) are closed after the
+# last Chromium test, so that the engine tests after it do not run beside them.
+KEPT_OPEN: list = []
+
+
+def pytest_runtest_teardown(item, nextitem):
+    if nextitem is None or nextitem.path.parent != item.path.parent:
+        if item.path.parent.name == "e2e":
+            for holder in KEPT_OPEN:
+                holder.close_pages()
 # The page's test hook (page.js): back to the cells as loaded, in the same Python.
 RESET = """() => new Promise((resolve) => {
   document.addEventListener('course-test-reset-done', (event) => resolve(event.detail), {once: true});
@@ -149,6 +159,7 @@ class SharedPages:
         self.pages: dict[tuple[str, str], object] = {}
         self.loads = 0  # pages loaded, each one a start of Python
         self.resets = 0
+        KEPT_OPEN.append(self)
 
     def get(self, name: str, server: str = "plain"):
         """The tab of ``name`` on ``server`` (a key of ``servers``), kernel ready, as it loaded;
@@ -197,6 +208,11 @@ class SharedPages:
             pytest.fail(f"the page requested other origins: {new_foreign}")
         if new_errors:
             pytest.fail(f"uncaught errors in the page: {new_errors}")
+
+    def close_pages(self) -> None:
+        for page in self.pages.values():
+            page.close()
+        self.pages.clear()
 
     def close(self) -> None:
         self.context.close()
@@ -374,6 +390,7 @@ class RunAllPages:
     def __init__(self, offline: OfflineCourse):
         self.offline = offline
         self.pages: dict[str, object] = {}
+        KEPT_OPEN.append(self)
 
     def get(self, name: str):
         page = self.pages.get(name)
@@ -403,6 +420,11 @@ class RunAllPages:
         page.after_marks = page.evaluate(PRECOMPUTED_MARKS)
         page.violations = page.evaluate("window.__violations")
         return page
+
+    def close_pages(self) -> None:
+        for page in self.pages.values():
+            page.close()
+        self.pages.clear()
 
     def check(self, page) -> None:
         """No console or uncaught error in ``page`` so far, and none in the offline context, no
