@@ -114,6 +114,15 @@ def fresh_lesson(context, base_url):
     return open_lesson(context, base_url)
 
 
+def watch_problems(page) -> None:
+    """Collect ``page``'s console errors and uncaught errors in ``page.problems`` (a test may give
+    it a new list: the listeners append to whichever list it holds)."""
+    page.problems = []
+    page.on("pageerror", lambda error: page.problems.append(f"uncaught: {error}"))
+    page.on("console", lambda message: page.problems.append(f"console: {message.text}")
+            if message.type == "error" else None)
+
+
 VIEWPORT = {"width": 1100, "height": 900}
 # The session's SharedPages and RunAllPages: their tabs (each with a Python) are closed after the
 # last Chromium test, so that the engine tests after it do not run beside them.
@@ -177,10 +186,7 @@ class SharedPages:
 
     def _open(self, server: str, name: str):
         page = self.context.new_page()
-        page.problems = []
-        page.on("pageerror", lambda error: page.problems.append(f"uncaught: {error}"))
-        page.on("console", lambda message: page.problems.append(f"console: {message.text}")
-                if message.type == "error" else None)
+        watch_problems(page)
         page.goto(self.servers[server] + name)
         page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=READY_TIMEOUT_MS)
         self.loads += 1
@@ -402,10 +408,7 @@ class RunAllPages:
         from tests.e2e.helpers import (ALL_CELLS_FINISHED, BEFORE_RUN_ALL, OUTPUTS,
                                        RUN_ALL_TIMEOUT_MS)
         page = self.offline.seen.context.new_page()
-        page.problems = []
-        page.on("pageerror", lambda error: page.problems.append(f"uncaught: {error}"))
-        page.on("console", lambda message: page.problems.append(f"console: {message.text}")
-                if message.type == "error" else None)
+        watch_problems(page)
         # axe (run_axe in test_offline.py) as an init script: the service worker answers the
         # page's requests, so no route can serve it, and the policy refuses inline scripts.
         page.add_init_script(path=str(NODE_MODULES / "axe-core" / "axe.min.js"))

@@ -23,6 +23,7 @@ import build
 from masker import compile_cfg
 from minigpt.bpe import load_tokenizer
 from sitebuild import render
+from tests.e2e.helpers import ALL_CELLS_FINISHED
 from tests.e2e.test_layout import OVERFLOWS
 from tests.e2e.test_precomputed import OUTPUTS, without_times
 from tests.engines.driver import EngineError, EnginePage
@@ -64,8 +65,6 @@ CELL_STATES = "() => [...document.querySelectorAll('[data-testid=cell]')].map(c 
 # What the build's precomputed output of each cell says: error when it shows a traceback.
 PRECOMPUTED_STATES = """() => [...document.querySelectorAll('[data-testid=cell] [data-testid=cell-output]')]
     .map(o => o.dataset.precomputed ? (o.querySelector('.out-error') ? 'error' : 'done') : null)"""
-ALL_CELLS_FINISHED = """() => [...document.querySelectorAll('[data-testid=cell]')]
-    .every(c => c.dataset.state === 'done' || c.dataset.state === 'error')"""
 
 
 def open_page(engine, url: str, python: bool = True) -> EnginePage:
