@@ -22,25 +22,30 @@ APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y
 serve: setup
 	$(PY) build.py serve --isolated --port $(PORT)
 
-# The whole suite, in three pytest runs at once (README, «Tests: how long, and why»): the Chromium
-# tests (tests/e2e); beside them the Firefox and WebKit tests (tests/engines), which fill the time
-# the Chromium tests spend waiting on a page; and, at the lowest CPU priority, every test that needs
-# no browser. The other two reports follow Chromium's; any run failing fails this.
+# The whole suite, in four pytest runs at once (README, «Tests: how long, and why»): the Chromium
+# tests (tests/e2e); beside them the Firefox tests and the WebKit tests (tests/engines, one run per
+# engine), which fill the time the others spend waiting on a page; and, at the lowest CPU priority,
+# every test that needs no browser. The other reports follow Chromium's; any run failing fails this.
 NO_BROWSER := --ignore=tests/e2e --ignore=tests/engines
 test: setup-dev browsers
 	$(PY) build.py
-	@mkdir -p .cache; rm -f .cache/check.log .cache/engines.log; \
+	@mkdir -p .cache; rm -f .cache/check.log .cache/firefox.log .cache/webkit.log; \
 	nice -n 19 $(PY) -m pytest tests $(NO_BROWSER) -p no:cacheprovider > .cache/check.log 2>&1 & cpu=$$!; \
-	$(PY) -m pytest tests/engines -p no:cacheprovider > .cache/engines.log 2>&1 & engines=$$!; \
-	trap 'kill $$cpu $$engines 2>/dev/null' INT TERM; \
+	$(PY) -m pytest tests/engines -k firefox -p no:cacheprovider > .cache/firefox.log 2>&1 & firefox=$$!; \
+	$(PY) -m pytest tests/engines -k webkit -p no:cacheprovider > .cache/webkit.log 2>&1 & webkit=$$!; \
+	trap 'kill $$cpu $$firefox $$webkit 2>/dev/null' INT TERM; \
 	$(PY) -m pytest tests/e2e; chromium=$$?; \
-	wait $$engines; other=$$?; \
-	echo "=== the Firefox and WebKit tests (run beside the Chromium tests, .cache/engines.log) ==="; \
-	cat .cache/engines.log; \
-	wait $$cpu; others=$$?; \
+	failed=$$(( chromium != 0 )); \
+	wait $$firefox || failed=1; \
+	echo "=== the Firefox tests (run beside the Chromium tests, .cache/firefox.log) ==="; \
+	cat .cache/firefox.log; \
+	wait $$webkit || failed=1; \
+	echo "=== the WebKit tests (run beside the Chromium tests, .cache/webkit.log) ==="; \
+	cat .cache/webkit.log; \
+	wait $$cpu || failed=1; \
 	echo "=== the tests that need no browser (run beside the browser tests, .cache/check.log) ==="; \
 	cat .cache/check.log; \
-	exit $$(( chromium != 0 || other != 0 || others != 0 ))
+	exit $$failed
 
 # The fast tier: every test but the browser ones, spread over the cores (pytest-xdist).
 check: setup-dev

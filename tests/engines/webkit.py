@@ -25,6 +25,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -36,6 +37,12 @@ MINIBROWSER = Path("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser")
 WEBDRIVER = Path("/usr/bin/WebKitWebDriver")
 XVFB = "Xvfb"
 POLL_S = 0.2
+# A WebDriver session starts in seconds (MiniBrowser boots Python later, in the page). One that has
+# not started after START_S means MiniBrowser died at launch: WebKitWebDriver then waits for it
+# forever, so the start is abandoned, the driver stopped, and the launch tried again, up to
+# START_TRIES times in all (each retry is reported as a warning).
+START_S = 120.0
+START_TRIES = 2
 # GTK's widgets keep a minimum size; without this the window cannot be 390 px wide.
 GTK_CSS = "* { min-width: 0; min-height: 0; padding: 0; margin: 0; }\n"
 # Installed after every load: what the page reports as an error, kept in window.__engineErrors.
@@ -121,20 +128,40 @@ class WebKitEngine:
 
     def new_page(self, width: int = 1100, height: int = 900) -> "WebKitPage":
         """A new MiniBrowser (fresh storage) with that viewport. Raises :class:`EngineError`
-        when the WebDriver session cannot start."""
+        when the WebDriver session cannot start, START_TRIES launches in a row (see START_S)."""
         from selenium import webdriver
-        from selenium.common.exceptions import WebDriverException
         from selenium.webdriver.webkitgtk.service import Service
         options = webdriver.WebKitGTKOptions()
         options.binary_location = str(self._minibrowser)
         options.add_argument("--automation")
-        try:
-            with warnings.catch_warnings():  # Selenium's own WebKitGTK class uses a deprecated argument
-                warnings.simplefilter("ignore", DeprecationWarning)
-                driver = webdriver.WebKitGTK(options=options,
-                                             service=Service(str(WEBDRIVER), env=self._env()))
-        except WebDriverException as error:
-            raise EngineError(f"webkit: no WebDriver session: {error.msg}") from error
+        driver = None
+        for attempt in range(1, START_TRIES + 1):
+            service = Service(str(WEBDRIVER), env=self._env())
+            started: dict[str, Any] = {}
+
+            def start(service=service, started=started):
+                try:
+                    with warnings.catch_warnings():  # Selenium's WebKitGTK class uses a deprecated argument
+                        warnings.simplefilter("ignore", DeprecationWarning)
+                        started["driver"] = webdriver.WebKitGTK(options=options, service=service)
+                except Exception as error:  # noqa: BLE001 -- WebDriverException or a broken socket: reported below
+                    started["error"] = error
+            thread = threading.Thread(target=start, daemon=True)
+            thread.start()
+            thread.join(START_S)
+            if "driver" in started:
+                driver = started["driver"]
+                break
+            if thread.is_alive():  # MiniBrowser never connected: stop the driver, which fails the start
+                service.stop()
+                thread.join(30)
+                why = f"no WebDriver session after {START_S:.0f} s (MiniBrowser did not start)"
+            else:
+                error = started.get("error")
+                why = f"no WebDriver session: {getattr(error, 'msg', None) or error}"
+            if attempt == START_TRIES:
+                raise EngineError(f"webkit: {why}, {START_TRIES} times")
+            warnings.warn(f"webkit: {why}; starting MiniBrowser again", RuntimeWarning, stacklevel=2)
         page = WebKitPage(driver, self.version)
         self._pages.append(page)
         try:
