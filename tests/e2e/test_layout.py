@@ -48,8 +48,7 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, run_
         opened, size = page.evaluate(DETAILS_OPEN), page.viewport_size
         try:
             for width, height in SIZES:
-                page.set_viewport_size({"width": width, "height": height})
-                page.wait_for_timeout(100)  # one frame of layout
+                resize(page, width, height)
                 check_layout(page, width, height)
         finally:
             page.set_viewport_size(size)
@@ -66,8 +65,7 @@ def test_nothing_is_clipped_and_scroll_regions_show_a_cue(browser, servers, run_
         assert page.locator("[data-testid=lab-output]").count() == 1
         check_layout(page, width, height)
         for width, height in others:
-            page.set_viewport_size({"width": width, "height": height})
-            page.wait_for_timeout(100)  # one frame of layout
+            resize(page, width, height)
             check_layout(page, width, height)
     finally:
         context.close()
@@ -106,11 +104,34 @@ def check_layout(page, width: int, height: int) -> None:
     check_kernel_bar(page, width, height)
 
 
+# What the kernel bar holds, for a failure's message: its height, the page's width as the page
+# sees it, and each visible child's text and box.
+BAR = """() => { const bar = document.querySelector('.kernel-bar');
+  return { height: bar.getBoundingClientRect().height, innerWidth,
+    parts: [...bar.querySelectorAll('*')].filter((e) => e.offsetParent !== null && !e.children.length)
+      .map((e) => { const r = e.getBoundingClientRect();
+                    return `${e.textContent.trim()} @${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)}`; }) }; }"""
+# Resolves once the page lays out at ``width``: its innerWidth says so, and two animation frames
+# (or 50 ms, where frames are throttled) have passed. No fixed pause: on a busy machine the
+# resize can take longer than one frame.
+LAID_OUT = """async (width) => {
+  const frame = () => new Promise((resolve) => { requestAnimationFrame(resolve); setTimeout(resolve, 50); });
+  while (innerWidth !== width) await frame();
+  await frame(); await frame(); }"""
+
+
+def resize(page, width: int, height: int) -> None:
+    """Set the viewport to ``width`` × ``height`` and wait until the page has laid out at it
+    (``LAID_OUT``)."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.evaluate(LAID_OUT, width)
+
+
 def check_kernel_bar(page, width: int, height: int, short: bool = True) -> None:
     """The kernel bar shows its state whole and (``short``) stays under 7 % of the window's
     height."""
-    bar = page.evaluate("() => document.querySelector('.kernel-bar').getBoundingClientRect().height")
-    assert not short or bar <= 0.07 * height, (width, bar)
+    bar = page.evaluate(BAR)
+    assert not short or bar["height"] <= 0.07 * height, (width, bar)
     label = page.evaluate(KERNEL_LABEL)
     assert label["inside"] and label["wide"], (width, label)
 
@@ -127,8 +148,7 @@ def test_the_kernel_state_is_whole_on_a_phone_while_starting_running_and_ready(b
     def check(state):
         assert status.get_attribute("data-state") == state
         for width in (390, 360):
-            page.set_viewport_size({"width": width, "height": 844})
-            page.wait_for_timeout(100)  # one frame of layout
+            resize(page, width, 844)
             check_kernel_bar(page, width, 844, short=width == 390)
 
     try:
