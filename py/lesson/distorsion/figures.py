@@ -205,8 +205,8 @@ def threshold_sweep(model, tok, grammar, table, conv_means: dict) -> dict:
     seeds its SMC (seed + N + 1, seed 0), so the 0.2 row is that cell's; beside it importance
     sampling's mean for each N (``conv_means``, "is_N"), and where the largest N's runs resampled
     (``resampled``). ``below_is``: per threshold, the Ns where
-    the SMC's mean is below importance sampling's; ``window``: the thresholds below it at every N
-    (the prose calls the page's threshold's verdict a narrow window when it is one of few)."""
+    the SMC's mean is below importance sampling's; ``contested``: the Ns where some threshold is,
+    ``none_below`` the others; ``window``: the thresholds below it at every contested N."""
     rows = []
     for th in SWEEP_THRESHOLDS:
         means = {}
@@ -217,9 +217,13 @@ def threshold_sweep(model, tok, grammar, table, conv_means: dict) -> dict:
         resampled = sorted({p for run in r.resampled for p in run})
         rows.append({"threshold": th, "means": means, "resampled": resampled,
                      "below_is": [n for n in SIZES if means[str(n)] < conv_means[f"is_{n}"]]})
-    window = [r["threshold"] for r in rows if len(r["below_is"]) == len(SIZES)]
+    # the Ns where some threshold beats importance sampling, and the thresholds that beat it at all
+    # of those Ns (the window the prose names); the Ns where none does
+    contested = [n for n in SIZES if any(n in r["below_is"] for r in rows)]
+    window = [r["threshold"] for r in rows if contested and all(n in r["below_is"] for n in contested)]
     return {"thresholds": SWEEP_THRESHOLDS, "sizes": SIZES, "rows": rows,
-            "is": {str(n): conv_means[f"is_{n}"] for n in SIZES}, "window": window,
+            "is": {str(n): conv_means[f"is_{n}"] for n in SIZES}, "contested": contested,
+            "none_below": [n for n in SIZES if n not in contested], "window": window,
             "page_in_window": THRESHOLD in window}
 
 

@@ -274,7 +274,9 @@ def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig):
         assert sweep["is"][str(n)] == pytest.approx(fig["conv"][f"is_{n}"])
     for r in sweep["rows"]:
         assert r["below_is"] == [n for n in SIZES if r["means"][str(n)] < sweep["is"][str(n)]]
-    assert sweep["window"] == [r["threshold"] for r in sweep["rows"] if len(r["below_is"]) == len(SIZES)]
+    contested = [n for n in SIZES if any(n in r["below_is"] for r in sweep["rows"])]
+    assert sweep["contested"] == contested and sweep["none_below"] == [n for n in SIZES if n not in contested]
+    assert sweep["window"] == [r["threshold"] for r in sweep["rows"] if contested and set(contested) <= set(r["below_is"])]
     assert sweep["page_in_window"] == (THRESHOLD in sweep["window"])
     # the prose: the threshold decides, so at least one other threshold loses to the weights somewhere
     assert any(len(r["below_is"]) < len(SIZES) for r in sweep["rows"])
