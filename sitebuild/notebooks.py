@@ -38,11 +38,12 @@ print("Package:", os.path.join(PROJECT, "py"), "· weights:", weights_dir())"""}
 NOTEBOOK_INTRO = {
     "es": ("Las celdas de la lección «{title}». Cada una se ejecuta en orden, como en la página. "
            "La página usa una copia de los pesos redondeada a float16 (la mitad de descarga); este "
-           "cuaderno, los de weights/ en float32, así que un número puede diferir en su último "
-           "dígito."),
+           "cuaderno, los de weights/ en float32, así que un número puede diferir a partir de su "
+           "tercera cifra significativa, y dos tokens casi empatados pueden cambiar de puesto."),
     "en": ("The cells of the lesson “{title}”. Run them in order, as on the page. The page runs a "
            "copy of the weights rounded to float16 (half the download); this notebook runs the "
-           "float32 weights in weights/, so a figure may differ in its last digit."),
+           "float32 weights in weights/, so a figure may differ from its third significant digit on, "
+           "and two nearly tied tokens may swap ranks."),
 }
 
 

@@ -174,7 +174,8 @@ function kernelUi(page) {
         // each step, ditto (read by bench/bench_startup.py)
         status.dataset.startupMarks = JSON.stringify(
           { "page-script": Math.round(SCRIPT_STARTED_MS), ...detail.marks });
-        readyText = t("Python: listo (arrancó en {seconds} s)", { seconds: decimal(detail.seconds) });
+        // short: with «Restaurar todo» and the other edition's link, a longer text wrapped the bar at 1280 px
+        readyText = t("Python: listo ({seconds} s)", { seconds: decimal(detail.seconds) });
         panel.hidden = true;
       } else if (state === "error") {
         view.fail();

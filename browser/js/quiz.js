@@ -7,13 +7,13 @@
 import { t } from "./i18n.js";
 
 const VERDICT = { correct: () => t("Correcto"), wrong: () => t("No es correcto") };
-const MARK = { correct: "✔ tu respuesta es correcta", wrong: "✘ tu respuesta no es correcta" };
-const RIGHT_MARK = "✔ esta es la respuesta correcta";
+const MARK = { correct: () => t("✔ tu respuesta es correcta"), wrong: () => t("✘ tu respuesta no es correcta") };
+const RIGHT_MARK = () => t("✔ esta es la respuesta correcta");
 
 function reveal(question, options, explanation, reveal_button) {
   question.dataset.revealed = "true";
   const right = options.find((option) => option.dataset.correct === "true");
-  if (!right.dataset.result) right.querySelector(".quiz-mark").textContent = RIGHT_MARK;
+  if (!right.dataset.result) right.querySelector(".quiz-mark").textContent = RIGHT_MARK();
   right.dataset.answer = "true";
   if (explanation) explanation.hidden = false;
   reveal_button.hidden = true;
@@ -33,7 +33,7 @@ function check(question, options, feedback, explanation, reveal_button) {
   const result = chosen.dataset.correct === "true" ? "correct" : "wrong";
   question.dataset.result = result;
   chosen.dataset.result = result;
-  chosen.querySelector(".quiz-mark").textContent = MARK[result];
+  chosen.querySelector(".quiz-mark").textContent = MARK[result]();
   const verdict = document.createElement("strong");
   verdict.textContent = `${VERDICT[result]()}. `;
   const said = chosen.querySelector("template.quiz-option-feedback").content.cloneNode(true);
@@ -41,7 +41,7 @@ function check(question, options, feedback, explanation, reveal_button) {
   question.dataset.wrongTries = String(wrongs);
   if (result === "wrong" && wrongs === 1 && question.dataset.revealed !== "true") {
     const hint = document.createElement("span");
-    hint.textContent = " Pista: ";
+    hint.textContent = t("Pista:") + " ";
     const again = document.createElement("span");
     again.textContent = " " + t("Inténtalo de nuevo, o pide la respuesta.");
     feedback.replaceChildren(verdict, hint, said, again);

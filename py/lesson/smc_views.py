@@ -244,7 +244,7 @@ def _convergence_svg(conv, methods: list[str], w: int = 420, h: int = 240) -> st
                  + _("N (muestras o partículas), escala logarítmica") + "</text>")
     middle = (top + py(0)) / 2  # the y-axis label, written upwards along the left edge
     parts.append(f'<text x="10" y="{middle:.1f}" class="cv-tick" text-anchor="middle" data-axis="y" '
-                 f'transform="rotate(-90 10 {middle:.1f})">' + _("variación total media") + "</text>")
+                 f'transform="rotate(-90 10 {middle:.1f})">' + _("variación total") + "</text>")
     parts.append(f'<line x1="{left}" y1="{py(conv.exact_tv):.1f}" x2="{w - right}" y2="{py(conv.exact_tv):.1f}" '
                  'class="cv-exact"/>')
     for m in methods:

@@ -102,9 +102,11 @@ def test_stack_plot_shows_earley_accepting_what_the_bounded_dfa_rejects(page):
 def test_key_order_cell_prints_the_build_s_series(page):
     text = page.locator('[data-testid=cell][aria-label="Claves en orden fijo y en cualquier orden"] '
                         '[data-testid=cell-output]').inner_text()
-    rows = re.findall(r"(\d+) claves: orden fijo +(\d+) estados; cualquier orden +(\d+)", text)
+    rows = re.findall(r"(\d+) claves?: orden fijo +(\d+) estados; cualquier orden +(\d+)", text)  # «1 clave», «2 claves»
     fig = order_figures()
     assert [tuple(map(int, r)) for r in rows] == list(zip(fig["keys"], fig["fixed"], fig["any"]))
+    for k in fig["keys"]:  # the noun agrees with the count
+        assert re.search(rf"(?m)^{k} {'clave' if k == 1 else 'claves'}: ", text), (k, text)
 
 
 def test_stack_plot_titles_both_axes_in_the_page(page):

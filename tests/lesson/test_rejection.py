@@ -32,6 +32,12 @@ def test_accepted_answers_follow_the_conditional_distribution(run):
     for row in exact.rows:  # binomial counts within 4 standard deviations
         n, p = 200, row.conditional
         assert abs(result.counts().get(row.text, 0) - n * p) <= 4 * math.sqrt(n * p * (1 - p))
+    # the band above also holds the mask's expected counts; the likelihood ratio tells them apart:
+    # the 200 answers are more likely under the conditional than under the mask (about e^5 to 1
+    # expected, KL(conditional || mask) of about 0.03 nats per answer)
+    log_ratio = sum(result.counts().get(row.text, 0) * math.log(row.conditional / row.masked)
+                    for row in exact.rows)
+    assert log_ratio > math.log(20), log_ratio
 
 
 def test_tries_per_answer_average_one_over_p_grammar(run):

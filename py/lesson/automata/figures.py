@@ -153,7 +153,11 @@ def stack_figures() -> dict:
     lifted = refused_route(refused, refused_limit) if refused else {}
     dfa = [r.dfa_states for r in rows if r.dfa_states]
     offsets = sorted({b - 2 * a for a, b in zip(dfa, dfa[1:])})  # s(d) = 2 s(d-1) + offset?
-    return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states} for r in rows],
+    current = {r.current_items for r in rows if r.depth > 0}
+    return {"rows": [{"depth": r.depth, "earley": r.earley_items, "dfa": r.dfa_states, "current": r.current_items}
+                     for r in rows],
+            # «el conjunto actual tiene siempre N»: the current set alone is the same at every depth
+            "current_constant": current.pop() if len(current) == 1 else None,
             "refused_limit": refused_limit, "doubling_offsets": offsets, **lifted,
             "min_ratio": min(b / a for a, b in zip(dfa, dfa[1:])),
             "deep": DEEP, "deep_accepted": cfg.accepts(deep_text),

@@ -60,6 +60,12 @@ def earley_items(state) -> int:
     return total
 
 
+def current_items(state) -> int:
+    """Items in the Earley state's own, current set alone (scan, lexeme and waiting items), without
+    the earlier sets they point to: what :func:`earley_items` adds to that is the stack."""
+    return len(list(state.scans) + list(state.lexes) + [it for waiting in state.waiting.values() for it in waiting])
+
+
 @dataclass
 class StackRow:
     """One depth of :func:`stack_growth`: live Earley items after ``nested_prefix(depth)`` and the
@@ -67,6 +73,7 @@ class StackRow:
     depth: int
     earley_items: int
     dfa_states: int | None  # None: not computed at this depth
+    current_items: int | None = None  # the current Earley set alone (None: not measured)
 
 
 def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
@@ -88,7 +95,7 @@ def stack_growth(depths, dfa_depths=None) -> list[StackRow]:
         for b in nested_prefix(d).encode():
             state = automaton.step(state, b)
         states = compile_regex(bounded_regex(d)).automaton.n_states if d in dfa_depths else None
-        rows.append(StackRow(d, earley_items(state), states))
+        rows.append(StackRow(d, earley_items(state), states, current_items(state)))
     return rows
 
 
@@ -156,7 +163,7 @@ class StackPlot:
         key_earley = _("ítems vivos de Earley (gramática recursiva)")
         key_dfa = _("estados del DFA con la profundidad acotada")
         table_label = _("Crecimiento con la profundidad")
-        head = header_cells(_("profundidad|ítems de Earley|estados del DFA"))
+        head = header_cells(_("profundidad|ítems vivos de Earley|estados del DFA"))
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
             f'aria-label="{escape(plot_label)}">{svg}</div><p class="legend"><span class="key s-earley"></span> '

@@ -5,9 +5,11 @@ convergence, ...``: :mod:`lesson.smc`, :mod:`lesson.smc_views`); this package ho
 page computes: its prose figures, :mod:`lesson.distorsion.figures` (``compute_figures``, called by
 the build), the log-weight picture, :mod:`lesson.distorsion.curves`, and the checker of the
 systematic-resampling exercise, :mod:`lesson.distorsion.exercise` (``comprobar_remuestreo``, and
-``check_resampling``, its English name, for the English page's cell).
+``check_resampling``, its English name, for the English page's cell), and what one SMC run's
+resamplings did to the key's token splits, :mod:`lesson.distorsion.trap` (``split_trap``).
 """
 
 from .exercise import check_resampling, comprobar_remuestreo
+from .trap import lineages, split_trap
 
-__all__ = ["comprobar_remuestreo", "check_resampling"]
+__all__ = ["comprobar_remuestreo", "check_resampling", "lineages", "split_trap"]

@@ -27,6 +27,7 @@ from ..smc_views import PathsView
 from ..smc import systematic_resample
 from .exercise import EXTRA_CASES, U, WEIGHTS
 from .curves import weight_curve, weight_curves_svg, weight_curves_table
+from .trap import split_trap
 
 IS_DRAWS = 1000        # the cell «Pesos de importancia» (seed 0)
 SIZES = [10, 100, 1000]  # the convergence study
@@ -71,6 +72,7 @@ def compute_figures(model, tok) -> dict:
     out["curves"] = curves_summary(model, tok, grammar, out["weights"]["favourite"]["name"])
     out["lighter_split"] = lighter_split(model, tok, grammar, out["weights"])
     out["thresholds"] = threshold_summary(model, tok, grammar, table)
+    out["sweep"] = threshold_sweep(model, tok, grammar, table, out["conv"])
     closing = out["curves"]["curves"][0]["closing"]
     out["curves"]["high_resamples_at_closing"] = closing in out["thresholds"]["high"]["resampled"]
     out["curves"]["low_resamples_at_closing"] = closing in out["thresholds"]["low"]["resampled"]
@@ -127,6 +129,20 @@ def weights_summary(model, tok, grammar, exact) -> dict:
     # conditional's favourite
     lighter = math.exp(favourite["mean_log_w"] - inflated["mean_log_w"])
     top_share = float(w[order[:IS_DRAWS // 100]].sum())
+    # the imbalance's two sources: names (each draw replaced by its name's mean weight) and token
+    # splits within a name (the variance of ln w inside each name)
+    lw = draws.log_weights[0]
+    names = np.array([name_of(t.decode()) if t is not None else "" for t in draws.texts[0]])
+    finite = np.isfinite(lw)
+    within = float(sum(((lw[finite & (names == n)] - lw[finite & (names == n)].mean()) ** 2).sum()
+                       for n in set(names[finite].tolist())) / finite.sum())
+    name_mean_w = np.array([w[names == n].mean() for n in names])
+    ess_names = float(name_mean_w.sum() ** 2 / (name_mean_w ** 2).sum())
+    imbalance = {"var_log_w": float(lw[finite].var()), "within_names": within,
+                 "within_share": within / float(lw[finite].var()),
+                 "ess_name_means": ess_names, "ess": draws.final_ess(0),
+                 "extremes_same_name": names[int(order[0])] == names[int(np.argmin(np.where(finite, lw, np.inf)))],
+                 "extremes_name": names[int(order[0])]}
     return {"ess": draws.final_ess(0), "top1": float(w[order[0]]), "top_percent": top_share,
             "top_name": name_of(draws.texts[0][int(order[0])]),
             "log_z": float(draws.log_z[0]), "z_ratio": math.exp(float(draws.log_z[0]) - exact.log_p_grammar),
@@ -137,7 +153,7 @@ def weights_summary(model, tok, grammar, exact) -> dict:
             "heaviest_weight_log": float(draws.log_weights[0, order[0]]),
             "lightest_weight_log": float(draws.log_weights[0].min()),
             "heaviest_weight": math.exp(float(draws.log_weights[0, order[0]])),
-            "lightest_weight": math.exp(float(draws.log_weights[0].min()))}
+            "lightest_weight": math.exp(float(draws.log_weights[0].min())), "imbalance": imbalance}
 
 
 def paths_summary(model, tok, grammar, texts) -> dict:
@@ -153,7 +169,8 @@ def paths_summary(model, tok, grammar, texts) -> dict:
     names_after = sorted({name_of(t) for lab in after.labels for t in encoded
                           if len(lab) > len(prefix) and t.startswith(lab)})
     final = sorted({name_of(t) for t in result.texts[0] if t is not None})
-    return {"resampled": result.resampled[0], "initial_position": initial, "names_after": names_after,
+    return {"trap": split_trap(model, tok, result, grammar),
+            "resampled": result.resampled[0], "initial_position": initial, "names_after": names_after,
             "names_final": final, "positions": len(result.history), "ess": result.final_ess(0),
             "log_z": float(result.log_z[0]), "p_grammar": math.exp(float(result.log_z[0])),
             "estimate": {name_of(t): v for t, v in result.estimate(0).items()},
@@ -177,6 +194,37 @@ def threshold_summary(model, tok, grammar, table) -> dict:
     out["protagonist_exact"] = table[protagonist]
     out["lost_more_high"] = out["high"]["protagonist_lost"] > out["low"]["protagonist_lost"]
     return out
+
+
+SWEEP_THRESHOLDS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5]  # the resampling thresholds swept (0.2: the page's)
+
+
+def threshold_sweep(model, tok, grammar, table, conv_means: dict) -> dict:
+    """The setting that decides «Convergencia»'s verdict: the SMC's mean total variation over RUNS
+    runs for each threshold of SWEEP_THRESHOLDS and each N of SIZES, seeded as «Convergencia»
+    seeds its SMC (seed + N + 1, seed 0), so the 0.2 row is that cell's; beside it importance
+    sampling's mean for each N (``conv_means``, "is_N"), and where the largest N's runs resampled
+    (``resampled``). ``below_is``: per threshold, the Ns where
+    the SMC's mean is below importance sampling's; ``contested``: the Ns where some threshold is,
+    ``none_below`` the others; ``window``: the thresholds below it at every contested N."""
+    rows = []
+    for th in SWEEP_THRESHOLDS:
+        means = {}
+        for n in SIZES:
+            r = smc(model, tok, PROMPT, grammar, n, ess_threshold=th, runs=RUNS, seed=n + 1)
+            means[str(n)] = float(np.mean([total_variation(r.estimate(i), table) for i in range(RUNS)]))
+        # where the largest N's runs resampled (positions, 1-based, in at least one run)
+        resampled = sorted({p for run in r.resampled for p in run})
+        rows.append({"threshold": th, "means": means, "resampled": resampled,
+                     "below_is": [n for n in SIZES if means[str(n)] < conv_means[f"is_{n}"]]})
+    # the Ns where some threshold beats importance sampling, and the thresholds that beat it at all
+    # of those Ns (the window the prose names); the Ns where none does
+    contested = [n for n in SIZES if any(n in r["below_is"] for r in rows)]
+    window = [r["threshold"] for r in rows if contested and all(n in r["below_is"] for n in contested)]
+    return {"thresholds": SWEEP_THRESHOLDS, "sizes": SIZES, "rows": rows,
+            "is": {str(n): conv_means[f"is_{n}"] for n in SIZES}, "contested": contested,
+            "none_below": [n for n in SIZES if n not in contested], "window": window,
+            "page_in_window": THRESHOLD in window}
 
 
 def convergence_rows(conv) -> tuple[list[dict], dict]:
@@ -252,7 +300,7 @@ def lighter_split(model, tok, grammar, weights: dict) -> dict:
                     for k in ("inflated", "favourite"))
     gap = heavy.cumulative[-1] - light.cumulative[-1]
     quote = heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1]
-    return {"gap": gap, "quote": quote, "quote_most": quote > gap / 2,
+    return {"gap": gap, "gap_factor": math.exp(gap), "quote": quote, "quote_most": quote > gap / 2,
             "light_quote": -light.log_kept[light.closing - 1],
             "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
 

@@ -42,6 +42,14 @@ def probabilities(model, tok, prompt: str) -> np.ndarray:
     return p / p.sum()
 
 
+def space_tokens(tok) -> tuple[list[dict], int]:
+    """Where the vocabulary puts spaces: the tokens whose bytes start with a space, each
+    ``{"id", "box"}`` (id order), and how many tokens end with one (as the cell «Sin el espacio»
+    prints them)."""
+    starting = [{"id": i, "box": token_label(v)} for i, v in enumerate(tok.vocab) if v[:1] == b" "]
+    return starting, sum(v[-1:] == b" " for v in tok.vocab)
+
+
 def space_mass(model, tok, prompt: str) -> float:
     """The probability that the token after ``prompt`` starts with a space (float32 sum, as the
     cell «Sin el espacio» prints it)."""
@@ -64,6 +72,11 @@ def compute_figures(model, tok) -> dict:
     ends = {key: tok.encode(prompt)[-1] for key, prompt in
             (("with_space", WITH_SPACE), ("without_space", WITHOUT_SPACE))}
     first = 256  # the first merge's token id (Tokenizer: merge k makes token 256 + k)
+    # one position earlier: the prompt without its last token (the lone «a»), whose most likely
+    # next token the cell prints; the prose says the model expects the space there, inside a token
+    stem = tok.decode(tok.encode(WITHOUT_SPACE)[:-1])
+    stem_next = next_tokens(model, tok, stem, 1)[0]
+    starting, ending = space_tokens(tok)
     picture = each_language(next_tokens_svg, with_space, without, WITHOUT_SPACE)  # {"es", "en"}
     return {
         "picture": picture,
@@ -74,6 +87,11 @@ def compute_figures(model, tok) -> dict:
         "ends_explain": bool(tok.merges) and ends["with_space"] == first
                         and tok.vocab[ends["without_space"]] + b" " == tok.vocab[first],
         "space_mass_without": space_mass(model, tok, WITHOUT_SPACE),
+        "space_initial": starting, "space_final": ending,
+        "stem": stem, "stem_next": stem_next,
+        # «da … a a␣, que escribe la a y el espacio juntos»: the stem's most likely next token is
+        # the lone «a» that ends the prompt, followed by a space
+        "stem_next_carries_space": tok.vocab[stem_next["id"]] == tok.vocab[ends["without_space"]] + b" ",
         "vocab": len(tok.vocab), "bytes": len(tok.vocab) - len(tok.merges), "merges": len(tok.merges),
         "top": TOP, "top_word": each_language(number_word, TOP),  # {"es": "cinco", "en": "five"}
         "with_space": with_space, "without_space": without,

@@ -43,6 +43,7 @@ EVIDENCE_ODDS = 20
 LONG_ANSWER = (0.99, 200)  # a kept mass per position, and a number of positions (section 8)
 SWEEP_TEMPERATURES = [0.5, 1.0, 2.0]
 # A free-text field: how likely is the model to close the quote, position by position?
+SHORT, LONG = "Benina", "Benina Casia"  # the cell «prefijo»: a text that is a proper prefix of another
 FREE_TEXT = r'\{"nombre":"[^"]*"\}'
 FREE_TEXT_TOKENS = 80
 # The cell «Una expresión regular y un JSON Schema» (seed 0 for both).
@@ -79,6 +80,7 @@ def compute_figures(model, tok) -> dict:
     out["toy"] = toy_example()
     out["any_grammar"] = any_grammar(model, tok)
     out["free_text"] = free_text(model, tok)
+    out["prefix_rules"] = prefix_rules(model, tok)
     out["inflated"] = after_initial(model, tok, walk, out["enumeration"]["most_inflated"]["name"])
     out["why"] = why_inflated(model, tok, walk, out["walk"])
     out["factors_svg"] = each_language(factors_svg, out["why"])
@@ -168,6 +170,35 @@ def partition_distortion(masked: list, walk_gen, walk: dict) -> dict:
     return out
 
 
+def crossing_tokens(tok, short: str = SHORT, long: str = LONG) -> list[bytes]:
+    """The tokens that, inside ``long``, start before the end of its prefix ``short`` and end after
+    it (vocabulary order): a token path of ``long`` has no token boundary at the end of ``short``
+    exactly when one of its tokens is one of these."""
+    text, n = long.encode(), len(short.encode())
+    return [v for v in tok.vocab if any(i < n < i + len(v) and text[i:i + len(v)] == v for i in range(n))]
+
+
+def prefix_rules(model, tok) -> dict:
+    """The cell «prefijo»: G = {SHORT, LONG} after PROMPT, whose SHORT is a proper prefix of LONG,
+    enumerated exactly (``enumerate_paths``) under each end rule: ``default`` (the loop goes on
+    while a token can follow) and ``stop`` (``stop_at_accept=True``: it stops at the first token
+    boundary where the text is complete). Each rule gives ``short`` and ``long``, each
+    ``{"paths", "conditional", "masked"}`` (0 paths and 0.0 for a text the rule never writes).
+    ``crossing``: the labels of ``crossing_tokens``, the only way LONG is written under ``stop``."""
+    grammar = compile_choice([SHORT, LONG])
+    out = {"short_text": SHORT, "long_text": LONG,
+           "crossing": [token_label(v) for v in crossing_tokens(tok)]}
+    for key, stop in (("default", False), ("stop", True)):
+        rows = {r.label: r for r in enumerate_paths(model, tok, PROMPT, grammar, stop_at_accept=stop).rows}
+        out[key] = {which: ({"paths": rows[text].paths, "conditional": rows[text].conditional,
+                             "masked": rows[text].masked} if text in rows else
+                            {"paths": 0, "conditional": 0.0, "masked": 0.0})
+                    for which, text in (("short", SHORT), ("long", LONG))}
+    # «… veces su probabilidad condicionada», and «mucho mayor» than the five names' largest ratio
+    out["stop"]["long_ratio"] = out["stop"]["long"]["masked"] / out["stop"]["long"]["conditional"]
+    return out
+
+
 def free_text(model, tok) -> dict:
     """A masked sample of a JSON string with no length limit (FREE_TEXT, seed 0, FREE_TEXT_TOKENS
     tokens, or fewer if the context is shorter): at each position inside the string, the probability the unmasked model gives to the
@@ -220,19 +251,25 @@ def after_initial(model, tok, gen, name: str, top: int = 4, word_tokens: int = 6
 def any_grammar(model, tok) -> dict:
     """The regex and the schema of the last live cell: the texts, the age as written and as
     read by json.loads, and, when the age starts with a minus sign, the masked probability q~ of
-    that sign at its position (the mask lets "-0" through: it is valid JSON worth 0)."""
+    that sign at its position (this compiler lets "-0" through: it is valid JSON worth 0) and, when
+    the sign is a token of its own, ``after_minus``: the next token's label, its probability p
+    before the mask and q~ after it, and how many tokens the mask allowed there."""
     sentence = generate(model, tok, PROMPT, compile_regex(ANY_PATTERN), seed=0)
     obj = generate(model, tok, PROMPT, compile_json_schema(ANY_SCHEMA), seed=0)
     age_text = re.search(r'"edad":(-?[0-9]+)', obj.text).group(1)
-    minus_q = None
+    minus_q = after_minus = None
     written = b""
-    for pos in obj.positions:
+    for k, pos in enumerate(obj.positions):
         piece = tok.vocab[pos.chosen]
         if written.endswith(b'"edad":') and piece.startswith(b"-"):
             minus_q = pos.q_chosen
+            if piece == b"-" and k + 1 < len(obj.positions):  # the digit after a lone sign
+                nxt = obj.positions[k + 1]
+                after_minus = {"label": token_label(tok.vocab[nxt.chosen]), "p": nxt.p_chosen,
+                               "q": nxt.q_chosen, "allowed": len(nxt.allowed)}
         written += piece
     return {"sentence": sentence.text, "object": obj.text, "age_text": age_text,
-            "age": json.loads(obj.text)["edad"], "minus_q": minus_q,
+            "age": json.loads(obj.text)["edad"], "minus_q": minus_q, "after_minus": after_minus,
             "choices": sum(not p.is_forced for p in obj.positions), "tokens": len(obj.positions)}
 
 

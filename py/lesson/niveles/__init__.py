@@ -14,14 +14,14 @@ The page's cells import from this package: ``from lesson.niveles import measure_
 
 from .handmask import ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, RETRY_QUESTIONS, SCHEMA,
-                     LevelResult, LevelsTable, RetryTable, answer, depth_counts, distinct_states, fewest_tokens, first_nested,
+                     LevelResult, LevelsTable, RetryTable, answer, depth_counts, distinct_states, state_sources, bounded_parens_regex, fewest_tokens, first_nested,
                      inside_braces, matches_parens, matches_schema, measure_level, measure_prompt,
                      p_first_byte, paren_depth, parses, retry_arithmetic, stack_cost, with_retries,
                      StackCost)
 from .pictures import DepthHistogram, depth_svg, retry_svg
 
 __all__ = ["ByteTrace", "DepthHistogram", "depth_counts", "depth_svg", "fewest_tokens", "first_nested",
-           "answer", "distinct_states", "inside_braces", "paren_depth", "retry_svg", "stack_cost", "StackCost", "FEW_SHOT_PROMPT", "FsmAgreement", "JSON_MODE_GBNF", "LevelResult", "LevelsTable",
+           "answer", "distinct_states", "state_sources", "bounded_parens_regex", "inside_braces", "paren_depth", "retry_svg", "stack_cost", "StackCost", "FEW_SHOT_PROMPT", "FsmAgreement", "JSON_MODE_GBNF", "LevelResult", "LevelsTable",
            "NAMES", "PARENS_GBNF", "PROMPT", "RETRY_QUESTIONS", "RetryTable", "SCHEMA", "compare_masks",
            "enum_object_machine", "envelope_bound", "matches_parens", "matches_schema", "measure_level",
            "measure_prompt", "p_first_byte", "parses", "retry_arithmetic", "with_retries"]

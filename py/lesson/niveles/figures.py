@@ -10,6 +10,7 @@ only the comparison of :func:`stack`'s time ratio with its positions ratio.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 from masker import compile_cfg, compile_choice, compile_json_schema
@@ -22,8 +23,8 @@ from ..views import token_label
 from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
 from .levels import (FEW_SHOT_PROMPT, brace_bound, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
-                     distinct_states, inside_braces, matches_parens, measure_level, measure_prompt, p_first_byte,
-                     retry_arithmetic, stack_cost, with_retries)
+                     distinct_states, inside_braces, matches_parens, parses, measure_level, measure_prompt, p_first_byte,
+                     retry_arithmetic, stack_cost, state_sources, with_retries)
 
 # Sizes, seeds and budgets of the page's cells. Level 0's token budget is not a constant: it is
 # the longest token path of any text of SCHEMA's grammar (:func:`prompt_budget`), so every split of
@@ -86,7 +87,22 @@ def valid_bound(model, tok) -> dict:
     per valid answer it implies (at least 1/bound) and the valid answers N_PROMPT tries expect
     (at most N_PROMPT * bound)."""
     b = brace_bound(model, tok, PROMPT)
-    return {**b, "min_tries": 1 / b["bound"], "max_expected": N_PROMPT * b["bound"]}
+    out = {**b, "min_tries": 1 / b["bound"], "max_expected": N_PROMPT * b["bound"]}
+    # as the prose writes them, two significant figures rounded the safe way: an upper bound up,
+    # a lower bound down (4.19e7 is «al menos 4,1·10⁷», not 4,2)
+    out.update(bound_up=round_sig(out["bound"], 2, up=True), max_expected_up=round_sig(out["max_expected"], 2, up=True),
+               min_tries_down=round_sig(out["min_tries"], 2, up=False))
+    return out
+
+
+def round_sig(x: float, digits: int, *, up: bool) -> float:
+    """``x`` > 0 rounded to ``digits`` significant figures towards +∞ (``up``) or towards 0:
+    round_sig(4.19e7, 2, up=False) == 4.1e7, round_sig(2.387e-8, 2, up=True) == 2.4e-8."""
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    scaled = x / step
+    # a float just above an integer (4.1000000001) is that integer: no spurious step
+    whole = round(scaled) if abs(scaled - round(scaled)) < 1e-9 else (math.ceil(scaled) if up else math.floor(scaled))
+    return float(f"{whole * step:.{digits}g}")
 
 
 def levels(model, tok) -> dict:
@@ -113,10 +129,14 @@ def row(r) -> dict:
 
 def unbounded_json(model, tok) -> dict:
     """JSON mode without bounds (JSON_MODE_UNBOUNDED_GBNF), the same size and budget: how many
-    answers the budget cuts (they do not parse)."""
+    answers the budget cuts (they do not parse), and of those that parse, how many are the empty
+    object ``{}`` (``empty``): ``finished_with_content`` answers with a member finished in time."""
     r = measure_level(model, tok, 2, "modo JSON sin cotas", PROMPT, compile_cfg(JSON_MODE_UNBOUNDED_GBNF),
                       n=N_JSON, seed=SEED, max_tokens=JSON_TOKENS, stop_at_accept=True)
-    return {"n": r.n, "parsed": r.parsed, "cut": r.n - r.parsed, "budget": JSON_TOKENS}
+    parsed = [json.loads(t) for t in r.texts if parses(t)]
+    empty = sum(value == {} for value in parsed)
+    return {"n": r.n, "parsed": r.parsed, "cut": r.n - r.parsed, "budget": JSON_TOKENS,
+            "empty": empty, "finished_with_content": len(parsed) - empty}
 
 
 def fsm(model, tok) -> dict:
@@ -156,6 +176,35 @@ def schema_names(r) -> dict:
     return {"counts": {n: counts[n] for n in ranked}, "top": ranked[0], "top_count": counts[ranked[0]]}
 
 
+def sampling_noise(r, exact: dict) -> dict:
+    """Level 3's sample against the mask's exact distribution (``exact_schema``): per name, the
+    expected count n·q~ and its binomial standard deviation √(n q~ (1 − q~)), and ``z``, how many
+    standard deviations the observed count lies from the expected one; ``max_abs_z`` over the
+    names (the prose calls the sample's ranking noise when it is below 2.5)."""
+    counts = Counter(json.loads(t)["nombre"] for t in r.texts)
+    rows = {}
+    for name in NAMES:
+        q = exact["names"][name]["masked"]
+        expected, sd = r.n * q, math.sqrt(r.n * q * (1 - q))
+        rows[name] = {"observed": counts[name], "expected": expected, "sd": sd, "z": (counts[name] - expected) / sd}
+    return {"names": rows, "max_abs_z": max(abs(v["z"]) for v in rows.values())}
+
+
+def zero_in_sample(n: int) -> dict:
+    """What 0 successes in ``n`` tries says (the q-budget quiz): the exact one-sided 95 % upper
+    bound on the rate, 1 − 0.05^(1/n) (about 3/n, the rule of three), and the chance of a zero when
+    the rate is 1/n, (1 − 1/n)^n."""
+    return {"n": n, "upper95": 1 - 0.05 ** (1 / n), "p_zero_at_one_in_n": (1 - 1 / n) ** n}
+
+
+def finite_level3(tok) -> dict:
+    """Level 3's language (SCHEMA compiled) is finite: its texts and the tokens of its longest path
+    (``count_language`` raises LanguageTooLarge for an infinite one), so a level-3 answer always
+    ends, within that many tokens."""
+    counts = count_language(compile_json_schema(SCHEMA), tok.vocab)
+    return {"texts": len(counts.texts), "longest_tokens": counts.longest_tokens}
+
+
 def nesting(r) -> dict:
     """Level 4's notes by depth (depth_counts, as [depth, answers] pairs: JSON keys would be
     strings), the first nested answer and how many nest."""
@@ -171,6 +220,7 @@ def stack(measured, tok) -> dict:
     the time ratios are this build's wall clock. Also each level's positions and the distinct
     matcher states its answers met (distinct_states: the masks it had to compute)."""
     out = stack_cost(measured[3], measured[4])
+    out["sources"] = state_sources(measured[3], measured[4], tok.vocab)
     grammars = {3: compile_json_schema(SCHEMA), 4: compile_cfg(PARENS_GBNF)}
     for k, grammar in grammars.items():
         out[f"positions{k}"] = measured[k].positions
@@ -196,12 +246,13 @@ def compute_figures(model, tok) -> dict:
     measured = levels(model, tok)
     measured[1] = with_retries(measured[0], RETRY_TRIES)
     p_brace, p_brace_few = p_first_byte(model, tok, PROMPT), p_first_byte(model, tok, FEW_SHOT_PROMPT)
+    exact = exact_schema(model, tok)
     return {
         "prompt": PROMPT, "few_shot_prompt": FEW_SHOT_PROMPT, "names": NAMES,
         "schema": json.dumps(SCHEMA, ensure_ascii=False),
         "sizes": {"prompt": N_PROMPT, "json": N_JSON, "json_tokens": JSON_TOKENS, "schema": N_SCHEMA,
                   "grammar": N_GRAMMAR, "tries": RETRY_TRIES},
-        "fit": fit(tok), "exact": exact_schema(model, tok), "valid_bound": valid_bound(model, tok),
+        "fit": fit(tok), "exact": exact, "valid_bound": valid_bound(model, tok),
         "brace": {"p": p_brace, "p_few": p_brace_few, "ratio": p_brace_few / p_brace},
         "rows": [row(measured[k]) for k in (0, 1, 2, 3, 4)],
         "few": row(measured["few"]),
@@ -210,6 +261,9 @@ def compute_figures(model, tok) -> dict:
         "json_mode": inside_braces(measured[2].texts),
         "unbounded": unbounded_json(model, tok),
         "names_level3": schema_names(measured[3]),
+        "noise_level3": sampling_noise(measured[3], exact),
+        "finite_level3": finite_level3(tok),
+        "zero_sample": zero_in_sample(N_PROMPT),
         "grammar_examples": measured[4].texts[:3],
         "nesting": nesting(measured[4]),
         "stack": stack(measured, tok),

@@ -24,7 +24,7 @@ from html import escape
 
 import numpy as np
 
-from masker import compile_cfg
+from masker import compile_cfg, compile_json_schema, compile_regex
 from minigpt.gpt import softmax
 
 from ..batch import sample_batch
@@ -396,6 +396,64 @@ def distinct_states(grammar, answers: list[list[int]], vocab: list[bytes]) -> in
     return len(keys)
 
 
+WORD_CLASS = "[a-záéíóúñ]{1,12}"  # PARENS_GBNF's palabra
+# Two prefixes of level 4 that admit exactly the same continuations (one word written inside the
+# first group, the next piece to come): the Earley items' origins tell them apart anyway.
+SAME_FUTURE = ('{"nombre":"Benina","nota":"(por ', '{"nombre":"Benina","nota":"(pora ')
+
+
+def bounded_parens_regex(depth: int) -> str:
+    """PARENS_GBNF's language with groups nested at most ``depth`` (≥ 1) deep, as a regular
+    expression for ``compile_regex``: the same words, pieces and names, each group one level of
+    the expression. Raises ValueError for a depth below 1."""
+    if depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    piece = WORD_CLASS
+    for _ in range(depth):
+        group = rf"\({piece}( {piece}){{0,2}}\)"
+        piece = f"({WORD_CLASS}|{group})"
+    return rf'\{{"nombre":"({"|".join(NAMES)})","nota":"{group}"\}}'
+
+
+def state_sources(dfa_level: LevelResult, stack_level: LevelResult, vocab: list[bytes]) -> dict:
+    """Where level 4's distinct matcher states come from, on the answers both levels wrote
+    (``token_ids``; level 4's are PARENS_GBNF paths, level 3's SCHEMA paths):
+
+    - ``dfa3``: level 3's distinct DFA states (its masks);
+    - ``earley4``: level 4's distinct Earley keys (``Matcher.state_key``), ``flat_earley`` those of
+      the ``flat_answers`` whose note never nests (depth 1) alone, of ``answers``;
+    - ``dfa4``: the distinct states a DFA of the same language cut at the answers' deepest nesting
+      ``depth`` (``bounded_parens_regex``, minimised by ``compile_regex``) meets on the same tokens:
+      the masks level 4 would need with no stack at all;
+    - ``same_future``: the two prefixes of ``SAME_FUTURE``: whether their masks are equal, whether
+      they share an Earley key, and whether they reach the same state of the bounded DFA (equal
+      states of a minimal DFA: the same continuations, up to that depth).
+
+    Raises ValueError when an answer of ``stack_level`` is not in PARENS_GBNF's language."""
+    texts = stack_level.texts
+    if not all(map(matches_parens, texts)):
+        raise ValueError("state_sources needs level 4 answers in the grammar's language")
+    depths = [paren_depth(json.loads(t)["nota"]) for t in texts]
+    earley, depth = compile_cfg(PARENS_GBNF), max(depths)
+    dfa = compile_regex(bounded_parens_regex(depth))
+    flat = [ids for ids, d in zip(stack_level.token_ids, depths) if d == 1]
+    after = {}
+    for name, grammar in (("earley", earley), ("dfa", dfa)):
+        matchers = [grammar.matcher(vocab) for _ in SAME_FUTURE]
+        for m, prefix in zip(matchers, SAME_FUTURE):
+            m.consume_bytes(prefix)
+        after[name] = matchers
+    return {"answers": len(texts), "flat_answers": len(flat), "depth": depth,
+            "dfa3": distinct_states(compile_json_schema(SCHEMA), dfa_level.token_ids, vocab),
+            "earley4": distinct_states(earley, stack_level.token_ids, vocab),
+            "flat_earley": distinct_states(earley, flat, vocab),
+            "dfa4": distinct_states(dfa, stack_level.token_ids, vocab),
+            "same_future": {"prefixes": list(SAME_FUTURE),
+                            "same_mask": bool(np.array_equal(*(m.mask() for m in after["earley"]))),
+                            "same_earley_key": after["earley"][0].state_key() == after["earley"][1].state_key(),
+                            "same_dfa_state": after["dfa"][0].state_key() == after["dfa"][1].state_key()}}
+
+
 def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:
     """How much more a level with a pushdown grammar cost than one with a DFA, as ratios of
     ``stack`` to ``dfa``: ``positions`` (model positions per valid answer), ``seconds`` (time per
@@ -540,7 +598,7 @@ class LevelsTable:
             + "<caption>" + _("Cada nivel, medido en esta página") + "</caption><thead><tr>"
             + "".join(f"<th scope='col'>{h}</th>" for h in (
                 _("nivel"), _("cómo"), _("respuestas"), _("se leen con json.loads"),
-                _("cumplen el formato"), _("posiciones del modelo por respuesta válida"),
+                _("cumplen el esquema (nivel 4: la gramática)"), _("posiciones del modelo por respuesta válida"),
                 _("tiempo por respuesta válida")))
             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>")
 

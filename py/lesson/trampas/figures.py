@@ -11,11 +11,14 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
+
 from masker import compile_choice, compile_json_schema, compile_regex
 
 from ..batch import sample_batch
 from ..course import KEY, NAMES, PROMPT, answer, name_of
 from ..i18n import _, each_language
+from ..views import token_label
 from . import studies
 from .budget import budget_split, budget_sweep
 from .budget_plot import sweep_svg, sweep_table
@@ -120,7 +123,36 @@ def age_figures(model, tok) -> dict:
             "top_age": top_age, "top_share": top_count / study.n, "rule": list(study.rule),
             "rule_ok": study.rule_ok, "min": min(study.ages), "max": max(study.ages),
             "valid": study.valid, "all_valid": study.valid == study.n,
-            "example": study.texts[0], "minus_zero": zero}
+            "example": study.texts[0], "minus_zero": zero, "dash": dash_to_zero(model, tok)}
+
+
+AGE_PREFIX = '{"nombre":"Benina","edad":'  # what the schema forces before the age
+
+
+def dash_to_zero(model, tok) -> dict:
+    """Where §1's «-0» come from: after AGE_PROMPT and the forced AGE_PREFIX (in the tokenizer's
+    split), the model's p and the mask's q~ of the minus sign ``-`` and of the digit ``0`` (the
+    first value position), how many tokens the mask allows after ``-`` (``after_minus``: their
+    labels) and the model's p of ``0`` there. Raises KeyError if ``-`` or ``0`` is not a token."""
+    grammar = compile_json_schema(studies.AGE_SCHEMA)
+    ids = tok.encode(studies.AGE_PROMPT + AGE_PREFIX)
+    minus, zero = tok.vocab.index(b"-"), tok.vocab.index(b"0")
+
+    def probs(context):
+        logits = model.forward(np.array([context]))[0, -1].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+    m = grammar.matcher(tok.vocab)
+    m.consume_bytes(AGE_PREFIX)
+    p, allowed = probs(ids), m.mask()
+    kept = float(p[allowed].sum())
+    m.consume(minus)
+    after = m.mask()
+    p_after = probs(ids + [minus])
+    return {"p_minus": float(p[minus]), "q_minus": float(p[minus]) / kept, "p_zero": float(p[zero]),
+            "q_zero": float(p[zero]) / kept, "minus_is_top_allowed": int(np.argmax(np.where(allowed, p, -1))) == minus,
+            "after_minus": [token_label(tok.vocab[t]) for t in np.flatnonzero(after)],
+            "p_zero_after_minus": float(p_after[zero])}
 
 
 def order_figures(model, tok) -> dict:
@@ -265,7 +297,18 @@ def thread_figures(model, tok) -> dict:
             "bound_depths": bound.depths, "bound_states": bound.states,
             "bound_chars": bound.chars,
             "growth": bound.states[-1] / bound.states[-2],
-            "growth_min": min(growth), "growth_max": max(growth)}
+            "growth_min": min(growth), "growth_max": max(growth), **cap_sweep(bound)}
+
+
+def cap_sweep(bound) -> dict:
+    """The setting behind §6's growth: THREAD_SCHEMA's ``maxItems: 2``. The same flattening with
+    ``maxItems: 1`` and with no ``maxItems`` (``depth_bounded``): their states per depth, and for no
+    cap the states each level adds (``no_cap_steps``; the prose quotes their mean rounded)."""
+    one = studies.depth_bounded(bound.depths, max_replies=1).states
+    none = studies.depth_bounded(bound.depths, max_replies=None).states
+    steps = [b - a for a, b in zip(none, none[1:])]
+    return {"cap": 2, "one_cap_states": one, "no_cap_states": none, "no_cap_steps": steps,
+            "no_cap_step": round(sum(steps) / len(steps))}
 
 
 def json_mode_figures(model, tok) -> dict:
@@ -279,6 +322,13 @@ def json_mode_figures(model, tok) -> dict:
                             max_tokens=JSON_MODE_TOKENS, budget_aware=True)
         out[name] = [g.text for g in gens]
         lengths[name] = [len(g.token_ids) for g in gens]
+        if name == "any":  # «un número suelto siempre puede seguir»: complete, and still open
+            ends = []
+            for g in gens:
+                m = grammar.matcher(tok.vocab)
+                m.consume_bytes(g.bytes)
+                ends.append(m.is_accepting() and m.can_continue())
+            out["any_always_open"] = all(ends)
     values = [json.loads(t) for t in out["object"] + out["any"]]
     out.update(tokens=JSON_MODE_TOKENS, object_all_empty=all(t == "{}" for t in out["object"]),
                any_all_numbers=all(isinstance(v, (int, float)) and not isinstance(v, bool)

@@ -615,12 +615,15 @@ def _ms_label(exponent: int) -> str:
 THREAD_PROMPT = "Escribe un hilo de comentarios en JSON.\n"
 
 
-def comment(item: dict | None, text_length: int = 10, max_replies: int = 2) -> dict:
+def comment(item: dict | None, text_length: int = 10, max_replies: int | None = 2) -> dict:
     """A comment object: ``texto`` and ``respuestas``, an array of up to ``max_replies`` items
-    of schema ``item`` (``item`` None: the array must be empty, the last level of a bound)."""
+    of schema ``item`` (``max_replies`` None: no ``maxItems``, any number of replies; ``item``
+    None: the array must be empty, the last level of a bound)."""
+    replies = {"type": "array", "items": item}
+    if max_replies is not None:
+        replies["maxItems"] = max_replies
     props = {"texto": {"type": "string", "maxLength": text_length},
-             "respuestas": ({"type": "array", "items": item, "maxItems": max_replies}
-                            if item is not None else {"type": "array", "maxItems": 0})}
+             "respuestas": replies if item is not None else {"type": "array", "maxItems": 0}}
     return {"type": "object", "properties": props, "required": list(props),
             "additionalProperties": False}
 
@@ -629,14 +632,14 @@ THREAD_SCHEMA = {"$defs": {"comentario": comment({"$ref": "#/$defs/comentario"})
                  "$ref": "#/$defs/comentario"}
 
 
-def flattened_thread(depth: int) -> dict:
+def flattened_thread(depth: int, max_replies: int | None = 2) -> dict:
     """The thread schema unrolled ``depth`` levels deep (no ``$ref``): replies to replies down
     to ``depth`` levels, then comments whose ``respuestas`` must be empty. What an FSM-only
     engine compiles: it accepts exactly the threads of the recursive schema at most ``depth``
-    levels deep."""
+    levels deep. ``max_replies``: each level's ``maxItems`` (THREAD_SCHEMA's is 2; None: none)."""
     schema = comment(None)
     for _ in range(depth):
-        schema = comment(schema)
+        schema = comment(schema, max_replies=max_replies)
     return schema
 
 
@@ -646,6 +649,7 @@ class DepthBound:
     depths: list[int]
     states: list[int]
     chars: list[int]
+    max_replies: int | None = 2  # each level's maxItems (None: none)
 
     def _repr_html_(self) -> str:
         rows = "".join(f'<tr data-depth="{d}" data-states="{s}"><td class="num">{d}</td>'
@@ -654,28 +658,32 @@ class DepthBound:
         return styled(_scroll(_("estados según la profundidad")) + '<table class="compact-table" '
                       'data-testid="depth-bound"><caption>'
                       + _("El hilo aplanado hasta una profundidad fija")
+                      + (f" (maxItems: {self.max_replies})" if self.max_replies is not None
+                         else " (" + _("sin maxItems") + ")")
                       + '</caption><thead><tr>'
                       + _cols(_("profundidad"), _("estados del DFA"), _("caracteres de la expresión regular"))
                       + f'</tr></thead><tbody>{rows}</tbody></table></div>')
 
 
-def depth_bounded(depths=(0, 1, 2, 3, 4)) -> DepthBound:
-    """Compile ``flattened_thread(d)`` for each depth: the regular route's DFA states grow with
-    the bound. Raises ValueError for a negative depth, and LimitExceeded when a depth needs more
+def depth_bounded(depths=(0, 1, 2, 3, 4), max_replies: int | None = 2) -> DepthBound:
+    """Compile ``flattened_thread(d, max_replies)`` for each depth: the regular route's DFA states
+    grow with the bound (with ``maxItems: 2``, the DFA remembers at each open level whether it is
+    writing the first or the second reply, so the states about double per level; with
+    ``maxItems: 1`` or no cap, each level adds about the same number of states). Raises ValueError for a negative depth, and LimitExceeded when a depth needs more
     DFA states than the masker allows (``compile_json_schema`` then falls back to Earley, which
     has no states to count: from depth 5 on, with the default limit)."""
     states, chars = [], []
     for d in depths:
         if d < 0:
             raise ValueError(f"depths must be at least 0, found {d}")
-        grammar = compile_json_schema(flattened_thread(d))
+        grammar = compile_json_schema(flattened_thread(d, max_replies))
         if not isinstance(grammar.automaton, Dfa):
             raise LimitExceeded(f"the thread flattened to depth {d} needs more DFA states than the "
                                 "masker allows (compile_json_schema compiles it with Earley instead)",
                                 "max_states", DEFAULT_MAX_DFA_STATES, "use a smaller depth")
         states.append(grammar.automaton.n_states)
         chars.append(len(grammar.source))
-    return DepthBound(list(depths), states, chars)
+    return DepthBound(list(depths), states, chars, max_replies)
 
 
 def nesting_depth(value) -> int:

@@ -106,8 +106,11 @@ def test_the_walk_s_steps_are_its_live_nodes_and_their_first_dead_children(tok):
 def test_the_order_cell_prints_the_series_the_quiz_quotes(capsys):
     fig = order_figures()
     exec(cell_source("orden"), {"compile_regex": compile_regex})
-    rows = re.findall(r"(\d+) claves: orden fijo +(\d+) estados; cualquier orden +(\d+)", capsys.readouterr().out)
+    out = capsys.readouterr().out
+    rows = re.findall(r"(\d+) claves?: orden fijo +(\d+) estados; cualquier orden +(\d+)", out)
     assert [tuple(map(int, r)) for r in rows] == list(zip(fig["keys"], fig["fixed"], fig["any"]))
+    for k in fig["keys"]:  # «1 clave», «2 claves»: the noun agrees with the count
+        assert re.search(rf"(?m)^{k} {'clave' if k == 1 else 'claves'}: ", out), (k, out)
 
 
 # ---------------------------------------------------------------- §6: which closing bytes are forced

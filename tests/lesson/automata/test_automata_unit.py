@@ -248,6 +248,29 @@ def test_stack_growth_earley_linear_dfa_doubling():
     assert earley_items(state) == rows[0].earley_items - (rows[1].earley_items - rows[0].earley_items)
 
 
+def test_the_live_items_grow_and_the_current_set_does_not():
+    """§5: «los ítems vivos (el conjunto actual y los conjuntos a los que apunta: la pila) crecen …,
+    mientras que el conjunto actual tiene siempre N»: the current set, counted here by hand from
+    the Earley state's own items, is the same at every depth; the rest is the stack. The figure
+    ``current_constant`` is that number."""
+    from lesson.automata.figures import stack_figures
+    from lesson.automata.stack import current_items
+    automaton = compile_cfg(NESTED_GBNF).automaton
+    sizes = []
+    for d in range(1, 9):
+        state = automaton.start()
+        for b in nested_prefix(d).encode():
+            state = automaton.step(state, b)
+        own = len(state.scans) + len(state.lexes) + sum(len(w) for w in state.waiting.values())
+        assert current_items(state) == own < earley_items(state)
+        sizes.append(own)
+    assert len(set(sizes)) == 1
+    fig = stack_figures()
+    assert fig["current_constant"] == sizes[0]
+    assert all(r["current"] == sizes[0] for r in fig["rows"])
+    assert all(r["earley"] > r["current"] for r in fig["rows"])
+
+
 def test_bounded_dfa_hits_the_masker_s_limits_at_depth_8():
     """What the prose says after the depth table (``dfa_refused`` of the figures)."""
     from masker.errors import LimitExceeded

@@ -221,3 +221,83 @@ def test_the_closing_quote_carries_most_of_the_inflated_names_lost_weight(fig, m
     quote = curves["favourite"][1] - curves["inflated"][1]
     assert ls["gap"] == pytest.approx(gap, abs=1e-3) and ls["quote"] == pytest.approx(quote, abs=1e-3)
     assert ls["quote_most"] == (quote > gap / 2) and ls["quote_most"]
+
+
+# ------------------------------------------------ «Las partículas en vivo»: what the resamplings did
+
+def test_the_particles_paragraph_follows_the_runs_ancestry(fig, model, tok, grammar):
+    """«el remuestreo da N copias a la partición S, que entonces pesaba W; la comilla que cierra la
+    clave le cuesta X nats más que tras S'; el remuestreo siguiente no elige entre nombres…»:
+    recounted from the run's history by hand (labels, ancestors), and the closing quote's kept
+    mass from a fresh forward pass per split."""
+    trap = fig["paths"]["trap"]
+    assert trap is not None and trap["other"] is not None  # the prose's first branch
+    run = smc(model, tok, PROMPT, grammar, 20, ess_threshold=THRESHOLD, seed=0)
+    first = run.resampled[0][0]
+    assert trap["position"] == first
+    step = run.history[first - 1]
+    # every particle has written {"nombre, nothing more; its key split from its own tokens
+    key = answer("")[:answer("").index(":") - 1].encode()
+    assert all(label == key for label in step.labels)
+    copies = np.bincount(step.ancestors, minlength=20)
+    groups = {g["split"]: g for g in trap["splits"]}
+    assert sum(g["copies"] for g in groups.values()) == 20
+    assert sum(len(g["particles"]) for g in groups.values()) == 20
+    for g in groups.values():
+        assert g["copies"] == int(copies[g["particles"]].sum())
+        assert g["weight"] == pytest.approx(float(step.weights[g["particles"]].sum()))
+        pieces = g["split"].split("|")
+        assert "".join(pieces).encode() == key[2:]
+        ids = tok.encode(PROMPT) + [tok.vocab.index(b"{"), tok.vocab.index(b'"')] + [tok.vocab.index(p.encode()) for p in pieces]
+        logits = model.forward(np.array([ids]))[0, -1].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        assert g["log_kept_next"] == pytest.approx(math.log(p[tok.vocab.index(b'"')] / p.sum()), abs=1e-6)
+    heavy, other = groups[trap["heavy"]], groups[trap["other"]]
+    assert heavy["copies"] == max(g["copies"] for g in groups.values()) == trap["heavy_copies"]
+    assert trap["heavy_extra_nats"] == pytest.approx(other["log_kept_next"] - heavy["log_kept_next"])
+    assert trap["heavy_extra_nats"] > 1  # «mucho más cara»: more than a factor e
+    if trap["second"] is not None:
+        assert trap["second"] in run.resampled[0] and trap["second"] > fig["paths"]["initial_position"]
+        # «sus supervivientes descienden todos de…»: none of the survivors comes from the heavy split
+        assert trap["heavy"] not in trap["survivor_splits"] or len(trap["survivor_splits"]) > 1
+        assert set(trap["names_lost"]).isdisjoint(fig["paths"]["names_final"])
+
+
+def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig):
+    """«El umbral importa»: the sweep's row at the page's threshold is «Convergencia»'s SMC row (the
+    same seeds), each bold cell is below importance sampling's mean, and the window is the
+    thresholds bold at every N."""
+    sweep = fig["sweep"]
+    page = next(r for r in sweep["rows"] if r["threshold"] == THRESHOLD)
+    for n in SIZES:
+        assert page["means"][str(n)] == pytest.approx(fig["conv"][f"smc_{n}"])
+        assert sweep["is"][str(n)] == pytest.approx(fig["conv"][f"is_{n}"])
+    for r in sweep["rows"]:
+        assert r["below_is"] == [n for n in SIZES if r["means"][str(n)] < sweep["is"][str(n)]]
+    contested = [n for n in SIZES if any(n in r["below_is"] for r in sweep["rows"])]
+    assert sweep["contested"] == contested and sweep["none_below"] == [n for n in SIZES if n not in contested]
+    assert sweep["window"] == [r["threshold"] for r in sweep["rows"] if contested and set(contested) <= set(r["below_is"])]
+    assert sweep["page_in_window"] == (THRESHOLD in sweep["window"])
+    # the prose: the threshold decides, so at least one other threshold loses to the weights somewhere
+    assert any(len(r["below_is"]) < len(SIZES) for r in sweep["rows"])
+
+
+def test_the_imbalance_splits_into_names_and_token_splits(fig, model, tok, grammar):
+    """§3: the ESS if each draw weighed its name's mean weight, and the share of the variance of
+    ln w within names, recomputed from the same draws."""
+    from lesson import importance_sample
+    from lesson.course import name_of
+    imb = fig["weights"]["imbalance"]
+    draws = importance_sample(model, tok, PROMPT, grammar, fig["is_draws"], seed=0)
+    lw = draws.log_weights[0]
+    names = [name_of(t.decode()) for t in draws.texts[0]]
+    total = lw.var()
+    within = sum(((lw[[i for i, n in enumerate(names) if n == m]] -
+                   lw[[i for i, n in enumerate(names) if n == m]].mean()) ** 2).sum() for m in set(names)) / len(lw)
+    assert imb["within_share"] == pytest.approx(within / total)
+    w = np.exp(lw - lw.max())
+    mean_w = {m: w[[i for i, n in enumerate(names) if n == m]].mean() for m in set(names)}
+    per = np.array([mean_w[n] for n in names])
+    assert imb["ess_name_means"] == pytest.approx(per.sum() ** 2 / (per ** 2).sum())
+    assert imb["ess_name_means"] > imb["ess"]  # the names explain part of the imbalance, not all
+    assert imb["within_share"] > 0.5  # «el resto está dentro de cada nombre»: most of the variance

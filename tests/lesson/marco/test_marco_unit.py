@@ -68,6 +68,30 @@ def test_the_space_mass_is_the_sum_over_the_tokens_that_start_with_a_space(fig, 
     assert 0 < fig["space_mass_without"]
 
 
+def test_the_space_ends_tokens_and_one_token_alone_starts_with_it(fig, tok):
+    """«el espacio va al final de los tokens: N terminan en espacio, y uno solo empieza por él, el
+    propio ␣, así que esa probabilidad es la suya»: counted over the vocabulary's bytes."""
+    starting = [i for i, piece in enumerate(tok.vocab) if piece.startswith(b" ")]
+    ending = [i for i, piece in enumerate(tok.vocab) if piece.endswith(b" ")]
+    assert [t["id"] for t in fig["space_initial"]] == starting == [ord(" ")]
+    assert fig["space_final"] == len(ending) > 10 * len(starting)
+    assert fig["first_merge"]["id"] in ending
+
+
+def test_one_position_earlier_the_model_expects_the_space_inside_a_token(fig, model, tok):
+    """«tras «La señor», da p a a␣, que escribe la a y el espacio juntos»: the stem is the prompt
+    without its lone «a», and its most likely next token (float64 softmax) is «a␣»."""
+    ids = tok.encode(figures.WITHOUT_SPACE)
+    assert tok.encode(fig["stem"]) == ids[:-1] and fig["stem"] + "a" == figures.WITHOUT_SPACE
+    logits = model.forward(np.array([ids[:-1]]))[0, -1].astype(np.float64)
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    assert fig["stem_next"]["id"] == int(np.argmax(p)) == fig["first_merge"]["id"]
+    assert fig["stem_next"]["p"] == pytest.approx(p[256], rel=1e-4)
+    assert fig["stem_next_carries_space"] and tok.vocab[256] == b"a "
+    assert fig["stem_next"]["p"] > 1000 * fig["space_mass_without"]  # the contrast the prose draws
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="aá ,.señor\n", max_size=40))
 def test_never_a_lone_a_followed_by_a_token_that_starts_with_a_space(tok, text):

@@ -227,6 +227,40 @@ def test_after_a_text_that_is_a_prefix_of_another_the_loop_must_choose(tok):
     assert m.is_finished() and len(m.allowed_token_ids()) == 0
 
 
+@pytest.mark.parametrize("stop_at_accept, missing", [(False, b"ab"), (True, b"abc")])
+def test_with_single_letter_tokens_one_text_never_comes_out(stop_at_accept, missing):
+    """The q-prefix answer, for its vocabulary of single letters a, b and c: each end rule leaves
+    one text of {ab, abc} with no token path, and the other with one."""
+    paths = count_paths(compile_choice(["ab", "abc"]), [b"a", b"b", b"c"], stop_at_accept=stop_at_accept)
+    assert paths.get(missing, 0) == 0 and sum(paths.values()) == 1
+
+
+def test_with_the_projects_tokens_stop_at_accept_writes_the_long_text_across_the_end(fig, tok):
+    """§4, «Benina» / «Benina Casia»: with ``stop_at_accept=True`` the long text comes out only
+    through the paths whose tokens jump over the end of the short one, and the mask gives it almost
+    everything while the conditional gives it almost nothing (paths counted by brute force over
+    every token split)."""
+    pr = fig["prefix_rules"]
+    short, long = pr["short_text"].encode(), pr["long_text"].encode()
+    splits = token_splits(long, tok.vocab)
+    boundaries = [{sum(len(tok.vocab[t]) for t in split[:k]) for k in range(1, len(split))} for split in splits]
+    jumping = [split for split, cut in zip(splits, boundaries) if len(short) not in cut]
+    assert pr["default"]["short"]["paths"] == 0 and pr["default"]["long"]["paths"] == len(splits)
+    assert pr["stop"]["long"]["paths"] == len(jumping) > 0
+    assert pr["stop"]["short"]["paths"] == len(token_splits(short, tok.vocab))
+    crossing = {token_label(tok.vocab[t]) for split in jumping for t in split
+                if any(i < len(short) < i + len(tok.vocab[t]) for i in range(len(short))
+                       if long[i:i + len(tok.vocab[t])] == tok.vocab[t])}
+    assert set(pr["crossing"]) == crossing  # «el token a␣ … salta por encima de ese final»
+    # «casi siempre escribiría Benina … la máscara da … a Benina Casia»
+    assert pr["stop"]["short"]["conditional"] > 0.99 and pr["stop"]["long"]["masked"] > 0.99
+    assert pr["stop"]["short"]["masked"] + pr["stop"]["long"]["masked"] == pytest.approx(1)
+    ratio = pr["stop"]["long"]["masked"] / pr["stop"]["long"]["conditional"]
+    assert pr["stop"]["long_ratio"] == pytest.approx(ratio)
+    # «mucho mayor que la de los cinco nombres»: ten times the largest ratio of the five names
+    assert ratio > 10 * max(r["ratio"] for r in fig["enumeration"]["rows"])
+
+
 # ------------------------------------------------ the picture
 
 def test_the_picture_draws_each_probability_as_a_bar_of_proportional_width():

@@ -6,10 +6,13 @@ answer, the first nested answer and the depth histogram, the JSON-mode counts, t
 The figures are the build's (``sitebuild.figures.lesson_figures``, cached in ``.cache/``)."""
 
 import json
+import math
 import re
 from collections import Counter, deque
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import build
 from lesson import compile_choice, enumerate_paths
@@ -269,3 +272,121 @@ def test_the_prose_words_of_levels_2_and_4_hold(fig):
     assert fig["stack"]["seconds"] > 0 and fig["stack"]["positions"] > 1
     kinds = fig["json_mode"]["kinds"]
     assert kinds["int"] * 2 > fig["json_mode"]["n_values"]  # «sobre todo números enteros»
+
+
+# ---------------------------------------------------------------- where level 4's states come from
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.text(alphabet="abcñá", min_size=1, max_size=13),
+                    lambda inner: st.lists(inner, min_size=1, max_size=4).map(lambda xs: ("g", xs)),
+                    max_leaves=6),
+       st.integers(min_value=1, max_value=3))
+def test_the_bounded_regex_is_the_grammars_language_cut_at_a_depth(note, depth):
+    """``bounded_parens_regex(d)`` accepts a note exactly when PARENS_GBNF does and its nesting is
+    at most d (random trees of words and groups, some too long, too wide or too deep)."""
+    from lesson.niveles.levels import bounded_parens_regex, matches_parens
+    from masker import compile_regex
+
+    def write(x):
+        return x if isinstance(x, str) else "(" + " ".join(map(write, x[1])) + ")"
+    text = write(note) if isinstance(note, tuple) else "(" + note + ")"
+    whole = '{"nombre":"Benina","nota":"' + text + '"}'
+    m = compile_regex(bounded_parens_regex(depth)).matcher([bytes([b]) for b in range(256)])
+    ok = True
+    for b in whole.encode():
+        if not m.mask()[b]:
+            ok = False
+            break
+        m.consume(b)
+    accepted = ok and m.is_accepting()
+    assert accepted == (matches_parens(whole) and paren_depth(text) <= depth)
+
+
+def test_the_stack_does_not_make_level_4s_states(fig, model, tok):
+    """§7: «no las impone la pila»: the notes that never nest alone go through almost all the keys;
+    a DFA of the same language cut at the notes' depth meets far fewer states on the same answers
+    (recounted here from a fresh measurement); two prefixes with the same future (same mask, same
+    state of the minimal DFA) get two Earley keys."""
+    from lesson import compile_cfg, compile_json_schema, compile_regex
+    from lesson.niveles.levels import (PARENS_GBNF, SAME_FUTURE, SCHEMA, bounded_parens_regex,
+                                       distinct_states, matches_parens, measure_level)
+    src = fig["stack"]["sources"]
+    r3 = measure_level(model, tok, 3, "x", PROMPT, compile_json_schema(SCHEMA), n=200, seed=0)
+    r4 = measure_level(model, tok, 4, "x", PROMPT, compile_cfg(PARENS_GBNF), n=100, seed=0, check=matches_parens)
+    depths = [paren_depth(json.loads(t)["nota"]) for t in r4.texts]
+    flat = [ids for ids, d in zip(r4.token_ids, depths) if d == 1]
+    assert src["answers"] == 100 and src["flat_answers"] == len(flat) and src["depth"] == max(depths)
+    assert src["earley4"] == fig["stack"]["states4"] == distinct_states(compile_cfg(PARENS_GBNF), r4.token_ids, tok.vocab)
+    assert src["flat_earley"] == distinct_states(compile_cfg(PARENS_GBNF), flat, tok.vocab)
+    assert src["dfa3"] == fig["stack"]["states3"]
+    dfa = compile_regex(bounded_parens_regex(src["depth"]))
+    assert src["dfa4"] == distinct_states(dfa, r4.token_ids, tok.vocab)
+    # the words of the prose: most notes do not nest, they alone make most keys, and a stackless
+    # DFA needs less than half of them; the language explains dfa3 -> dfa4
+    assert src["flat_answers"] > src["answers"] / 2
+    assert src["flat_earley"] > src["earley4"] / 2
+    assert src["dfa3"] < src["dfa4"] < src["earley4"] / 2
+    same = src["same_future"]
+    assert same["prefixes"] == list(SAME_FUTURE)
+    masks, keys, states = [], [], []
+    for prefix in SAME_FUTURE:
+        m, d = compile_cfg(PARENS_GBNF).matcher(tok.vocab), dfa.matcher(tok.vocab)
+        m.consume_bytes(prefix)
+        d.consume_bytes(prefix)
+        masks.append(m.mask())
+        keys.append(m.state_key())
+        states.append(d.state_key())
+    assert same["same_mask"] and (masks[0] == masks[1]).all()
+    assert not same["same_earley_key"] and keys[0] != keys[1]
+    assert same["same_dfa_state"] and states[0] == states[1]
+
+
+def test_level_3_always_ends_and_its_sample_order_is_noise(fig, tok):
+    """§4: level 3's language is finite (the enum), so its answers always end; §5: the sample's
+    top name differs from the mask's only by noise (every name within 2.5 binomial sd of n·q~)."""
+    from lesson.language import count_language
+    from lesson.niveles.levels import SCHEMA
+    from masker import compile_json_schema
+    counts = count_language(compile_json_schema(SCHEMA), tok.vocab)
+    assert fig["finite_level3"] == {"texts": len(counts.texts), "longest_tokens": counts.longest_tokens}
+    assert len(counts.texts) == len(NAMES)
+    noise, n = fig["noise_level3"], fig["rows"][3]["n"]
+    for name, row in noise["names"].items():
+        q = fig["exact"]["names"][name]["masked"]
+        assert row["expected"] == pytest.approx(n * q) and row["sd"] == pytest.approx((n * q * (1 - q)) ** 0.5)
+        assert row["observed"] == fig["names_level3"]["counts"][name]
+    assert noise["max_abs_z"] == pytest.approx(max(abs(r["observed"] - r["expected"]) / r["sd"]
+                                                   for r in noise["names"].values()))
+    if fig["exact"]["masked_top"] != fig["names_level3"]["top"]:  # the prose says «ruido» then
+        assert noise["max_abs_z"] < 2.5
+
+
+def test_a_zero_in_n_tries_and_the_bounds_rounded_the_safe_way(fig):
+    """The q-budget feedback: (1 − u)^n = 0.05 for the 95 % upper bound u, and (1 − 1/n)^n; the
+    prose's bounds keep two figures, an upper bound rounded up and a lower one down."""
+    z = fig["zero_sample"]
+    assert (1 - z["upper95"]) ** z["n"] == pytest.approx(0.05)
+    assert 2.9 / z["n"] < z["upper95"] < 3.1 / z["n"]  # the rule of three
+    assert z["p_zero_at_one_in_n"] == pytest.approx((1 - 1 / z["n"]) ** z["n"])
+    b = fig["valid_bound"]
+    assert b["bound"] <= b["bound_up"] and b["max_expected"] <= b["max_expected_up"]
+    assert b["min_tries_down"] <= b["min_tries"]
+    for x in (b["bound_up"], b["max_expected_up"], b["min_tries_down"]):
+        assert float(f"{x:.2g}") == x
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=1e-80, max_value=1e80))
+def test_round_sig_rounds_the_safe_way(x):
+    from lesson.niveles.figures import round_sig
+    up, down = round_sig(x, 2, up=True), round_sig(x, 2, up=False)
+    assert down <= x * (1 + 1e-12) and up >= x * (1 - 1e-12)
+    assert float(f"{up:.2g}") == up and float(f"{down:.2g}") == down
+    assert up - down <= 1.0001 * 10 ** (math.floor(math.log10(x)) - 1) * 1.0001
+
+
+def test_unbounded_json_mode_finishes_only_the_empty_object(fig):
+    """§4: the answers of the unbounded JSON mode that parse are the empty object, when the prose
+    says so: parsed = empty + finished with content."""
+    u = fig["unbounded"]
+    assert u["parsed"] == u["empty"] + u["finished_with_content"] and u["cut"] == u["n"] - u["parsed"]

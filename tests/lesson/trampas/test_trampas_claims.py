@@ -221,3 +221,60 @@ def test_each_hint_is_the_personal_a_and_a_name(fig):
     o = fig["order"]
     assert o["hints"] == [f"a {n}" for n in o["names"]]
     assert o["fields"] == ["pista", "es"]  # glossed «hint» and «is»
+
+
+def test_the_zeros_are_a_dash_the_mask_turns_into_an_age(fig, model, tok):
+    """§1: «en la primera posición de la edad el token permitido más probable es el guion (q̃ …),
+    y al 0, …; tras el guion solo deja 0, al que el modelo daba …»: the prefix's BPE split, the
+    masker's own mask and an independent float64 softmax, recomputed here."""
+    import numpy as np
+    from lesson.trampas import AGE_SCHEMA, studies
+    from lesson.trampas.figures import AGE_PREFIX
+    from masker import compile_json_schema
+    dash, age = fig["age"]["dash"], fig["age"]
+    ids = tok.encode(studies.AGE_PROMPT + AGE_PREFIX)
+    logits = model.forward(np.array([ids]))[0, -1].astype(np.float64)
+    p = np.exp(logits - logits.max())
+    p /= p.sum()
+    m = compile_json_schema(AGE_SCHEMA).matcher(tok.vocab)
+    m.consume_bytes(AGE_PREFIX)
+    allowed = m.mask()
+    minus, zero = tok.vocab.index(b"-"), tok.vocab.index(b"0")
+    assert dash["q_minus"] == pytest.approx(p[minus] / p[allowed].sum(), rel=1e-6)
+    assert dash["q_zero"] == pytest.approx(p[zero] / p[allowed].sum(), rel=1e-6)
+    assert dash["minus_is_top_allowed"] == (int(np.argmax(np.where(allowed, p, -1))) == minus)
+    m.consume(minus)
+    assert dash["after_minus"] == [tok.vocab[t].decode() for t in np.flatnonzero(m.mask())]
+    if age["top_age"] == 0 and dash["minus_is_top_allowed"] and dash["after_minus"] == ["0"]:  # the prose
+        assert dash["q_minus"] > 10 * dash["q_zero"] and dash["p_zero_after_minus"] < 1e-3
+        assert age["minus_zero"] > 0
+
+
+def test_the_growth_per_level_comes_from_max_items(fig):
+    """§6: with ``maxItems: 2`` the flattened thread's states about double per level; with no cap
+    (and with ``maxItems: 1``) each level adds about the same number, the prose's «unos N»."""
+    from lesson.trampas import studies
+    t = fig["thread"]
+    assert t["cap"] == studies.THREAD_SCHEMA["$defs"]["comentario"]["properties"]["respuestas"]["maxItems"]
+    none = studies.depth_bounded(t["bound_depths"], max_replies=None).states
+    one = studies.depth_bounded(t["bound_depths"], max_replies=1).states
+    assert t["no_cap_states"] == none and t["one_cap_states"] == one
+    steps = [b - a for a, b in zip(none, none[1:])]
+    assert t["no_cap_steps"] == steps and t["no_cap_step"] == round(sum(steps) / len(steps))
+    assert max(steps) - min(steps) <= 0.05 * t["no_cap_step"]  # «cada nivel añade unos N»
+    assert all(abs(a - b) <= 0.05 * b for a, b in zip(one, none))  # «casi los mismos»
+    assert t["growth_min"] > 2 and max(b / a for a, b in zip(none, none[1:])) < t["growth_min"]
+
+
+def test_a_bare_number_is_complete_and_still_open(fig, tok):
+    """§7: «un número suelto siempre puede seguir (cada respuesta está completa y aún admite otra
+    cifra)»: each answer of the empty schema, fed back to the masker."""
+    from masker import compile_json_schema
+    j = fig["json_mode"]
+    grammar = compile_json_schema({})
+    ends = []
+    for text in j["any"]:
+        m = grammar.matcher(tok.vocab)
+        m.consume_bytes(text)
+        ends.append(m.is_accepting() and m.can_continue())
+    assert j["any_always_open"] == all(ends)
