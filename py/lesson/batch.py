@@ -16,6 +16,8 @@ numbers differ (one generator for the batch), so row i is not ``generate(seed=i)
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from masker import Grammar
@@ -31,7 +33,8 @@ MAX_ANSWERS = 20_000  # per call: each row holds a float64[V] row of probabiliti
 def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: int, seed: int = 0,
                  temperature: float = 1.0, top_k: int | None = None, top_p: float | None = None,
                  max_tokens: int | None = None, stop_at_accept: bool = False,
-                 forced: bool = False, budget_aware: bool = False) -> list[Generation]:
+                 forced: bool = False, budget_aware: bool = False,
+                 stats: dict | None = None) -> list[Generation]:
     """``n`` independent answers after ``prompt``, masked by ``grammar`` when one is given.
 
     Arguments and errors as :func:`lesson.sampling.generate` (plus ValueError for n outside
@@ -45,7 +48,12 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     ``log_kept``, ``text`` and ``status`` work as for ``generate``.
 
     Cost: one model call per position of the longest answer, on the distinct prefixes still being
-    written (float64, like ``generate``).
+    written (float64, like ``generate``). ``stats``, when given, is a dict filled with where the
+    cost went: ``model_calls`` and ``model_rows`` (model calls, the prompt's included: one per
+    position of the longest answer; and the rows whose next-token distributions they gave: one per
+    distinct prefix at each position, 1 for the prompt), ``model_seconds`` (wall time in ``model.step``, the prompt
+    included), ``mask_seconds`` (wall time computing masks and advancing matchers) and
+    ``seconds`` (the whole call); times are ``time.perf_counter`` differences, noisy.
     """
     if not 1 <= n <= MAX_ANSWERS:
         raise ValueError(f"n must be between 1 and {MAX_ANSWERS:,} answers per call, found {n:,}; "
@@ -57,27 +65,53 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     root = grammar.matcher(tok.vocab) if grammar is not None else None
     if budget_aware and root is not None:
         root.set_budget(max_tokens)  # every node's matcher forks it, and counts down at each consume
+    clock = _Clock()
     if root is not None and ended(root, stop_at_accept):
         for gen in gens:
             gen.status = STOPPED if stop_at_accept else FINISHED
-        return gens
-    return _decode(model.astype(np.float64), prompt_ids, root, gens, np.random.default_rng(seed),
-                   temperature, top_k, top_p, max_tokens, stop_at_accept, forced)
+    else:
+        _decode(model.astype(np.float64), prompt_ids, root, gens, np.random.default_rng(seed),
+                temperature, top_k, top_p, max_tokens, stop_at_accept, forced, clock)
+    if stats is not None:
+        stats.update(clock.summary())
+    return gens
+
+
+class _Clock:
+    """Where :func:`sample_batch`'s time went: model calls and rows, seconds in the model and in
+    the masker (``time.perf_counter``)."""
+
+    def __init__(self):
+        self.start = time.perf_counter()
+        self.model_calls = self.model_rows = 0  # the prompt's call counts once, with one row
+        self.model_seconds = self.mask_seconds = 0.0
+
+    def model(self, model, ids, cache):
+        t = time.perf_counter()
+        out = model.step(ids, cache)
+        self.model_seconds += time.perf_counter() - t
+        return out
+
+    def summary(self) -> dict:
+        return {"model_calls": self.model_calls, "model_rows": self.model_rows,
+                "model_seconds": self.model_seconds, "mask_seconds": self.mask_seconds,
+                "seconds": time.perf_counter() - self.start}
 
 
 def _decode(model, prompt_ids, root, gens, rng, temperature, top_k, top_p, max_tokens,
-            stop_at_accept, forced) -> list[Generation]:
+            stop_at_accept, forced, clock: _Clock) -> list[Generation]:
     """The loop of :func:`sample_batch`, one model call per position. A node is a distinct token
     prefix still being written; rows with the same prefix share its model row, its matcher (from
     ``root``) and its mask. row_node[i]: the node of active row rows[i]."""
     shared = model.new_cache(1)
-    logits = model.step(np.array([prompt_ids]), shared)[0, -1][None, :]  # float64[nodes, V]
+    logits = clock.model(model, np.array([prompt_ids]), shared)[0, -1][None, :]  # float64[nodes, V]
+    clock.model_calls, clock.model_rows = 1, 1
     matchers = [root]
     cache = None
     rows = np.arange(len(gens))  # the Generation index of each row still writing
     row_node = np.zeros(len(gens), dtype=np.intp)
     while True:
-        p, q, kept, masks = node_distributions(logits, temperature, matchers, top_k, top_p)
+        p, q, kept, masks = node_distributions(logits, temperature, matchers, top_k, top_p, clock)
         kinds = [None] * len(q)
         if forced and masks is not None:
             kinds = [forced_kind(m, np.flatnonzero(mask), stop_at_accept) for m, mask in zip(matchers, masks)]
@@ -85,6 +119,7 @@ def _decode(model, prompt_ids, root, gens, rng, temperature, top_k, top_p, max_t
         step = _Step(p, q, kept, kinds)
         for i, r in enumerate(rows.tolist()):
             step.record(gens[r], r, int(row_node[i]), int(chosen[i]), matchers, stop_at_accept, max_tokens)
+        clock.mask_seconds += step.matcher_seconds
         if not step.still:
             return gens
         live = sorted(set(step.still_node))  # the children some row still continues
@@ -97,20 +132,27 @@ def _decode(model, prompt_ids, root, gens, rng, temperature, top_k, top_p, max_t
             cache = shared.branch(len(live))
         else:
             cache = cache.select([step.parents[c] for c in live], extra=1)
-        logits = model.step(ids, cache)[:, -1]
+        clock.model_calls += 1
+        clock.model_rows += len(live)
+        logits = clock.model(model, ids, cache)[:, -1]
 
 
-def node_distributions(logits, temperature: float, matchers, top_k: int | None, top_p: float | None):
+def node_distributions(logits, temperature: float, matchers, top_k: int | None, top_p: float | None,
+                       clock: _Clock | None = None):
     """The next-token distributions of the nodes (float64[nodes, V] logits): ``(p, q, kept,
     masks)``, p the tempered softmax, q the distribution the loop draws from (masked by each
     node's matcher and renormalised by its kept mass, then truncated by top-k / top-p among the
     allowed tokens), ``kept`` float64[nodes] and ``masks`` bool[nodes, V] (both None when
-    ``matchers`` is ``[None]``: no grammar). Raises ValueError when a node keeps no mass."""
+    ``matchers`` is ``[None]``: no grammar). Raises ValueError when a node keeps no mass. The
+    time spent on masks is added to ``clock.mask_seconds`` when a clock is given."""
     p = softmax(logits / temperature)  # float64[nodes, V]
     if matchers[0] is None:
         masks, q, kept = None, p, None
     else:
+        t = time.perf_counter()
         masks = np.stack([m.mask() for m in matchers])  # bool[nodes, V]
+        if clock is not None:
+            clock.mask_seconds += time.perf_counter() - t
         q = np.where(masks, p, 0.0)
         kept = q.sum(axis=1)
         if not (kept > 0).all():
@@ -148,6 +190,7 @@ class _Step:
         self.children: dict[tuple[int, int], int] = {}  # (node, token) -> child
         self.parents, self.tokens, self.matchers, self.ended = [], [], [], []
         self.still, self.still_node = [], []
+        self.matcher_seconds = 0.0  # forking and advancing the children's matchers
 
     def child(self, node: int, t: int, matchers, stop_at_accept: bool) -> int:
         child = self.children.get((node, t))
@@ -157,10 +200,14 @@ class _Step:
             self.tokens.append(t)
             m = None
             if matchers[node] is not None:
+                start = time.perf_counter()
                 m = matchers[node].fork()
                 m.consume(t)
+                self.ended.append(ended(m, stop_at_accept))
+                self.matcher_seconds += time.perf_counter() - start
+            else:
+                self.ended.append(False)
             self.matchers.append(m)
-            self.ended.append(m is not None and ended(m, stop_at_accept))
         return child
 
     def record(self, gen: Generation, r: int, node: int, t: int, matchers, stop_at_accept: bool,

@@ -72,3 +72,22 @@ def test_same_seed_same_answers_and_bad_arguments(model, tok):
         sample_batch(model, tok, PROMPT, grammar, n=2, max_tokens=0)
     with pytest.raises(ValueError, match="context"):
         sample_batch(model, tok, PROMPT, None, n=2, max_tokens=10_000)
+
+
+@pytest.mark.parametrize("grammar", [None, compile_choice(NAMES)], ids=["unmasked", "names"])
+def test_stats_count_one_model_row_per_distinct_prefix(model, tok, grammar):
+    """``stats``' model rows are the distinct prefixes still being written at each position (the
+    prompt alone at the first; recounted from the answers), one call per position of the longest
+    answer, and its times are parts of the whole call."""
+    stats = {}
+    gens = sample_batch(model, tok, PROMPT, grammar, n=60, seed=3, max_tokens=6, stats=stats)
+    longest = max(len(g.token_ids) for g in gens)
+    rows = 0
+    for j in range(longest):  # position j+1's distributions come from the prefixes of length j still going
+        rows += len({tuple(g.token_ids[:j]) for g in gens if len(g.token_ids) > j})
+    assert stats["model_rows"] == rows and stats["model_calls"] == longest
+    assert rows < 60 * longest  # shared prefixes: fewer rows than answers × calls
+    assert 0 < stats["model_seconds"] and 0 <= stats["mask_seconds"]
+    assert stats["model_seconds"] + stats["mask_seconds"] <= stats["seconds"]
+    if grammar is None:
+        assert stats["mask_seconds"] == 0

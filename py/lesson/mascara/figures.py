@@ -25,7 +25,7 @@ from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label
 from .picture import factors_svg, names_svg
-from .why import ratio_split
+from .why import ratio_split, split_factors
 
 MASKED_SEEDS = [0, 1, 2, 3, 4]
 UNMASKED_SEEDS = [0, 1, 2]
@@ -308,7 +308,9 @@ def walk_summary(gen, tok, model, grammar) -> dict:
     ``noncanonical``: None when the sample's split of the prefix is BPE's; otherwise the first
     position (1-based) where it leaves BPE's, with the unmasked model's most probable token there
     (``top``, ``top_p``, whether the grammar allows it) and the allowed tokens with their p, most
-    probable first (``chosen`` marks the sample's).
+    probable first (``chosen`` marks the sample's). ``split_why``: None with BPE's split; otherwise
+    :func:`lesson.mascara.why.split_factors` of the sample's split against BPE's (token labels as
+    text).
     """
     first = next(j for j, pos in enumerate(gen.positions) if not pos.is_forced)
     pos = gen.positions[first]
@@ -335,7 +337,14 @@ def walk_summary(gen, tok, model, grammar) -> dict:
                         "top_allowed": any(t == top for t, _, _ in here.allowed),
                         "allowed": [{"label": token_label(tok.vocab[t]), "p": p, "chosen": t == here.chosen}
                                     for t, p, _ in sorted(here.allowed, key=lambda a: -a[1])]}
-    return {"noncanonical": noncanonical, "seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
+    split_why = None
+    if j is not None:  # the sample's split against BPE's, factor by factor (why.split_factors)
+        split_why = split_factors(model, tok, tok.encode(PROMPT), split, bpe)
+        for r in split_why["rows"]:
+            r["sample"] = [token_label(b) for b in r["sample"]]
+            r["other"] = [token_label(b) for b in r["other"]]
+            r["before_sample"], r["before_other"] = token_label(r["before_sample"]), token_label(r["before_other"])
+    return {"noncanonical": noncanonical, "split_why": split_why, "seed": gen.seed, "text": gen.text, "forced_before": first, "choice_position": first + 1,
             "written": prefix.decode("utf-8", "replace"),
             "split": [token_label(tok.vocab[t]) for t in gen.token_ids[:first]],
             "bpe_split": [token_label(tok.vocab[t]) for t in tok.encode(prefix.decode("utf-8"))],

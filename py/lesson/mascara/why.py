@@ -80,3 +80,60 @@ def ratio_split(model, tok, prefix: list[int], big: str, small: str) -> dict:
            "paths": a["share"] / b["share"]}
     out["pair"] = out["quote"] * out["brace"]
     return out
+
+
+def segments(a: list[bytes], b: list[bytes]) -> list[tuple[list[int], list[int]]]:
+    """Two token splits of the same bytes (``a`` and ``b``: each token's bytes), cut into the
+    shortest segments that cover the same bytes in both: a list of (indices into ``a``, indices
+    into ``b``). Raises ValueError when the splits do not spell the same bytes."""
+    if b"".join(a) != b"".join(b):
+        raise ValueError("the two splits do not spell the same bytes")
+    out, i, j, end_a, end_b = [], 0, 0, 0, 0
+    seg_a, seg_b = [], []
+    while i < len(a) or j < len(b):
+        if end_a <= end_b and i < len(a):
+            end_a += len(a[i])
+            seg_a.append(i)
+            i += 1
+        else:
+            end_b += len(b[j])
+            seg_b.append(j)
+            j += 1
+        if end_a == end_b:
+            out.append((seg_a, seg_b))
+            seg_a, seg_b = [], []
+    return out
+
+
+def split_factors(model, tok, prompt_ids: list[int], sample: list[int], other: list[int]) -> dict:
+    """Why the unmasked model prefers one token split of a text to another: p(split | prompt) of
+    each, as a product of factors over :func:`segments` (the stretches of text that both splits
+    cover with their own tokens). ``rows``: one per segment after the splits first differ, with
+    the two splits' tokens (as bytes), the token before the segment in each (``before_sample``,
+    ``before_other``; b"" at the start), the sample's 1-based ``positions``, ``same_tokens``, their probabilities (each the product over the
+    segment's tokens, in the context of that split) and ``ratio`` (sample / other); ``ratio``:
+    the whole ratio, the product of the rows' (the segments before the first difference have the
+    same tokens in the same context, ratio 1); ``largest``: the index of the row with the largest
+    ratio. One forward pass per split, float64. Raises ValueError as :func:`segments`, or when the
+    two splits are the same."""
+    if sample == other:
+        raise ValueError("the two splits are the same")
+    m = model.astype(np.float64)
+    steps_a = path_steps(m, prompt_ids, sample)
+    steps_b = path_steps(m, prompt_ids, other)
+    rows, differ = [], False
+    for seg_a, seg_b in segments([tok.vocab[t] for t in sample], [tok.vocab[t] for t in other]):
+        differ = differ or [sample[k] for k in seg_a] != [other[k] for k in seg_b]
+        if not differ:
+            continue
+        log_a = sum(steps_a[k] for k in seg_a)
+        log_b = sum(steps_b[k] for k in seg_b)
+        rows.append({"sample": [tok.vocab[sample[k]] for k in seg_a], "other": [tok.vocab[other[k]] for k in seg_b],
+                     "before_sample": tok.vocab[sample[seg_a[0] - 1]] if seg_a[0] else b"",
+                     "before_other": tok.vocab[other[seg_b[0] - 1]] if seg_b[0] else b"",
+                     "positions": [k + 1 for k in seg_a], "p_sample": math.exp(log_a), "p_other": math.exp(log_b),
+                     "ratio": math.exp(log_a - log_b), "same_tokens": len(seg_a) == len(seg_b) and all(
+                         sample[x] == other[y] for x, y in zip(seg_a, seg_b))})
+    ratio = math.exp(sum(steps_a) - sum(steps_b))
+    largest = max(range(len(rows)), key=lambda r: rows[r]["ratio"])
+    return {"rows": rows, "ratio": ratio, "largest": largest}

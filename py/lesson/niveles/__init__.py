@@ -12,7 +12,8 @@
 The page's cells import from this package: ``from lesson.niveles import measure_level``.
 """
 
-from .handmask import ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound
+from .handmask import (ByteTrace, FsmAgreement, compare_masks, enum_object_machine, envelope_bound,
+                       prefix_shared_bound)
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, RETRY_QUESTIONS, SCHEMA,
                      LevelResult, LevelsTable, RetryTable, answer, depth_counts, distinct_states, state_sources, bounded_parens_regex, fewest_tokens, first_nested,
                      inside_braces, matches_parens, matches_schema, measure_level, measure_prompt,
@@ -23,5 +24,5 @@ from .pictures import DepthHistogram, depth_svg, retry_svg
 __all__ = ["ByteTrace", "DepthHistogram", "depth_counts", "depth_svg", "fewest_tokens", "first_nested",
            "answer", "distinct_states", "state_sources", "bounded_parens_regex", "inside_braces", "paren_depth", "retry_svg", "stack_cost", "StackCost", "FEW_SHOT_PROMPT", "FsmAgreement", "JSON_MODE_GBNF", "LevelResult", "LevelsTable",
            "NAMES", "PARENS_GBNF", "PROMPT", "RETRY_QUESTIONS", "RetryTable", "SCHEMA", "compare_masks",
-           "enum_object_machine", "envelope_bound", "matches_parens", "matches_schema", "measure_level",
+           "enum_object_machine", "envelope_bound", "prefix_shared_bound", "matches_parens", "matches_schema", "measure_level",
            "measure_prompt", "p_first_byte", "parses", "retry_arithmetic", "with_retries"]

@@ -4,7 +4,9 @@ The build calls :func:`compute_figures` in CPython (see ``sitebuild.figures.less
 compute the same numbers live with the same functions and the same constants (sizes, seeds,
 budgets), which are defined here and in :mod:`lesson.niveles.levels`. The prose quotes no time:
 the cells' precomputed outputs run in another process, and times differ between runs; it takes
-only the comparison of :func:`stack`'s time ratio with its positions ratio.
+only the comparison of :func:`stack`'s time ratio with its positions ratio, and the shares of
+levels 3 and 4's time spent on masks and in the model, each named as one measurement of the
+build.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..course import answer
 from ..enumeration import enumerate_paths
 from ..language import count_language
 from ..views import token_label
-from .handmask import compare_masks, enum_object_machine, envelope_bound, run_bytes
+from .handmask import compare_masks, enum_object_machine, envelope_bound, prefix_shared_bound, run_bytes
 from .levels import (FEW_SHOT_PROMPT, brace_bound, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
                      distinct_states, inside_braces, matches_parens, parses, measure_level, measure_prompt, p_first_byte,
@@ -150,7 +152,7 @@ def fsm(model, tok) -> dict:
     first = gens[0]
     longest = max(first.token_ids, key=lambda t: len(tok.vocab[t]))
     return {"syntax": grammar.syntax, "dfa_states": grammar.automaton.n_states,
-            "bound": envelope_bound(FIELDS), "answers": FSM_ANSWERS, "positions": agreement.positions,
+            "bound": envelope_bound(FIELDS), "prefix_shared": prefix_shared_bound(FIELDS), "answers": FSM_ANSWERS, "positions": agreement.positions,
             "mismatches": agreement.mismatches, "hand_states": agreement.states,
             "example": first.text, "example_tokens": len(first.token_ids),
             "longest": token_label(tok.vocab[longest]), "longest_bytes": len(tok.vocab[longest]),
@@ -217,14 +219,27 @@ def nesting(r) -> dict:
 
 def stack(measured, tok) -> dict:
     """Level 4 against level 3 (stack_cost): the positions ratio is deterministic (fixed seeds);
-    the time ratios are this build's wall clock. Also each level's positions and the distinct
-    matcher states its answers met (distinct_states: the masks it had to compute)."""
+    the time ratios are this build's wall clock. Also, per level k: ``positions{k}``, the distinct
+    matcher states its answers met (``states{k}``, distinct_states: the masks it had to compute),
+    the model rows (``rows{k}``, deterministic), the answers (``n{k}``) and this build's shares of
+    its time in the masker and in the model (``mask_share{k}``, ``model_share{k}``, in [0, 1]), with
+the model calls (``calls{k}``) and the seconds in the model, the masker and the rest of the loop
+(``model_seconds{k}``, ``mask_seconds{k}``, ``rest_seconds{k}``)."""
     out = stack_cost(measured[3], measured[4])
     out["sources"] = state_sources(measured[3], measured[4], tok.vocab)
     grammars = {3: compile_json_schema(SCHEMA), 4: compile_cfg(PARENS_GBNF)}
     for k, grammar in grammars.items():
-        out[f"positions{k}"] = measured[k].positions
-        out[f"states{k}"] = distinct_states(grammar, measured[k].token_ids, tok.vocab)
+        r = measured[k]
+        out[f"positions{k}"] = r.positions
+        out[f"states{k}"] = distinct_states(grammar, r.token_ids, tok.vocab)
+        out[f"rows{k}"] = r.model_rows
+        out[f"calls{k}"] = r.model_calls
+        out[f"model_seconds{k}"], out[f"mask_seconds{k}"] = r.model_seconds, r.mask_seconds
+        out[f"rest_seconds{k}"] = r.seconds - r.model_seconds - r.mask_seconds
+        out[f"n{k}"] = r.n
+        # this build's split of the level's wall time (noisy: the prose names it as one measurement)
+        out[f"mask_share{k}"] = r.mask_seconds / r.seconds
+        out[f"model_share{k}"] = r.model_seconds / r.seconds
     return out
 
 

@@ -177,3 +177,20 @@ def envelope_bound(fields: dict[str, list[str]]) -> int:
     fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
     values = sum(len(json.dumps(v, ensure_ascii=False).encode()) for vs in fields.values() for v in vs)
     return 1 + fixed + values
+
+
+def prefix_shared_bound(fields: dict[str, list[str]]) -> int:
+    """:func:`envelope_bound` with the values of each field sharing their prefixes (a trie per
+    field: one state per distinct non-empty prefix of its quoted values, so ``"pre`` of
+    ``"presente"`` and ``"pretérito"`` counts once). Endings are not shared: each complete value
+    keeps its own state. The gap from here to the minimal DFA is what minimisation merges beyond
+    prefixes (states with the same future, such as the ends of the values). Raises ValueError for
+    no fields."""
+    if not fields:
+        raise ValueError("fields must name at least one key")
+    fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
+    prefixes = 0
+    for values in fields.values():
+        quoted = [json.dumps(v, ensure_ascii=False).encode() for v in values]
+        prefixes += len({q[:i] for q in quoted for i in range(1, len(q) + 1)})
+    return 1 + fixed + prefixes

@@ -167,6 +167,10 @@ class LevelResult:
     parsed / matched: answers that ``json.loads`` reads / that meet the level's format (``check``).
     positions: model positions spent on the answers (tokens generated, retries included).
     seconds: wall time of the measurement (s; noisy, never asserted).
+    model_rows / model_calls: the model's rows (one per distinct prefix at each position, the
+    prompt's included; :func:`lesson.batch.sample_batch`'s ``stats``) and its calls (one per
+    position of the longest answer); model_seconds / mask_seconds: the part of
+    ``seconds`` spent in the model / in the masker (s; noisy).
     texts: the answers (for level 1, the first try that parsed, else the last try).
     """
     level: int
@@ -181,6 +185,10 @@ class LevelResult:
     token_counts: list[int] = field(default_factory=list, repr=False)  # tokens of each answer
     budget_hits: int = 0  # answers stopped by the token budget (level 0), still viable
     token_ids: list[list[int]] = field(default_factory=list, repr=False)  # each answer's tokens (masked levels)
+    model_rows: int = 0
+    model_calls: int = 0
+    model_seconds: float = 0.0
+    mask_seconds: float = 0.0
 
     @property
     def parse_rate(self) -> float:
@@ -209,15 +217,18 @@ def measure_level(model, tok, level: int, name: str, prompt: str, grammar=None, 
     """``n`` answers to ``prompt`` (masked by ``grammar`` if given) with one
     :func:`lesson.batch.sample_batch`, each checked with :func:`parses` and ``check``.
     Raises what ``sample_batch`` raises (ValueError for n < 1, a prompt too long...)."""
+    stats = {}
     start = time.perf_counter()
     gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed, max_tokens=max_tokens,
-                        stop_at_accept=stop_at_accept)
+                        stop_at_accept=stop_at_accept, stats=stats)
     seconds = time.perf_counter() - start
     texts = [g.text for g in gens]
     counts = [len(g.token_ids) for g in gens]
     return LevelResult(level, name, n, sum(map(parses, texts)), sum(map(check, texts)),
                        sum(counts), seconds, texts, check_name, counts,
-                       token_ids=[list(g.token_ids) for g in gens])
+                       token_ids=[list(g.token_ids) for g in gens], model_rows=stats["model_rows"],
+                       model_calls=stats["model_calls"],
+                       model_seconds=stats["model_seconds"], mask_seconds=stats["mask_seconds"])
 
 
 @functools.cache
@@ -467,13 +478,16 @@ def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:
 
 
 class StackCost:
-    """The line of the cell «La tabla de niveles» that compares level 4 with level 3
-    (:func:`stack_cost`'s ratios). The time ratios are marked ``data-measured``: they change from
-    one run to the next, and the page's tests leave them out when they compare a live output with
-    the precomputed one."""
+    """The end of the cell «La tabla de niveles» that compares level 4 with level 3: a line with
+    :func:`stack_cost`'s ratios, then a table of where each level's time went (answers, positions,
+    model rows, and the seconds in the model, in the masker and in the rest: the sampling loop's
+    softmax, draws and bookkeeping). The times are marked ``data-measured``: they change from one
+    run to the next, and the page's tests leave them out when they compare a live output with the
+    precomputed one."""
 
     def __init__(self, dfa: LevelResult, stack: LevelResult):
         self.cost = stack_cost(dfa, stack)
+        self.levels = (dfa, stack)
 
     def _repr_html_(self) -> str:
         c = self.cost
@@ -482,7 +496,23 @@ class StackCost:
             positions=fmt_decimal(c["positions"], 2),
             seconds=f'<span data-measured="">{fmt_decimal(c["seconds"], 1)}</span>',
             per_position=f'<span data-measured="">{fmt_decimal(c["seconds_per_position"], 1)}</span>')
-        return styled(f'<p class="stack-cost" data-testid="stack-cost">{text}</p>')
+
+        def secs(x: float) -> str:
+            return f'<td class="num"><span data-measured="">{fmt_decimal(x, 2)}</span></td>'
+        rows = "".join(
+            f'<tr data-level="{r.level}" data-model-rows="{r.model_rows}"><th scope="row">{r.level}</th>'
+            f'<td class="num">{fmt_int(r.n)}</td><td class="num">{fmt_int(r.positions)}</td>'
+            f'<td class="num">{fmt_int(r.model_rows)}</td>'
+            + secs(r.model_seconds) + secs(r.mask_seconds)
+            + secs(max(r.seconds - r.model_seconds - r.mask_seconds, 0.0)) + secs(r.seconds) + "</tr>"
+            for r in self.levels)
+        heads = (_("nivel"), _("respuestas"), _("posiciones"), _("filas del modelo"), _("modelo (s)"),
+                 _("máscaras (s)"), _("resto del bucle (s)"), _("total (s)"))
+        table = (_scroll(_("dónde se fue el tiempo")) + '<table class="levels" data-testid="time-split">'
+                 + "<caption>" + _("Dónde se fue el tiempo de los niveles 3 y 4") + "</caption><thead><tr>"
+                 + "".join(f"<th scope='col'>{h}</th>" for h in heads)
+                 + "</tr></thead><tbody>" + rows + "</tbody></table></div>")
+        return styled(f'<p class="stack-cost" data-testid="stack-cost">{text}</p>' + table)
 
 
 # ---------------------------------------------------------------- level 1: retries

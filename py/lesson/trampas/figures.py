@@ -106,6 +106,7 @@ def compute_figures(model, tok) -> dict:
     return {
         "age": age_figures(model, tok),
         "order": order_figures(model, tok),
+        "order_why": order_why(model, tok),
         "budget": budget_figures(model, tok),
         "date": date_figures(model, tok),
         "enum": enum_figures(tok),
@@ -193,6 +194,20 @@ def order_figures(model, tok) -> dict:
             "top_second": max(result.names, key=exact[second].get),
             "top_first_masked": max(result.names, key=result.answers["masked"][first].get),
             "top_second_masked": max(result.names, key=result.answers["masked"][second].get)}
+
+
+def order_why(model, tok) -> dict:
+    """Why the order moves the answer (§2, the cell «orden-factores»): studies.order_factors.
+    ``pair`` (a, b); per order (in ORDERS' order), the ratios a:b of the two factors and their
+    product (``ratios``: upto, after, odds); ``change``: the same ratios, first order / second;
+    ``upto_favours_b``: whether the stretch up to the answer favours b in both orders;
+    ``after_favours_a``: whether the forced text after it favours a in both."""
+    r = studies.order_factors(model, tok)
+    ratios = [r.ratios(o) for o in r.ORDERS]
+    return {"pair": list(r.pair), "ratios": ratios, "change": r.change(),
+            "upto_favours_b": all(x["upto"] < 1 for x in ratios),
+            "after_favours_a": all(x["after"] > 1 for x in ratios),
+            "conditional": [r.conditional(o) for o in r.ORDERS]}
 
 
 def mask_side(result) -> dict:

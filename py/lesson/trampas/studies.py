@@ -34,7 +34,7 @@ from html import escape
 
 import numpy as np
 
-from masker import compile_json_schema
+from masker import compile_choice, compile_json_schema
 from masker.dfa import DEFAULT_MAX_DFA_STATES, Dfa
 from masker.errors import LimitExceeded
 
@@ -42,7 +42,7 @@ from ..batch import sample_batch
 from ..course import PROMPT
 from ..enumeration import enumerate_paths
 from ..i18n import _
-from ..numbers import fmt_decimal, fmt_int, fmt_percent, fmt_prob
+from ..numbers import fmt_decimal, fmt_int, fmt_percent, fmt_prob, fmt_sci, fmt_sci_log
 from ..sampling import Decoder
 from ..views import _bar, _scroll, styled
 
@@ -281,6 +281,127 @@ def field_order(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hi
             answers[kind][order] = {n: sum(j[(h, n)] for h in hints) for n in names}
         positions[order] = result.forward_rows
     return FieldOrder(list(names), list(hints), joint, answers, positions)
+
+
+def order_texts(hint_first: bool, hint: str, name: str, keys=ORDER_KEYS) -> tuple[str, str]:
+    """The compact text of one (hint, answer) pair in one order, and its prefix up to and including
+    the answer's value (its closing quote excluded): ``(prefix, full)``."""
+    h, a = keys
+    if hint_first:
+        prefix = f'{{"{h}":"{hint}","{a}":"{name}'
+        return prefix, prefix + '"}'
+    prefix = f'{{"{a}":"{name}'
+    return prefix, prefix + f'","{h}":"{hint}"}}'
+
+
+@dataclass
+class OrderFactors:
+    """Why the order moves the answer, in numbers. In each order, the exact p(r | x, G) of an
+    answer r is proportional to Σ_h p(full text of (h, r) | x), and that sum splits into two
+    factors: ``upto[order][r]``, Σ_h p(text up to and including r | x) (what comes before the
+    answer, the hint included when it goes first, and the answer's own tokens), and
+    ``after[order][r]``, the forced text after r given that prefix (its closing quote and, with the
+    answer first, the hint; the sum of the full texts divided by ``upto``). Each text's
+    probability sums all its token paths (``enumerate_paths``); the quote is a token of its own in
+    this vocabulary, so every path of a full text passes through its prefix. Values are natural
+    logs (``log_upto``, ``log_after``) because they are far below 1e-100. ``pair``: the two
+    answers the page compares (``a`` first), with the odds a:b in each order split into the two
+    factors' ratios."""
+    names: list[str]
+    log_upto: dict
+    log_after: dict
+    pair: tuple[str, str]
+
+    ORDERS = FieldOrder.ORDERS
+
+    def conditional(self, order: str) -> dict:
+        logs = {r: self.log_upto[order][r] + self.log_after[order][r] for r in self.names}
+        top = max(logs.values())
+        total = sum(math.exp(v - top) for v in logs.values())
+        return {r: math.exp(v - top) / total for r, v in logs.items()}
+
+    def ratios(self, order: str) -> dict:
+        """For ``pair`` (a, b) in ``order``: ``upto`` = upto(a) / upto(b), ``after`` likewise, and
+        ``odds`` = their product, p(a | x, G) / p(b | x, G)."""
+        a, b = self.pair
+        upto = math.exp(self.log_upto[order][a] - self.log_upto[order][b])
+        after = math.exp(self.log_after[order][a] - self.log_after[order][b])
+        return {"upto": upto, "after": after, "odds": upto * after}
+
+    def change(self) -> dict:
+        """How the odds a:b change from the second order to the first (first / second), as the
+        product of the change in ``upto`` and the change in ``after``."""
+        first, second = (self.ratios(o) for o in self.ORDERS)
+        return {k: first[k] / second[k] for k in ("upto", "after", "odds")}
+
+    def _repr_html_(self) -> str:
+        def sci_log(ln: float) -> str:
+            return fmt_sci_log(ln, 3)
+        rows = []
+        for o in self.ORDERS:
+            cond = self.conditional(o)
+            for k, r in enumerate(self.names):
+                label = f'<th scope="row" rowspan="{len(self.names)}">{escape(FieldOrder.order_label(o))}</th>' if k == 0 else ""
+                rows.append(f'<tr data-order="{escape(o)}" data-name="{escape(r)}">{label}<td>{escape(r)}</td>'
+                            f'<td class="num">{sci_log(self.log_upto[o][r])}</td>'
+                            f'<td class="num">{sci_log(self.log_after[o][r])}</td>'
+                            f'<td class="num">{fmt_prob(cond[r], 3)}</td></tr>')
+        a, b = self.pair
+        lines = []
+        for o in self.ORDERS:
+            x = self.ratios(o)
+            lines.append(_("{order}: {a} frente a {b}, {odds} = {upto} (hasta la respuesta) × {after} (lo que sigue)").format(
+                order=escape(FieldOrder.order_label(o)), a=escape(a), b=escape(b), odds=fmt_sig(x["odds"]),
+                upto=fmt_sig(x["upto"]), after=fmt_sig(x["after"])))
+        c = self.change()
+        lines.append(_("de un orden a otro, la razón {a}:{b} se multiplica por {odds} = {upto} (hasta la "
+                       "respuesta) × {after} (lo que sigue)").format(a=escape(a), b=escape(b), odds=fmt_sig(c["odds"]),
+                                                          upto=fmt_sig(c["upto"]), after=fmt_sig(c["after"])))
+        heads = (_("orden"), _("respuesta"), _("hasta la respuesta, incluida"), _("lo que sigue, forzado"),
+                 _("condicionada"))
+        return styled(
+            '<div data-testid="order-factors">' + _scroll(_("los dos factores de cada respuesta"))
+            + '<table class="compact-table"><caption>'
+            + _("Cada respuesta, partida en dos factores: p(r | x, G) es proporcional a su producto")
+            + "</caption><thead><tr>" + "".join(f'<th scope="col">{h}</th>' for h in heads)
+            + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table></div>"
+            + '<p class="enum-summary">' + "<br>".join(lines) + "</p></div>")
+
+
+def fmt_sig(x: float) -> str:
+    """A ratio to three significant figures, in the page's language (decimal or scientific)."""
+    if 0.01 <= abs(x) < 1000:
+        digits = max(0, 2 - int(math.floor(math.log10(abs(x)))))
+        return fmt_decimal(x, digits)
+    return fmt_sci(x, 3)
+
+
+def order_factors(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, hints=ORDER_HINTS,
+                  keys=ORDER_KEYS, pair: tuple[str, str] | None = None) -> OrderFactors:
+    """:class:`OrderFactors` for both orders: four exact enumerations (``enumerate_paths``), the
+    prefixes and the full texts of each order. ``pair`` defaults to the most probable answer
+    with the hint first and the most probable one with the answer first (the first two names
+    if they are the same). Raises ValueError as :func:`field_order`."""
+    if not names or len(names) != len(hints):
+        raise ValueError(f"names and hints must be non-empty and of the same length (hints[i] "
+                         f"names names[i]), found {len(names)} names and {len(hints)} hints")
+    log_upto, log_after = {}, {}
+    for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
+        texts = {(h, r): order_texts(hint_first, h, r, keys) for h in hints for r in names}
+        pre = enumerate_paths(model, tok, prompt, compile_choice(sorted({t[0] for t in texts.values()})))
+        full = enumerate_paths(model, tok, prompt, compile_choice(sorted({t[1] for t in texts.values()})))
+        log_upto[order], log_after[order] = {}, {}
+        for r in names:
+            prefixes = sorted({texts[(h, r)][0] for h in hints})
+            up = float(np.logaddexp.reduce([pre.row(t).log_p for t in prefixes]))
+            whole = float(np.logaddexp.reduce([full.row(texts[(h, r)][1]).log_p for h in hints]))
+            log_upto[order][r], log_after[order][r] = up, whole - up
+    result = OrderFactors(list(names), log_upto, log_after, ("", ""))
+    if pair is None:
+        first, second = (max(names, key=result.conditional(o).get) for o in FieldOrder.ORDERS)
+        pair = (first, second) if first != second else (names[0], names[1])
+    result.pair = tuple(pair)
+    return result
 
 
 # -- 3. The token budget -------------------------------------------------------------------------

@@ -10,8 +10,11 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import build
+from lesson.enumeration import enumerate_paths
 from lesson.course import NAMES, PROMPT, answer
 from lesson.language import count_paths
 from lesson.mascara.figures import LONG_ANSWER
@@ -123,10 +126,10 @@ def test_the_ratio_of_the_other_splits_can_be_checked_from_the_printed_shares(fi
 
 
 def test_the_walks_non_canonical_split_is_the_models_own_preference(fig, model, tok):
-    """«So the sample's non-canonical split is not an artefact of the mask: the unmasked model
-    itself prefers it (at position 5 it wanted bre␣, 0.809, which the grammar forbids; of the
-    allowed tokens it gave br 0.161 and b 0.021)»: recomputed from one forward pass, with the
-    allowed set from its definition (no masker)."""
+    """«the unmasked model itself prefers it»: the split share is over a half, and the position
+    where the sample's split leaves BPE's (where the prose's table starts) with what the unmasked
+    model wanted there, recomputed from one forward pass, with the allowed set from its
+    definition (no masker)."""
     walk, nc = fig["walk"], fig["walk"]["noncanonical"]
     assert walk["split"] != walk["bpe_split"] and nc is not None
     j = nc["position"] - 1
@@ -145,6 +148,48 @@ def test_the_walks_non_canonical_split_is_the_models_own_preference(fig, model, 
     assert sorted(a["p"] for a in nc["allowed"]) == pytest.approx(sorted(p[v] for v in allowed), rel=1e-6)
     chosen = [a for a in nc["allowed"] if a["chosen"]]
     assert len(chosen) == 1 and chosen[0]["label"] == walk["split"][j]
+
+
+def test_why_the_model_prefers_the_samples_split(fig, model, tok):
+    """«¿Por qué?» under the walk: the sample's split against BPE's, stretch by stretch. Each
+    stretch's probabilities are recomputed token by token (one forward pass per prefix, not the
+    single pass of ``split_factors``); the rows' product is the whole ratio, and that ratio is the
+    two splits' probabilities as the exact enumeration of the prefix's splits gives them. The
+    prose's branches: the stretch where the tokens differ, and the largest factor, a token the
+    two splits share in different contexts."""
+    walk, sw = fig["walk"], fig["walk"]["split_why"]
+    vocab = {token_label(b): i for i, b in enumerate(tok.vocab)}
+    sample = [vocab[t] for t in walk["split"]]
+    bpe = tok.encode(walk["written"])
+    m = model.astype(np.float64)
+    ctx = tok.encode(PROMPT)
+
+    def p_each(split):
+        return [float(softmax(m.forward(np.array([ctx + split[:k]]))[0, -1])[t]) for k, t in enumerate(split)]
+    pa, pb = p_each(sample), p_each(bpe)
+    assert sw["ratio"] == pytest.approx(math.prod(pa) / math.prod(pb), rel=1e-6)
+    assert math.prod(r["ratio"] for r in sw["rows"]) == pytest.approx(sw["ratio"], rel=1e-9)
+    first = fig["walk"]["noncanonical"]["position"]
+    assert sw["rows"][0]["positions"][0] == first
+    for r in sw["rows"]:
+        idx = [k - 1 for k in r["positions"]]
+        assert r["p_sample"] == pytest.approx(math.prod(pa[k] for k in idx), rel=1e-6)
+        assert "".join(r["sample"]) == "".join(r["other"])  # the same text in both splits
+    # the tails after the differing stretch are the same tokens at other positions of BPE's split
+    tail = len(sample) - sum(len(r["sample"]) for r in sw["rows"][1:])
+    assert [walk["split"][k] for k in range(tail, len(sample))] == walk["bpe_split"][len(bpe) - (len(sample) - tail):]
+    # the exact enumeration of the prefix's splits: the sample's split is split_share of them all,
+    # and BPE's is (almost all of) the rest
+    every = enumerate_paths(model, tok, PROMPT, compile_choice([walk["written"]])).p_grammar
+    assert math.prod(pa) / every == pytest.approx(walk["split_share"], rel=1e-6)
+    assert math.prod(pa) + math.prod(pb) <= every * (1 + 1e-9)
+    # the prose's branches
+    big = sw["rows"][sw["largest"]]
+    assert big["ratio"] == max(r["ratio"] for r in sw["rows"])
+    assert sw["rows"][0]["ratio"] < 1 and not sw["rows"][0]["same_tokens"]  # «prefiere la de BPE»
+    assert big["same_tokens"] and big["sample"] == ['"']  # «lo que decide es la comilla»
+    assert big["before_sample"] != big["before_other"]
+    assert big["ratio"] > sw["ratio"]  # the quote alone outweighs the whole preference
 
 
 def test_the_mask_at_position_3_keeps_the_models_local_proportions(fig, model, tok):
@@ -347,3 +392,28 @@ def test_the_masks_choice_of_initial_is_close_to_its_table_but_not_equal(fig):
     assert fig["walk"]["mask_gap"] == pytest.approx(max(gaps), abs=1e-15)
     assert 0 < max(gaps) < 0.05
     assert fig["partitions"]["mask_other"] > 0.1  # the other splits the sentence blames are common
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=1, max_size=12), st.data())
+def test_segments_cover_the_same_bytes_in_both_splits(text, data):
+    """``segments`` of two random splits of the same bytes: consecutive, covering every token once,
+    each segment spelling the same bytes in both, and no shorter cut possible (no proper prefix of
+    a segment ends at a common boundary)."""
+    from lesson.mascara.why import segments
+
+    def split(cuts):
+        points = sorted({0, len(text), *cuts})
+        return [text[a:b] for a, b in zip(points, points[1:])]
+    a = split(data.draw(st.lists(st.integers(1, len(text)), max_size=6)))
+    b = split(data.draw(st.lists(st.integers(1, len(text)), max_size=6)))
+    segs = segments(a, b)
+    assert [i for sa, _ in segs for i in sa] == list(range(len(a)))
+    assert [j for _, sb in segs for j in sb] == list(range(len(b)))
+    for sa, sb in segs:
+        assert b"".join(a[i] for i in sa) == b"".join(b[j] for j in sb)
+        ends_a = {sum(len(a[i]) for i in sa[:k]) for k in range(1, len(sa))}
+        ends_b = {sum(len(b[j]) for j in sb[:k]) for k in range(1, len(sb))}
+        assert not ends_a & ends_b
+    with pytest.raises(ValueError, match="same bytes"):
+        segments([b"ab"], [b"a"])

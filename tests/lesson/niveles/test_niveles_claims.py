@@ -172,8 +172,16 @@ def test_the_stack_positions_ratio_is_the_table_s(fig):
     low = LevelResult(3, "a", 2, 2, 2, 10, 1.0)
     high = LevelResult(4, "b", 2, 2, 2, 30, 6.0)
     assert stack_cost(low, high) == {"positions": 3.0, "seconds": 6.0, "seconds_per_position": 2.0}
+    low.model_rows, low.model_seconds, low.mask_seconds = 4, 0.5, 0.25
+    high.model_rows, high.model_seconds, high.mask_seconds = 20, 2.0, 3.0
     line = StackCost(low, high)._repr_html_()
     assert '3,00 veces las posiciones' in line and '<span data-measured="">6,0</span> veces el tiempo' in line
+    # the time split: rows deterministic, seconds marked as measured; the rest is what is left
+    split = line.split('data-testid="time-split"')[1]
+    cells = re.findall(r'<tr data-level="(\d)" data-model-rows="(\d+)">(.*?)</tr>', split)
+    assert [(lv, rows) for lv, rows, _ in cells] == [("3", "4"), ("4", "20")]
+    measured = [re.findall(r'<span data-measured="">([^<]+)</span>', body) for _, _, body in cells]
+    assert measured == [["0,50", "0,25", "0,25", "1,00"], ["2,00", "3,00", "1,00", "6,00"]]
     with pytest.raises(ValueError, match="valid answers"):
         stack_cost(LevelResult(3, "a", 2, 0, 0, 10, 1.0), high)
 
@@ -249,6 +257,16 @@ def test_distinct_states_counts_the_masks_a_decoder_computes(fig, model, tok):
         r = measure_level(model, tok, level, "x", PROMPT, grammar, seed=0, **kw)
         assert stack[f"positions{level}"] == r.positions == fig["rows"][level]["positions"]
         assert stack[f"states{level}"] == distinct_states(grammar, r.token_ids, tok.vocab)
+        # the time split's deterministic part: one model row per distinct prefix still being
+        # written, recounted from the answers; one call per position of the longest answer
+        longest = max(map(len, r.token_ids))
+        rows = sum(len({tuple(t[:j]) for t in r.token_ids if len(t) > j}) for j in range(longest))
+        assert stack[f"rows{level}"] == r.model_rows == rows and stack[f"calls{level}"] == longest
+        assert stack[f"n{level}"] == r.n
+        # the build's shares are parts of its time
+        assert 0 <= stack[f"mask_share{level}"] and 0 < stack[f"model_share{level}"]
+        assert stack[f"mask_share{level}"] + stack[f"model_share{level}"] <= 1
+        assert stack[f"rest_seconds{level}"] >= 0
         # distinct masks (as bytes) can only be fewer than distinct states
         masks = set()
         for tokens in r.token_ids[:20]:
@@ -258,6 +276,8 @@ def test_distinct_states_counts_the_masks_a_decoder_computes(fig, model, tok):
                 m.consume(t)
         assert len(masks) <= stack[f"states{level}"]
     assert stack["states4"] > stack["states3"]  # the prose: the stack's states repeat less
+    # the prose: level 3's answers share their prefixes far more (rows per position)
+    assert stack["rows3"] / stack["positions3"] < stack["rows4"] / stack["positions4"]
 
 
 def test_the_prose_words_of_levels_2_and_4_hold(fig):

@@ -344,3 +344,43 @@ def test_level_0_stops_only_hopeless_answers(model, tok):
         measure_prompt(model, tok, PROMPT, n=0)
     with pytest.raises(ValueError, match="context"):
         measure_prompt(model, tok, PROMPT, n=2, max_tokens=1000)
+
+
+def test_prefix_sharing_and_minimisation_split_the_bound():
+    """§8: bound → prefix_shared_bound (a trie per field) → the minimal DFA. The trie count is
+    recounted from the hand-written machine, which shares prefixes and also sends every complete
+    value to one state: its reachable states (breadth-first over all bytes) are the trie's minus
+    one per value plus one per field. The examples of the prose are merged states of the DFA."""
+    from collections import deque
+    from lesson.niveles.handmask import prefix_shared_bound
+    for fields in (FIELDS, {"a": ["x"]}, {"verbo": ["amar", "amor"], "b": ["1", "22"]}):
+        start, step = enum_object_machine(fields)
+        seen, queue = {start}, deque([start])
+        while queue:
+            state = queue.popleft()
+            for b in range(256):
+                nxt = step(state, b)
+                if nxt is not None and nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+        n_values = sum(len(v) for v in fields.values())
+        assert prefix_shared_bound(fields) == len(seen) + n_values - len(fields)
+        schema = {"type": "object", "properties": {k: {"enum": v} for k, v in fields.items()},
+                  "required": list(fields), "additionalProperties": False}
+        assert compile_json_schema(schema).automaton.n_states <= prefix_shared_bound(fields) <= envelope_bound(fields)
+    # the page: prefixes save fewer states than minimisation does beyond them
+    dfa = compile_json_schema(FSM_SCHEMA).automaton.n_states
+    assert envelope_bound(FIELDS) - prefix_shared_bound(FIELDS) < prefix_shared_bound(FIELDS) - dfa
+    # the prose's examples of states with the same future, one state in the compiled DFA
+    vocab = [bytes([b]) for b in range(256)]
+    grammar = compile_json_schema(FSM_SCHEMA)
+
+    def state_after(text: str):
+        m = grammar.matcher(vocab)
+        for b in text.encode():
+            m.consume(b)
+        return m.state
+    assert state_after('{"verbo":"am') == state_after('{"verbo":"cant')
+    assert state_after('{"verbo":"amar"') == state_after('{"verbo":"comer"')
+    with pytest.raises(ValueError, match="at least one key"):
+        prefix_shared_bound({})

@@ -61,6 +61,29 @@ def test_the_hint_push_is_against_the_other_hints_small_in_absolute_terms_not_re
     assert o["push"] < 0.05 and o["boost"] > 2
 
 
+def test_the_order_effect_is_split_into_its_two_factors(fig):
+    """§2, «¿de dónde sale la diferencia?»: the pair is the two orders' top answers; each order's
+    odds are the product of its two factor ratios and match the conditional printed by the cell
+    «orden»; the change between orders is the product of the two changes. The prose's words:
+    the text up to the answer favours b in both orders, what follows favours a in both, and
+    the forced text after the answer explains more than the whole change (the other factor goes
+    against it)."""
+    o, w = fig["order"], fig["order_why"]
+    a, b = w["pair"]
+    assert (a, b) == (o["top_first"], o["top_second"]) and a != b
+    for x, p in zip(w["ratios"], (o["p_first"], o["p_second"])):
+        assert x["odds"] == pytest.approx(x["upto"] * x["after"], rel=1e-12)
+        assert x["odds"] == pytest.approx(p[a] / p[b], rel=1e-9)
+    c = w["change"]
+    assert c["odds"] == pytest.approx(w["ratios"][0]["odds"] / w["ratios"][1]["odds"], rel=1e-12)
+    assert c["odds"] == pytest.approx(c["upto"] * c["after"], rel=1e-12)
+    assert w["upto_favours_b"] == all(x["upto"] < 1 for x in w["ratios"])
+    assert w["after_favours_a"] == all(x["after"] > 1 for x in w["ratios"])
+    # the branch the page takes today: «Leer la pista antes de contestar no explica el cambio»
+    assert w["upto_favours_b"] and w["after_favours_a"]
+    assert c["after"] > c["odds"] and c["upto"] < 1
+
+
 def test_the_mask_moves_the_more_distorted_order_towards_the_other_conditional(fig):
     o = fig["order"]
     p, q = [o["p_first"], o["p_second"]], [o["q_first"], o["q_second"]]

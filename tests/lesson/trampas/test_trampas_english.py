@@ -15,7 +15,7 @@ from lesson.trampas.budget import BudgetSplit, BudgetSweep
 from lesson.trampas.budget_plot import sweep_desc, sweep_svg, sweep_table
 from lesson.trampas.figures import ENGINE_FIGURES, engine_figures, engine_source
 from lesson.trampas.studies import (AgeStudy, Answers, BudgetDemo, DateStudy, DepthBound, EnumScaling,
-                                    FieldOrder, scaling_svg)
+                                    FieldOrder, OrderFactors, scaling_svg)
 
 SPANISH = ["respuesta", "respuestas", "válida", "válidas", "válido", "máscara", "presupuesto",
            "cortando", "cortada", "fecha", "fechas", "estados", "compilar", "caracteres",
@@ -62,7 +62,9 @@ def _views() -> list:
             BudgetSplit(16, ["Benina", "Juliana"], [0.6, 0.4], [0.0, 1.0], [0.0, 1.0]),
             SimpleNamespace(_repr_html_=lambda: sweep_svg(sweep) + sweep_table(sweep)),
             SimpleNamespace(_repr_html_=lambda: scaling_svg(EnumScaling([10, 10000], [1.5, 1234.5],
-                                                                        [30.0, 45.0], [40, 12345])))]
+                                                                        [30.0, 45.0], [40, 12345]))),
+            OrderFactors(names, {o: {"Ana": -250.5, "Juan": -249.25, "Luis": -260.0} for o in FieldOrder.ORDERS},
+                         {o: {"Ana": -45.5, "Juan": -51.0, "Luis": -44.0} for o in FieldOrder.ORDERS}, ("Ana", "Juan"))]
 
 
 def _text(html: str) -> str:
@@ -100,7 +102,7 @@ def test_every_view_in_english_has_no_spanish_word_and_the_spanish_numbers(engli
 
 
 def test_views_write_english_numbers_and_words(english):
-    age, _, order, demo, date, scaling, depth, answers, split, sweep, _ = [v._repr_html_() for v in _views()]
+    age, _, order, demo, date, scaling, depth, answers, split, sweep, _, factors = [v._repr_html_() for v in _views()]
     assert "3 of them valid JSON" in age and "Passing the business rule 18 ≤ age ≤ 100: 3 of 4." in age
     assert "hint first: p" in order and "answer first: q̃" in order and "0.300" in order
     assert "after “a Ana”: Ana" in order
@@ -112,6 +114,8 @@ def test_views_write_english_numbers_and_words(english):
     assert "<strong>0.600</strong>" in split and "q̃, 16-token mask" in split
     assert "18 tokens: 0.0% valid when cut off and 100.0% with the mask, a name of 3.5 characters" in sweep
     assert ">100%<" in sweep and "budget (tokens)" in sweep
+    assert "hint first: Ana against Juan" in factors and "(up to the answer)" in factors
+    assert "is multiplied by" in factors and "what follows, forced" in factors
 
 
 def test_spanish_is_the_default_and_unchanged():

@@ -309,3 +309,58 @@ def test_scaling_plot_size_labels_fit_in_the_box(lang):
     for t in labels:
         half = 0.6 * float(t.get("font-size")) * len(t.text) / 2
         assert half <= float(t.get("x")) and float(t.get("x")) + half <= width
+
+
+def test_order_factors_split_the_conditional_into_its_two_factors(model, tok):
+    """``order_factors`` on a two-name instance against the naive enumeration: each factor is the
+    sum over every token path (full forward passes) of the prefixes up to the answer and of the
+    full texts; their product, normalised, is ``field_order``'s exact answer distribution (a
+    third computation, over the schema's grammar); the odds split into the two ratios."""
+    from lesson.trampas.studies import OrderFactors, order_factors, order_texts
+    names, hints = ["Ana", "Luis"], ["a Ana", "a Luis"]
+    result = order_factors(model, tok, prompt=PROMPT, names=names, hints=hints)
+    exact = field_order(model, tok, prompt=PROMPT, names=names, hints=hints).answers["exact"]
+    model64 = model.astype(np.float64)
+
+    def log_p(texts):
+        naive = FiniteGrammar([t.encode() for t in texts], tok.vocab)
+        return {text.decode(): lp for text, lp in _summed(all_paths(model64, tok.encode(PROMPT), naive)).items()}
+    for order, hint_first in zip(OrderFactors.ORDERS, (True, False)):
+        pairs = {(h, n): order_texts(hint_first, h, n) for h in hints for n in names}
+        pre = log_p(sorted({t[0] for t in pairs.values()}))
+        full = log_p(sorted({t[1] for t in pairs.values()}))
+        for n in names:
+            up = logsumexp([pre[t] for t in sorted({pairs[(h, n)][0] for h in hints})])
+            whole = logsumexp([full[pairs[(h, n)][1]] for h in hints])
+            assert result.log_upto[order][n] == pytest.approx(up, rel=1e-9)
+            assert result.log_after[order][n] == pytest.approx(whole - up, rel=1e-9)
+        for n, p in result.conditional(order).items():
+            assert p == pytest.approx(exact[order][n], rel=1e-9)
+        x = result.ratios(order)
+        a, b = result.pair
+        assert x["odds"] == pytest.approx(exact[order][a] / exact[order][b], rel=1e-9)
+        assert x["odds"] == pytest.approx(x["upto"] * x["after"], rel=1e-12)
+    c = result.change()
+    assert c["odds"] == pytest.approx(c["upto"] * c["after"], rel=1e-12)
+    html = result._repr_html_()
+    assert html.count("<tr data-order=") == 2 * len(names)
+    with pytest.raises(ValueError, match="same length"):
+        order_factors(model, tok, names=["Ana"], hints=[])
+
+
+def _summed(paths) -> dict:
+    """{text: ln p(text)} over every token path of each text (``all_paths`` rows)."""
+    out = {}
+    for text, _, lp, _ in paths:
+        out.setdefault(text, []).append(lp)
+    return {t: logsumexp(v) for t, v in out.items()}
+
+
+def test_order_texts_spell_the_schemas_compact_objects():
+    from lesson.trampas.studies import order_texts
+    for hint_first in (True, False):
+        keys = list(order_schema(hint_first)["properties"])
+        prefix, full = order_texts(hint_first, "a Ana", "Ana")
+        obj = {"pista": "a Ana", "es": "Ana"}
+        assert full == json.dumps({k: obj[k] for k in keys}, separators=(",", ":"))
+        assert full.startswith(prefix) and full[len(prefix)] == '"' and prefix.endswith("Ana")
