@@ -140,3 +140,18 @@ def test_lesson_schema_b_exact_on_trained_vocab_table():
     assert allowed <= {b"{", b'{"'} and b"{" in allowed
     assert set(Oracle(json_schema_lark(SCHEMAS["lesson_b"]), vocab).allowed()[0]) == set(
         m.mask().nonzero()[0].tolist())
+
+
+def test_minus_zero_is_ours_only_as_the_lesson_says():
+    """«La máscara» §7: our compiler lets ``-0`` through for ``"minimum": 0`` (it is the value 0)
+    and llguidance 1.9.1 does not: after ``{"edad":`` the minus sign is in our allowed set and
+    not in llguidance's (difference 3 of this file's docstring)."""
+    schema = {"type": "object", "properties": {"edad": {"type": "integer", "minimum": 0}},
+              "required": ["edad"], "additionalProperties": False}
+    ours = compile_json_schema(schema).matcher(BYTE_VOCAB)
+    theirs = Oracle(json_schema_lark(schema), BYTE_VOCAB)
+    for b in b'{"edad":':
+        ours.consume(b)
+        theirs.consume(b)
+    assert ours.mask()[ord("-")] and ord("-") not in theirs.allowed()[0]
+    assert compile_json_schema(schema).accepts(b'{"edad":-0}')

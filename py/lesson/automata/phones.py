@@ -54,6 +54,18 @@ class PhoneCheck:
         return 0 if self.unmasked is None else self.first_dead_digits_of(self.unmasked)
 
     @property
+    def masked_tokens(self) -> int:
+        """Tokens of the masked samples after their first (each needs a model row of its own
+        when the samples are written one by one)."""
+        return sum(len(g.token_ids) - 1 for g in self.masked)
+
+    @property
+    def masked_rows(self) -> int:
+        """Model rows ``sample_batch`` ran after the prompt: one per distinct token prefix (samples
+        that begin alike share it)."""
+        return len({tuple(g.token_ids[:k]) for g in self.masked for k in range(1, len(g.token_ids))})
+
+    @property
     def distinct(self) -> int:
         """Distinct masked texts."""
         return len({g.text for g in self.masked})
@@ -85,5 +97,9 @@ class PhoneCheck:
                 "Con máscara: <strong>{n}</strong> muestras{took}, {distinct} números distintos; no cumplen el "
                 "patrón (comprobado con re.fullmatch): <strong>{invalid}</strong>.").format(
                 n=fmt_int(len(texts)), took=took, distinct=fmt_int(self.distinct),
-                invalid=fmt_int(self.invalid)) + f'</p><ul class="texts phone-list">{shown}</ul>'
+                invalid=fmt_int(self.invalid)) + " " + _(
+                "Tras el primer token, {tokens} tokens más, que el modelo calculó en {rows} filas: las "
+                "muestras que empiezan igual comparten fila.").format(
+                tokens=fmt_int(self.masked_tokens), rows=fmt_int(self.masked_rows))
+            + f'</p><ul class="texts phone-list">{shown}</ul>'
             f'{self._free_html()}</div>')

@@ -25,7 +25,7 @@ from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label
 from .picture import factors_svg, names_svg
-from .why import ratio_split, split_factors
+from .why import crossing_forks, ratio_split, split_factors
 
 MASKED_SEEDS = [0, 1, 2, 3, 4]
 UNMASKED_SEEDS = [0, 1, 2]
@@ -196,6 +196,21 @@ def prefix_rules(model, tok) -> dict:
                     for which, text in (("short", SHORT), ("long", LONG))}
     # «… veces su probabilidad condicionada», and «mucho mayor» than the five names' largest ratio
     out["stop"]["long_ratio"] = out["stop"]["long"]["masked"] / out["stop"]["long"]["conditional"]
+    # where the mask chooses between stopping and jumping (why.crossing_forks): the fork that
+    # carries most of q~(LONG), how many forks share its text, and what the model gives there
+    forks = crossing_forks(model, tok, PROMPT, SHORT, LONG)
+    top = forks[0]
+    n = len(SHORT.encode())
+    cross = [(t, p) for t, p in top["tokens"] if len(top["written"] + t) > n]
+    end = [(t, p) for t, p in top["tokens"] if top["written"] + t == SHORT.encode()]
+    out["fork"] = {"written": top["written"].decode(), "path": [token_label(t) for t in top["path"]],
+                   "paths": sum(f["written"] == top["written"] for f in forks), "forks": len(forks),
+                   "reach": top["reach"], "p_cross": top["p_cross"], "p_end": top["p_end"],
+                   "q_cross": top["q_cross"], "share": top["reach"] * top["q_cross"] / out["stop"]["long"]["masked"],
+                   "same_text": all(f["written"] == top["written"] for f in forks),
+                   "cross_token": token_label(max(cross, key=lambda c: c[1])[0]),
+                   "end_token": token_label(max(end, key=lambda c: c[1])[0]),
+                   "crossing_count": len(cross), "ending_count": len(end)}
     return out
 
 

@@ -137,3 +137,42 @@ def split_factors(model, tok, prompt_ids: list[int], sample: list[int], other: l
     ratio = math.exp(sum(steps_a) - sum(steps_b))
     largest = max(range(len(rows)), key=lambda r: rows[r]["ratio"])
     return {"rows": rows, "ratio": ratio, "largest": largest}
+
+
+def crossing_forks(model, tok, prompt: str, short: str, long: str) -> list[dict]:
+    """Where the mask sends a sample to ``long`` rather than to its proper prefix ``short``, with
+    the loop that stops as soon as the text is complete (``stop_at_accept=True``): every token
+    boundary inside ``short`` at which the allowed set holds a token that ends exactly at the end
+    of ``short`` or one that jumps over it (``crossing``). The walk follows every masked token
+    path inside ``short`` (the allowed sets computed from the two texts, no masker), so the forks'
+    ``reach`` (the mask's probability of arriving there) times their ``q_cross`` (the masked
+    probability of a crossing token there) sum to the mask's q~(long). Each fork: ``written``
+    (the text so far), ``path`` (its tokens, as bytes), ``reach``, ``p_end`` / ``p_cross`` (the unmasked model's probability of
+    the ending / crossing tokens there), ``q_cross`` = p_cross / kept mass, and ``tokens``: the
+    allowed tokens with their p, most probable first (labels as bytes). Sorted by the share of
+    q~(long) each fork carries, largest first. One forward pass per token boundary (float64)."""
+    s, l = short.encode(), long.encode()
+    m = model.astype(np.float64)
+    prompt_ids = tok.encode(prompt)
+    forks = []
+
+    def walk(ids: list[int], written: bytes, reach: float):
+        p = np.exp(log_softmax(m.forward(np.array([prompt_ids + ids]))[0])[-1])
+        allowed = [v for v, piece in enumerate(tok.vocab)
+                   if piece and (s.startswith(written + piece) or l.startswith(written + piece))]
+        kept = float(sum(p[v] for v in allowed))
+        ending = [v for v in allowed if written + tok.vocab[v] == s]
+        crossing = [v for v in allowed if len(written + tok.vocab[v]) > len(s)]
+        if ending or crossing:
+            forks.append({"written": written, "path": [tok.vocab[t] for t in ids], "reach": reach, "p_end": float(sum(p[v] for v in ending)),
+                          "p_cross": float(sum(p[v] for v in crossing)),
+                          "q_cross": float(sum(p[v] for v in crossing)) / kept,
+                          "tokens": [(tok.vocab[v], float(p[v])) for v in sorted(allowed, key=lambda v: -p[v])]})
+        for v in allowed:
+            nxt = written + tok.vocab[v]
+            if len(nxt) < len(s):
+                walk(ids + [v], nxt, reach * float(p[v]) / kept)
+
+    walk([], b"", 1.0)
+    forks.sort(key=lambda f: -f["reach"] * f["q_cross"])
+    return forks

@@ -230,6 +230,7 @@ def test_the_inversion_in_the_split_table(model, tok, ff):
 class FakeGen:
     def __init__(self, text):
         self.text = text
+        self.token_ids = list(text.encode())  # one byte token per character
 
 
 def test_phone_check_prints_distinct_and_digit_starts():

@@ -443,6 +443,7 @@ def test_fast_forward_comparison_view(model, tok):
 class FakeGen:
     def __init__(self, text):
         self.text = text
+        self.token_ids = list(text.encode())  # one byte token per character
 
 
 def test_phone_check_counts_with_re():
@@ -460,6 +461,14 @@ def test_phone_check_counts_with_re():
         n=3, max_tokens=11, texts=[b"h"] * 3, tokens=[1] * 3, status=["left"] * 3, tokens_whole=[1] * 3,
         model_calls=1, rows_computed=0))._repr_html_()
     assert " s;" not in empty and " s;" in html  # times only when measured
+    # rows after the first token: distinct prefixes «61», «612», … and «71», … and «51», …
+    assert check.masked_tokens == 3 * 10
+    assert check.masked_rows == len({t[:k] for t in ["612 345 678", "712 345 678", "512 345 678"]
+                                     for k in range(1, 11)}) == 30
+    shared = PhoneCheck(PHONE, [FakeGen("612 345 678"), FakeGen("612 345 679")])
+    # they part at the last digit: the ten prefixes before it are shared
+    assert shared.masked_tokens == 20 and shared.masked_rows == 10
+    assert "20 tokens más, que el modelo calculó en 10 filas" in shared._repr_html_()
 
 
 def test_phone_samples_from_the_model_all_match(model, tok):

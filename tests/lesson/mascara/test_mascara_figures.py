@@ -417,3 +417,31 @@ def test_segments_cover_the_same_bytes_in_both_splits(text, data):
         assert not ends_a & ends_b
     with pytest.raises(ValueError, match="same bytes"):
         segments([b"ab"], [b"a"])
+
+
+def test_the_forks_of_benina_casia_carry_the_masks_probability(fig, model, tok):
+    """§4, «La elección se hace en un solo sitio»: ``crossing_forks`` walks the masked paths
+    inside «Benina» with allowed sets built from the two texts; its forks' arrival × q̃ of jumping
+    sum to the masker's exact q̃(Benina Casia) under stop_at_accept (``enumerate_paths``), and the
+    page's fork is the one that carries most of it, with the model's p of its tokens recomputed
+    from one forward pass."""
+    from lesson.mascara.why import crossing_forks
+    pr, b = fig["prefix_rules"], fig["prefix_rules"]["fork"]
+    forks = crossing_forks(model, tok, PROMPT, pr["short_text"], pr["long_text"])
+    exact = enumerate_paths(model, tok, PROMPT, compile_choice([pr["short_text"], pr["long_text"]]),
+                            stop_at_accept=True).row(pr["long_text"]).masked
+    assert sum(f["reach"] * f["q_cross"] for f in forks) == pytest.approx(exact, rel=1e-9)
+    assert exact == pytest.approx(pr["stop"]["long"]["masked"], rel=1e-12)
+    assert sum(f["reach"] for f in forks) <= 1 + 1e-12
+    top = forks[0]
+    assert all(top["reach"] * top["q_cross"] >= f["reach"] * f["q_cross"] for f in forks)
+    assert b["written"] == top["written"].decode() and b["same_text"] == all(f["written"] == top["written"] for f in forks)
+    vocab = {token_label(v): i for i, v in enumerate(tok.vocab)}
+    ids = [vocab[t] for t in b["path"]]
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(PROMPT) + ids]))[0, -1])
+    assert p[vocab[b["cross_token"]]] == pytest.approx(b["p_cross"], rel=1e-6) if b["crossing_count"] == 1 else True
+    assert p[vocab[b["end_token"]]] == pytest.approx(b["p_end"], rel=1e-6) if b["ending_count"] == 1 else True
+    # the prose: the crossing token gets most of the model's probability there, the ending one little
+    assert b["p_cross"] > 0.5 > 100 * b["p_end"]
+    assert b["q_cross"] == pytest.approx(b["p_cross"] / sum(q for _, q in top["tokens"]), rel=1e-9)
+    assert pr["stop"]["long"]["conditional"] < 0.01 < 0.99 < b["q_cross"]

@@ -273,6 +273,39 @@ def test_the_zeros_are_a_dash_the_mask_turns_into_an_age(fig, model, tok):
         assert age["minus_zero"] > 0
 
 
+def test_the_dash_probability_over_the_samples_splits(fig, model, tok):
+    """§1: «en las 60 respuestas, que lo parten de N maneras, la máscara da al guion entre … y …,
+    … de media»: recomputed from the samples (``sample_batch``, the study's seed): each sample's
+    split of the forced prefix, the model's p of ``-`` after it (an independent float64 softmax)
+    over the kept mass the sampler itself recorded at that position; a sample that drew ``-``
+    there recorded exactly that q̃."""
+    import numpy as np
+    from lesson import sample_batch
+    from lesson.trampas import AGE_SCHEMA, studies
+    from lesson.trampas.figures import AGE_N, AGE_PREFIX
+    from masker import compile_json_schema
+    qs = fig["age"]["dash"]["samples_q_minus"]
+    gens = sample_batch(model, tok, studies.AGE_PROMPT, compile_json_schema(AGE_SCHEMA), n=AGE_N, seed=0)
+    minus = tok.vocab.index(b"-")
+    values, splits = [], set()
+    for g in gens:
+        k = next(k for k in range(1, len(g.token_ids) + 1)
+                 if b"".join(tok.vocab[t] for t in g.token_ids[:k]) == AGE_PREFIX.encode())
+        splits.add(tuple(g.token_ids[:k]))
+        logits = model.forward(np.array([tok.encode(studies.AGE_PROMPT) + g.token_ids[:k]]))[0, -1].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        q = p[minus] / g.positions[k].kept_mass
+        if g.token_ids[k] == minus:
+            assert g.positions[k].q_chosen == pytest.approx(q, rel=1e-4)  # the sampler runs in float64
+        values.append(q)
+    assert qs["n"] == len(values) == AGE_N and qs["splits"] == len(splits)
+    # the figure divides by the float32 model's kept mass, the sampler's is float64
+    assert qs["min"] == pytest.approx(min(values), rel=1e-4) and qs["max"] == pytest.approx(max(values), rel=1e-4)
+    assert qs["mean"] == pytest.approx(sum(values) / len(values), rel=1e-4)
+    assert qs["min"] <= fig["age"]["dash"]["q_minus"] <= qs["max"] or qs["splits"] > 1
+
+
 def test_the_growth_per_level_comes_from_max_items(fig):
     """§6: with ``maxItems: 2`` the flattened thread's states about double per level; with no cap
     (and with ``maxItems: 1``) each level adds about the same number, the prose's «unos N»."""
