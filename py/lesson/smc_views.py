@@ -95,6 +95,9 @@ class WeightsView:
                   "el 1 % más pesado ({top_count}), el {top_share}").format(
             n=fmt_int(n), estimate=fmt_sci_log(log_z), ess=fmt_decimal(ess, 1), ess_share=fmt_percent(ess / n),
             top1=fmt_percent(top1), top_count=fmt_int(max(1, n // 100)), top_share=fmt_percent(top10))
+        words += _(" · pesos sin normalizar de {lightest} (la más ligera) a {heaviest} (la más pesada)").format(
+            lightest=fmt_sci_log(float(r.log_weights[0].min()), 2),
+            heaviest=fmt_sci_log(float(r.log_weights[0].max()), 3))
         summary = (f'<p class="enum-summary" data-testid="weights-summary" data-ess="{ess!r}" '
                    f'data-log-z="{log_z!r}">{words}</p>')
         heavy = "".join(

@@ -41,6 +41,7 @@ THRESHOLD_PARTICLES = 1000  # the cell that compares the two thresholds (RUNS ru
 THRESHOLD_SEED = THRESHOLD_PARTICLES + 1
 STRUCTURAL = frozenset(b'{}":,')  # JSON punctuation: a token made only of these bytes is structural
 NOISE_SE = 2.0  # a difference of means counts only beyond 2 standard errors (Welch)
+SAME_RUNS = 1e-9  # two thresholds whose runs' TVs all agree within this gave the same runs
 
 
 def compute_figures(model, tok) -> dict:
@@ -72,7 +73,8 @@ def compute_figures(model, tok) -> dict:
     out["curves"] = curves_summary(model, tok, grammar, out["weights"]["favourite"]["name"])
     out["lighter_split"] = lighter_split(model, tok, grammar, out["weights"])
     out["thresholds"] = threshold_summary(model, tok, grammar, table)
-    out["sweep"] = threshold_sweep(model, tok, grammar, table, out["conv"])
+    out["sweep"] = threshold_sweep(model, tok, grammar, table, out["conv"],
+                                   {n: conv.row("is", n).tvs for n in SIZES})
     closing = out["curves"]["curves"][0]["closing"]
     out["curves"]["high_resamples_at_closing"] = closing in out["thresholds"]["high"]["resampled"]
     out["curves"]["low_resamples_at_closing"] = closing in out["thresholds"]["low"]["resampled"]
@@ -199,32 +201,57 @@ def threshold_summary(model, tok, grammar, table) -> dict:
 SWEEP_THRESHOLDS = [0.1, 0.15, 0.2, 0.25, 0.3, 0.5]  # the resampling thresholds swept (0.2: the page's)
 
 
-def threshold_sweep(model, tok, grammar, table, conv_means: dict) -> dict:
+def threshold_sweep(model, tok, grammar, table, conv_means: dict, is_tvs: dict | None = None) -> dict:
     """The setting that decides «Convergencia»'s verdict: the SMC's mean total variation over RUNS
     runs for each threshold of SWEEP_THRESHOLDS and each N of SIZES, seeded as «Convergencia»
     seeds its SMC (seed + N + 1, seed 0), so the 0.2 row is that cell's; beside it importance
     sampling's mean for each N (``conv_means``, "is_N"), and where the largest N's runs resampled
-    (``resampled``). ``below_is``: per threshold, the Ns where
-    the SMC's mean is below importance sampling's; ``contested``: the Ns where some threshold is,
-    ``none_below`` the others; ``window``: the thresholds below it at every contested N."""
-    rows = []
+    (``resampled``). ``below_is``: per threshold, the Ns where the SMC's mean is below importance
+    sampling's; with ``is_tvs`` (importance sampling's run-by-run TVs per N, «Convergencia»'s),
+    ``beyond_noise``: the Ns where it is lower by more than NOISE_SE standard errors (Welch, as
+    :func:`compare_methods`), else every N of ``below_is``. ``contested``: the Ns where some
+    threshold is below beyond noise, ``none_below`` the others; ``window``: the thresholds below
+    beyond noise at every contested N. ``identical``: per N, the groups of two or more
+    thresholds whose RUNS runs gave the same TVs, run by run, within SAME_RUNS (one measurement,
+    not several), as ``{"n", "thresholds"}``."""
+    rows, tvs_of = [], {}
     for th in SWEEP_THRESHOLDS:
-        means = {}
+        means, beyond = {}, []
         for n in SIZES:
             r = smc(model, tok, PROMPT, grammar, n, ess_threshold=th, runs=RUNS, seed=n + 1)
-            means[str(n)] = float(np.mean([total_variation(r.estimate(i), table) for i in range(RUNS)]))
+            tvs = np.array([total_variation(r.estimate(i), table) for i in range(RUNS)])
+            tvs_of[(th, n)] = tvs
+            means[str(n)] = float(tvs.mean())
+            if is_tvs is not None:
+                a = np.asarray(is_tvs[n])
+                se = math.sqrt(a.var(ddof=1) / len(a) + tvs.var(ddof=1) / len(tvs))
+                if a.mean() - tvs.mean() > NOISE_SE * se:
+                    beyond.append(n)
         # where the largest N's runs resampled (positions, 1-based, in at least one run)
         resampled = sorted({p for run in r.resampled for p in run})
-        rows.append({"threshold": th, "means": means, "resampled": resampled,
-                     "below_is": [n for n in SIZES if means[str(n)] < conv_means[f"is_{n}"]]})
-    # the Ns where some threshold beats importance sampling, and the thresholds that beat it at all
-    # of those Ns (the window the prose names); the Ns where none does
-    contested = [n for n in SIZES if any(n in r["below_is"] for r in rows)]
-    window = [r["threshold"] for r in rows if contested and all(n in r["below_is"] for n in contested)]
-    return {"thresholds": SWEEP_THRESHOLDS, "sizes": SIZES, "rows": rows,
+        below = [n for n in SIZES if means[str(n)] < conv_means[f"is_{n}"]]
+        rows.append({"threshold": th, "means": means, "resampled": resampled, "below_is": below,
+                     "beyond_noise": beyond if is_tvs is not None else below})
+    # the Ns where some threshold beats importance sampling beyond noise, and the thresholds that
+    # beat it at all of those Ns (the window the prose names); the Ns where none does
+    contested = [n for n in SIZES if any(n in r["beyond_noise"] for r in rows)]
+    window = [r["threshold"] for r in rows if contested and all(n in r["beyond_noise"] for n in contested)]
+    identical = []
+    for n in SIZES:
+        groups: list[list] = []
+        for th in SWEEP_THRESHOLDS:
+            for g in groups:
+                if np.allclose(tvs_of[(g[0], n)], tvs_of[(th, n)], rtol=0, atol=SAME_RUNS):
+                    g.append(th)
+                    break
+            else:
+                groups.append([th])
+        identical += [{"n": n, "thresholds": g} for g in groups if len(g) > 1]
+    return {"thresholds": SWEEP_THRESHOLDS, "sizes": SIZES, "rows": rows, "noise_se": NOISE_SE,
+            "same_runs": SAME_RUNS,
             "is": {str(n): conv_means[f"is_{n}"] for n in SIZES}, "contested": contested,
             "none_below": [n for n in SIZES if n not in contested], "window": window,
-            "page_in_window": THRESHOLD in window}
+            "page_in_window": THRESHOLD in window, "identical": identical}
 
 
 def convergence_rows(conv) -> tuple[list[dict], dict]:

@@ -263,10 +263,11 @@ def test_the_particles_paragraph_follows_the_runs_ancestry(fig, model, tok, gram
         assert set(trap["names_lost"]).isdisjoint(fig["paths"]["names_final"])
 
 
-def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig):
+def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig, model, tok, grammar):
     """«El umbral importa»: the sweep's row at the page's threshold is «Convergencia»'s SMC row (the
-    same seeds), each bold cell is below importance sampling's mean, and the window is the
-    thresholds bold at every N."""
+    same seeds); each bold cell is below importance sampling's mean beyond noise (for the page's
+    threshold, the same verdict as «Convergencia»'s comparison); the window is the thresholds bold
+    at every contested N; thresholds reported as giving the same runs do."""
     sweep = fig["sweep"]
     page = next(r for r in sweep["rows"] if r["threshold"] == THRESHOLD)
     for n in SIZES:
@@ -274,9 +275,27 @@ def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig):
         assert sweep["is"][str(n)] == pytest.approx(fig["conv"][f"is_{n}"])
     for r in sweep["rows"]:
         assert r["below_is"] == [n for n in SIZES if r["means"][str(n)] < sweep["is"][str(n)]]
-    contested = [n for n in SIZES if any(n in r["below_is"] for r in sweep["rows"])]
+        assert set(r["beyond_noise"]) <= set(r["below_is"])  # beyond noise implies below
+    # beyond noise, recomputed for the page's threshold from «Convergencia»'s own comparison
+    for n in SIZES:
+        assert (n in page["beyond_noise"]) == (fig["comparison"][str(n)]["verdict"] == "smc")
+    contested = [n for n in SIZES if any(n in r["beyond_noise"] for r in sweep["rows"])]
     assert sweep["contested"] == contested and sweep["none_below"] == [n for n in SIZES if n not in contested]
-    assert sweep["window"] == [r["threshold"] for r in sweep["rows"] if contested and set(contested) <= set(r["below_is"])]
+    assert sweep["window"] == [r["threshold"] for r in sweep["rows"] if contested and set(contested) <= set(r["beyond_noise"])]
+    # «dan las mismas distancias»: a group's first two thresholds rerun with the sweep's seeds
+    # and compared run by run
+    for g in sweep["identical"]:
+        rows = [r for r in sweep["rows"] if r["threshold"] in g["thresholds"]]
+        means = [r["means"][str(g["n"])] for r in rows]
+        assert len(rows) >= 2 and max(means) - min(means) <= sweep["same_runs"]
+    if sweep["identical"]:
+        g = sweep["identical"][0]
+        table = exact_table(enumerate_paths(model, tok, PROMPT, grammar))
+        runs = [smc(model, tok, PROMPT, grammar, g["n"], ess_threshold=th, runs=RUNS, seed=g["n"] + 1)
+                for th in g["thresholds"][:2]]
+        tvs = [[total_variation(r.estimate(i), table) for i in range(RUNS)] for r in runs]
+        assert np.allclose(tvs[0], tvs[1], rtol=0, atol=sweep["same_runs"])
+    assert [g["n"] for g in sweep["identical"]] == sorted(g["n"] for g in sweep["identical"])
     assert sweep["page_in_window"] == (THRESHOLD in sweep["window"])
     # the prose: the threshold decides, so at least one other threshold loses to the weights somewhere
     assert any(len(r["below_is"]) < len(SIZES) for r in sweep["rows"])
