@@ -120,7 +120,16 @@ def make_env(templates: Path = TEMPLATES) -> jinja2.Environment:
         env.filters["es_" + name] = getattr(numbers, "es_" + name)
         env.filters["en_" + name] = getattr(numbers, "en_" + name)
     env.filters["tex"] = lambda text: str(text).replace(",", "{,}")  # a decimal comma inside TeX
+    env.filters["sig"] = round_significant  # «unas 12 000 veces»: as many figures as the word «unas» claims
     return env
+
+
+def round_significant(x: float, figures: int = 2) -> float:
+    """Jinja2 filter ``sig``: ``x`` rounded to ``figures`` significant figures (0 stays 0), for a
+    number the prose gives as approximate (``{{ r | sig | int | es_int }}`` writes 11 994 as 12 000)."""
+    if x == 0:
+        return 0.0
+    return round(x, figures - 1 - math.floor(math.log10(abs(x))))
 
 
 def lab_presets() -> dict:

@@ -398,7 +398,7 @@ class PositionsView:
         probs = ",".join(f"{x:.6g}" for x in p.tolist())
         summary = _("Los {n} tokens, del más probable al menos (los que quita la máscara, en gris)").format(
             n=plain_int(len(vocab)))
-        more = _("Los {n} primeros; la página de la lección muestra todos, con un buscador.").format(
+        more = _("Los {n} primeros; con JavaScript, la lista completa, con un buscador.").format(
             n=plain_int(ALL_STATIC))
         return (f'<details class="pv-all" data-testid="pv-all"><summary>{summary}</summary>'
                 f'<div class="pv-all-body" data-p="{probs}" data-allowed="{hexmask}">'
@@ -445,8 +445,11 @@ class PositionsView:
             parts.append(ngettext("{n} en la que se elige el texto (marcada en azul)",
                                   "{n} en las que se elige el texto (marcadas en azul)",
                                   choices).format(n=plain_int(choices)))
-            caption = _("«{text}», posición a posición: {tokens}; {parts}.").format(
-                text=escape(gen.text), tokens=tokens, parts=", ".join(parts)) + " " + how
+            # «posiciones», not «tokens»: the parts that follow («10 forzadas…») agree with it
+            positions_n = ngettext("{n} posición, una por token", "{n} posiciones, una por token", n).format(
+                n=plain_int(n))
+            caption = _("«{text}», posición a posición: {positions}; {parts}.").format(
+                text=escape(gen.text), positions=positions_n, parts=", ".join(parts)) + " " + how
         positions = _("posiciones")
         style = f"<style>{', '.join(rules)} {{ display: block; }}</style>"
         labels = escape(json.dumps([token_label(piece) for piece in gen.vocab], ensure_ascii=False))

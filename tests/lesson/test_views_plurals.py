@@ -60,7 +60,8 @@ def test_the_strip_caption_agrees_with_the_generation(model, tok, seed):
     html = PositionsView(gen, uid="pv-plural")._repr_html_()
     text = caption(html)
     n = len(gen.positions)
-    assert f": {n} {'token' if n == 1 else 'tokens'};" in text
+    # «posiciones», so that «forzadas» agrees with it
+    assert f": {n} {'posición' if n == 1 else 'posiciones'}, una por token;" in text
     single = sum(pos.forced == "token" for pos in gen.positions)
     assert f"{single} {'forzada' if single == 1 else 'forzadas'} con un solo token" in text
     splits = [len(pos.allowed) for pos in gen.positions if pos.forced == "split"]

@@ -213,10 +213,12 @@ def threshold_sweep(model, tok, grammar, table, conv_means: dict, is_tvs: dict |
     threshold is below beyond noise, ``none_below`` the others; ``window``: the thresholds below
     beyond noise at every contested N. ``identical``: per N, the groups of two or more
     thresholds whose RUNS runs gave the same TVs, run by run, within SAME_RUNS (one measurement,
-    not several), as ``{"n", "thresholds"}``."""
+    not several), as ``{"n", "thresholds"}``. Per row, ``z``: per N, importance sampling's mean
+    minus the SMC's over their standard error (positive: SMC lower); ``narrow``: the (threshold,
+    N, z) of the window's cells with z below NOISE_SE + 0.2, bold by a hair."""
     rows, tvs_of = [], {}
     for th in SWEEP_THRESHOLDS:
-        means, beyond = {}, []
+        means, beyond, zs = {}, [], {}
         for n in SIZES:
             r = smc(model, tok, PROMPT, grammar, n, ess_threshold=th, runs=RUNS, seed=n + 1)
             tvs = np.array([total_variation(r.estimate(i), table) for i in range(RUNS)])
@@ -225,12 +227,13 @@ def threshold_sweep(model, tok, grammar, table, conv_means: dict, is_tvs: dict |
             if is_tvs is not None:
                 a = np.asarray(is_tvs[n])
                 se = math.sqrt(a.var(ddof=1) / len(a) + tvs.var(ddof=1) / len(tvs))
+                zs[str(n)] = float((a.mean() - tvs.mean()) / se)
                 if a.mean() - tvs.mean() > NOISE_SE * se:
                     beyond.append(n)
         # where the largest N's runs resampled (positions, 1-based, in at least one run)
         resampled = sorted({p for run in r.resampled for p in run})
         below = [n for n in SIZES if means[str(n)] < conv_means[f"is_{n}"]]
-        rows.append({"threshold": th, "means": means, "resampled": resampled, "below_is": below,
+        rows.append({"threshold": th, "means": means, "resampled": resampled, "below_is": below, "z": zs,
                      "beyond_noise": beyond if is_tvs is not None else below})
     # the Ns where some threshold beats importance sampling beyond noise, and the thresholds that
     # beat it at all of those Ns (the window the prose names); the Ns where none does
@@ -251,7 +254,10 @@ def threshold_sweep(model, tok, grammar, table, conv_means: dict, is_tvs: dict |
             "same_runs": SAME_RUNS,
             "is": {str(n): conv_means[f"is_{n}"] for n in SIZES}, "contested": contested,
             "none_below": [n for n in SIZES if n not in contested], "window": window,
-            "page_in_window": THRESHOLD in window, "identical": identical}
+            "page_in_window": THRESHOLD in window, "identical": identical,
+            "narrow": [{"threshold": r["threshold"], "n": n, "z": r["z"][str(n)]} for r in rows
+                       if r["threshold"] in window for n in contested
+                       if str(n) in r["z"] and r["z"][str(n)] < NOISE_SE + 0.2]}
 
 
 def convergence_rows(conv) -> tuple[list[dict], dict]:

@@ -25,9 +25,10 @@ from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label
 from .picture import factors_svg, names_svg
-from .why import crossing_forks, ratio_split, split_factors
+from .why import crossing_forks, path_steps, ratio_split, split_factors, token_splits
 
 MASKED_SEEDS = [0, 1, 2, 3, 4]
+FLOOR_FACTOR = 1.5  # «el suelo»: tokens within this factor of the least probable one
 UNMASKED_SEEDS = [0, 1, 2]
 UNMASKED_TOKENS = 30
 WALK_SEED = 0  # the masked sample walked through position by position
@@ -73,6 +74,7 @@ def compute_figures(model, tok) -> dict:
     out["utf8"] = utf8_example(tok)
     out["enumeration"] = enumeration_summary(model, tok, grammar)
     out["walk"].update(table_gaps(out["walk"], out["enumeration"]["rows"]))
+    out["initials_by_split"] = initials_by_split(model, tok, grammar, out["walk"], out["enumeration"]["rows"])
     out["sweep"] = temperature_sweep(model, tok, grammar)
     out["sweep_colder_concentrates"] = colder_concentrates(out["sweep"])
     out["sweep_changes"] = favourite_changes(out["sweep"])
@@ -100,6 +102,43 @@ def table_gaps(walk: dict, rows: list[dict]) -> dict:
     masked = {r["name"]: r["masked"] for r in rows}
     return {"table_gap": max(abs(a["conditional"] - exact[a["name"]]) for a in walk["allowed"]),
             "mask_gap": max(abs(a["q"] - masked[a["name"]]) for a in walk["allowed"])}
+
+
+def initials_by_split(model, tok, grammar, walk: dict, rows: list[dict]) -> dict:
+    """«No coinciden del todo porque…»: the mask's q~ of each token split of the forced prefix
+    (the walk's ``written``: the product of its masked steps) and, after each split, its q~ of
+    the initial of ``name`` (the name with the largest ``mask_gap``); their weighted sum is that
+    name's masked probability in the exact table (``rows``), up to the splits' own end. Returns
+    ``name``, ``splits`` (the two heaviest, each ``{"tokens", "weight", "q"}``, labels as text),
+    ``sum`` (Σ weight × q over every split) and ``table`` (the table's q~ of the name)."""
+    masked = {r["name"]: r["masked"] for r in rows}
+    name = max(walk["allowed"], key=lambda a: abs(a["q"] - masked[a["name"]]))["name"]
+    initial = name[0].encode()
+    m64 = model.astype(np.float64)
+    prompt_ids = tok.encode(PROMPT)
+    prefix = walk["written"].encode()
+    out = []
+
+    def walk_splits(matcher, ids: list[int], written: bytes, weight: float):
+        p = softmax(m64.forward(np.array([prompt_ids + ids]))[0, -1])
+        mask = matcher.mask()
+        kept = float(p[mask].sum())
+        if written == prefix:
+            v = tok.vocab.index(initial)
+            out.append({"tokens": [token_label(tok.vocab[t]) for t in ids], "weight": weight,
+                        "q": float(p[v]) / kept if mask[v] else 0.0})
+            return
+        for v in np.flatnonzero(mask):
+            nxt = written + tok.vocab[v]
+            if prefix.startswith(nxt):
+                child = matcher.fork()
+                child.consume(int(v))
+                walk_splits(child, ids + [int(v)], nxt, weight * float(p[v]) / kept)
+
+    walk_splits(grammar.matcher(tok.vocab), [], b"", 1.0)
+    out.sort(key=lambda r: -r["weight"])
+    return {"name": name, "splits": out[:2], "count": len(out),
+            "sum": sum(r["weight"] * r["q"] for r in out), "table": masked[name]}
 
 
 def colder_concentrates(sweep: list[dict]) -> bool:
@@ -211,6 +250,15 @@ def prefix_rules(model, tok) -> dict:
                    "cross_token": token_label(max(cross, key=lambda c: c[1])[0]),
                    "end_token": token_label(max(end, key=lambda c: c[1])[0]),
                    "crossing_count": len(cross), "ending_count": len(end)}
+    # what the conditional counts and the mask does not: writing the rest of LONG after the
+    # crossing token (every token split of it, why.token_splits, scored in one pass each)
+    cross_id = tok.vocab.index(max(cross, key=lambda c: c[1])[0])
+    context = tok.encode(PROMPT) + [tok.vocab.index(t) for t in top["path"]] + [cross_id]
+    rest = LONG.encode()[len(top["written"] + tok.vocab[cross_id]):]
+    m64 = model.astype(np.float64)
+    out["fork"]["p_rest"] = sum(math.exp(sum(path_steps(m64, context, path)))
+                                for path in token_splits(rest, tok.vocab))
+    out["fork"]["rest"] = rest.decode()
     return out
 
 
@@ -268,16 +316,25 @@ def any_grammar(model, tok) -> dict:
     read by json.loads, and, when the age starts with a minus sign, the masked probability q~ of
     that sign at its position (this compiler lets "-0" through: it is valid JSON worth 0) and, when
     the sign is a token of its own, ``after_minus``: the next token's label, its probability p
-    before the mask and q~ after it, and how many tokens the mask allowed there."""
+    before the mask and q~ after it, and how many tokens the mask allowed there;
+    ``minus_conditional``: the conditional's probability of the sign at that position (the
+    object's every possible ending after the same tokens, enumerated exactly)."""
     sentence = generate(model, tok, PROMPT, compile_regex(ANY_PATTERN), seed=0)
     obj = generate(model, tok, PROMPT, compile_json_schema(ANY_SCHEMA), seed=0)
     age_text = re.search(r'"edad":(-?[0-9]+)', obj.text).group(1)
-    minus_q = after_minus = None
+    minus_q = after_minus = minus_conditional = None
     written = b""
     for k, pos in enumerate(obj.positions):
         piece = tok.vocab[pos.chosen]
         if written.endswith(b'"edad":') and piece.startswith(b"-"):
             minus_q = pos.q_chosen
+            # what the conditional gives the sign there: every way the object can end after this
+            # prefix (each allowed integer, or -0, then the brace), enumerated exactly
+            prefix = written.decode()
+            ends = [f"{prefix}{v}}}" for v in ["-0"] + [str(a) for a in range(ANY_SCHEMA["properties"]["edad"]["minimum"],
+                                                                              ANY_SCHEMA["properties"]["edad"]["maximum"] + 1)]]
+            rows = enumerate_paths(model, tok, PROMPT, compile_choice(ends), answer_prefix=obj.token_ids[:k]).rows
+            minus_conditional = sum(r.conditional for r in rows if r.text[len(written):].startswith(b"-"))
             if piece == b"-" and k + 1 < len(obj.positions):  # the digit after a lone sign
                 nxt = obj.positions[k + 1]
                 after_minus = {"label": token_label(tok.vocab[nxt.chosen]), "p": nxt.p_chosen,
@@ -285,11 +342,14 @@ def any_grammar(model, tok) -> dict:
         written += piece
     return {"sentence": sentence.text, "object": obj.text, "age_text": age_text,
             "age": json.loads(obj.text)["edad"], "minus_q": minus_q, "after_minus": after_minus,
+            "minus_conditional": minus_conditional,
             "choices": sum(not p.is_forced for p in obj.positions), "tokens": len(obj.positions)}
 
 
 def model_alone(model, tok) -> dict:
-    """What the model does after the prompt without a mask: top tokens, and where ``{`` ranks."""
+    """What the model does after the prompt without a mask: top tokens, where ``{`` ranks, and
+    ``floor``: the tokens whose p is at most FLOOR_FACTOR times the smallest (their count, the
+    range of their p, and whether ``{`` and ``"`` are among them)."""
     m = model.astype(np.float64)
     logits = m.forward(np.array([tok.encode(PROMPT)]))[0, -1]
     p = np.exp(logits - logits.max())
@@ -297,7 +357,12 @@ def model_alone(model, tok) -> dict:
     order = np.argsort(-p, kind="stable")
     rank = {int(t): r for r, t in enumerate(order, start=1)}
     brace, quote = tok.vocab.index(b"{"), tok.vocab.index(b'"')
+    # the floor of the distribution: the tokens within FLOOR_FACTOR of the least probable one,
+    # among which the brace's rank means nothing
+    floor = p <= FLOOR_FACTOR * p.min()
     return {"top": [{"token": int(t), "label": token_label(tok.vocab[t]), "p": float(p[t])} for t in order[:6]],
+            "floor": {"count": int(floor.sum()), "low": float(p.min()), "high": float(p[floor].max()),
+                      "factor": FLOOR_FACTOR, "brace_in": bool(floor[brace]), "quote_in": bool(floor[quote])},
             "brace": {"p": float(p[brace]), "rank": rank[brace]},
             "quote": {"p": float(p[quote]), "rank": rank[quote]}, "vocab_size": len(tok.vocab)}
 

@@ -17,7 +17,7 @@ from .handmask import (ByteTrace, FsmAgreement, compare_masks, enum_object_machi
 from .levels import (FEW_SHOT_PROMPT, JSON_MODE_GBNF, NAMES, PARENS_GBNF, PROMPT, RETRY_QUESTIONS, SCHEMA,
                      LevelResult, LevelsTable, RetryTable, answer, depth_counts, distinct_states, state_sources, bounded_parens_regex, fewest_tokens, first_nested,
                      inside_braces, matches_parens, matches_schema, measure_level, measure_prompt,
-                     p_first_byte, paren_depth, parses, retry_arithmetic, stack_cost, with_retries,
+                     p_first_byte, paren_depth, parses, retry_arithmetic, stack_cost, with_retries, initial_choice, position_split,
                      StackCost)
 from .pictures import DepthHistogram, depth_svg, retry_svg
 
@@ -25,4 +25,5 @@ __all__ = ["ByteTrace", "DepthHistogram", "depth_counts", "depth_svg", "fewest_t
            "answer", "distinct_states", "state_sources", "bounded_parens_regex", "inside_braces", "paren_depth", "retry_svg", "stack_cost", "StackCost", "FEW_SHOT_PROMPT", "FsmAgreement", "JSON_MODE_GBNF", "LevelResult", "LevelsTable",
            "NAMES", "PARENS_GBNF", "PROMPT", "RETRY_QUESTIONS", "RetryTable", "SCHEMA", "compare_masks",
            "enum_object_machine", "envelope_bound", "prefix_shared_bound", "matches_parens", "matches_schema", "measure_level",
-           "measure_prompt", "p_first_byte", "parses", "retry_arithmetic", "with_retries"]
+           "measure_prompt", "p_first_byte", "parses", "retry_arithmetic", "with_retries", "initial_choice",
+           "position_split"]

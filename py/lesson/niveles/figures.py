@@ -26,7 +26,7 @@ from .handmask import compare_masks, enum_object_machine, envelope_bound, prefix
 from .levels import (FEW_SHOT_PROMPT, brace_bound, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
                      distinct_states, inside_braces, matches_parens, parses, measure_level, measure_prompt, p_first_byte,
-                     retry_arithmetic, stack_cost, state_sources, with_retries)
+                     retry_arithmetic, stack_cost, state_sources, with_retries, initial_choice, position_split)
 
 # Sizes, seeds and budgets of the page's cells. Level 0's token budget is not a constant: it is
 # the longest token path of any text of SCHEMA's grammar (:func:`prompt_budget`), so every split of
@@ -282,5 +282,18 @@ def compute_figures(model, tok) -> dict:
         "grammar_examples": measured[4].texts[:3],
         "nesting": nesting(measured[4]),
         "stack": stack(measured, tok),
+        "positions_split": {str(k): position_split(measured[k], tok.vocab) for k in (3, 4)},
+        "initial_choice": initial_figures(model, tok, exact),
         "fsm": fsm(model, tok),
     }
+
+
+def initial_figures(model, tok, exact: dict) -> dict:
+    """Level 3's one free choice (``initial_choice``): per name ``q`` (the mask's q~ of its
+    initial) and ``finish``; ``top``: the name whose initial gets most, and for the most inflated
+    name and the model's favourite, the ratio of their ``finish``."""
+    rows = {r["name"]: r for r in initial_choice(model, tok).rows}
+    top = max(rows, key=lambda n: rows[n]["q"])
+    inflated, favourite = exact["inflated"], exact["model_top"]
+    return {"rows": rows, "top": top,
+            "finish_ratio": rows[favourite]["finish"] / rows[inflated]["finish"]}

@@ -477,6 +477,84 @@ def stack_cost(dfa: LevelResult, stack: LevelResult) -> dict:
             "seconds_per_position": (stack.seconds / stack.positions) / (dfa.seconds / dfa.positions)}
 
 
+NOTE_OPENING, NOTE_CLOSING = ',"nota":"(', ')"}'
+
+
+def position_split(result: LevelResult, vocab: list[bytes]) -> dict[str, float]:
+    """Where a masked level's positions go, per answer on average: each token counted in the
+    stretch of the answer where it starts. Stretches: ``{"nombre":"…"`` (up to the name's closing
+    quote), then for level 4's answers the fixed ``,"nota":"(`` (NOTE_OPENING, forced by the
+    grammar), the note's words (``…``) and ``)"}`` (NOTE_CLOSING); for the others ``}``. Keys are
+    those stretches as text, in order. Raises ValueError for a result without answers."""
+    if not result.token_ids:
+        raise ValueError("the level has no answers to split")
+    totals: dict[str, int] = {}
+    for ids in result.token_ids:
+        text = b"".join(vocab[t] for t in ids)
+        name_end = text.index(b'"', len(b'{"nombre":"')) + 1
+        if text[name_end:].startswith(NOTE_OPENING.encode()):
+            cuts = [(0, '{"nombre":"…"'), (name_end, NOTE_OPENING), (name_end + len(NOTE_OPENING), "…"),
+                    (len(text) - len(NOTE_CLOSING), NOTE_CLOSING)]
+        else:
+            cuts = [(0, '{"nombre":"…"'), (name_end, text[name_end:].decode())]
+        start = 0
+        for t in ids:
+            label = [lab for off, lab in cuts if off <= start][-1]
+            totals[label] = totals.get(label, 0) + 1
+            start += len(vocab[t])
+    return {k: v / len(result.token_ids) for k, v in totals.items()}
+
+
+def initial_choice(model, tok, names=NAMES, prompt: str = PROMPT) -> "InitialChoice":
+    """Level 3's one free choice: after the forced opening ``{"nombre":"`` (the tokenizer's
+    split), the names differ from their first letter on, so the mask chooses the name when it
+    chooses the initial. Per name: ``q`` (the mask's q~ of the tokens that start with its
+    initial there) and ``finish`` (the unmasked model's probability of writing the rest of the
+    answer after its one-letter initial, every token path summed: ``enumerate_paths`` with that
+    answer prefix). The conditional of a name is proportional to p(initial) × finish; the mask
+    gives it about q. Raises ValueError if two names share an initial."""
+    from ..enumeration import enumerate_paths
+    from masker import compile_choice
+    initials = [n[0] for n in names]
+    if len(set(initials)) != len(initials):
+        raise ValueError("the names must have different initials")
+    answers = [answer(n) for n in names]
+    grammar = compile_choice(answers)
+    opening = tok.encode(answers[0][:answers[0].index(names[0])])  # {"nombre":"
+    m = grammar.matcher(tok.vocab)
+    for t in opening:
+        m.consume(t)
+    mask = m.mask()
+    p = softmax(model.astype(np.float64).forward(np.array([tok.encode(prompt) + opening]))[0, -1])
+    kept = float(p[mask].sum())
+    rows = []
+    for n in names:
+        q = float(sum(p[v] for v in np.flatnonzero(mask) if tok.vocab[v].decode("utf-8", "replace").startswith(n[0]))) / kept
+        first = tok.vocab.index(n[0].encode())
+        finish = enumerate_paths(model, tok, prompt, grammar, answer_prefix=opening + [first]).p_grammar
+        rows.append({"name": n, "q": q, "p_initial": float(p[first]), "finish": finish})
+    return InitialChoice(rows)
+
+
+class InitialChoice:
+    """:func:`initial_choice`'s rows as a table (``data-testid="initial-choice"``), most q~ first:
+    the name, the mask's q~ of its initial, and the model's probability of finishing the answer
+    after it."""
+
+    def __init__(self, rows: list[dict]):
+        self.rows = sorted(rows, key=lambda r: -r["q"])
+
+    def _repr_html_(self) -> str:
+        body = "".join(f'<tr data-name="{escape(r["name"])}" data-q="{r["q"]!r}" data-finish="{r["finish"]!r}">'
+                       f'<th scope="row">{escape(r["name"])}</th><td class="num">{fmt_decimal(r["q"], 3)}</td>'
+                       f'<td class="num">{fmt_sci(r["finish"], 2)}</td></tr>' for r in self.rows)
+        heads = (_("nombre"), _("q̃ de su inicial"), _("terminar tras la inicial, sin máscara"))
+        return styled(_scroll(_("la elección de la inicial")) + '<table class="compact-table" data-testid="initial-choice">'
+                      + "<caption>" + _("La única elección libre: la inicial, tras la apertura forzada") + "</caption><thead><tr>"
+                      + "".join(f'<th scope="col">{h}</th>' for h in heads) + "</tr></thead><tbody>" + body
+                      + "</tbody></table></div>")
+
+
 class StackCost:
     """The end of the cell «La tabla de niveles» that compares level 4 with level 3: a line with
     :func:`stack_cost`'s ratios, then a table of where each level's time went (answers, positions,
@@ -500,13 +578,14 @@ class StackCost:
         def secs(x: float) -> str:
             return f'<td class="num"><span data-measured="">{fmt_decimal(x, 2)}</span></td>'
         rows = "".join(
-            f'<tr data-level="{r.level}" data-model-rows="{r.model_rows}"><th scope="row">{r.level}</th>'
+            f'<tr data-level="{r.level}" data-model-rows="{r.model_rows}" data-model-calls="{r.model_calls}">'
+            f'<th scope="row">{r.level}</th>'
             f'<td class="num">{fmt_int(r.n)}</td><td class="num">{fmt_int(r.positions)}</td>'
-            f'<td class="num">{fmt_int(r.model_rows)}</td>'
+            f'<td class="num">{fmt_int(r.model_calls)}</td><td class="num">{fmt_int(r.model_rows)}</td>'
             + secs(r.model_seconds) + secs(r.mask_seconds)
             + secs(max(r.seconds - r.model_seconds - r.mask_seconds, 0.0)) + secs(r.seconds) + "</tr>"
             for r in self.levels)
-        heads = (_("nivel"), _("respuestas"), _("posiciones"), _("filas del modelo"), _("modelo (s)"),
+        heads = (_("nivel"), _("respuestas"), _("posiciones"), _("llamadas al modelo"), _("filas del modelo"), _("modelo (s)"),
                  _("máscaras (s)"), _("resto del bucle (s)"), _("total (s)"))
         table = (_scroll(_("dónde se fue el tiempo")) + '<table class="levels" data-testid="time-split">'
                  + "<caption>" + _("Dónde se fue el tiempo de los niveles 3 y 4") + "</caption><thead><tr>"

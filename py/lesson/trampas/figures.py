@@ -29,6 +29,7 @@ SPLIT_BUDGET = 16  # one token above the shortest answer: the most likely name n
 SWEEP_BUDGETS = list(range(18, 31, 2))  # from the shortest valid answer to where cutting stops failing
 DATE_N = 60
 THREAD_BUDGET, THREAD_N = 80, 8
+THREAD_MAX_LENGTH = 10  # studies.comment's maxLength for «texto»
 JSON_MODE_TOKENS = 40
 
 # Published figures of production engines, quoted (not measured here), from the MaskBench README
@@ -315,6 +316,11 @@ def enum_figures(tok) -> dict:
 
 
 def thread_figures(model, tok) -> dict:
+    """§6: the recursive thread sampled with THREAD_BUDGET tokens, cut and budget-aware, its
+    flattening by depth, and ``cut_why``: why the cut threads end invalid, from
+    :func:`studies.thread_state` (comments of the valid ones and their token range and mean,
+    comments begun by the invalid ones, where their last comment sat, the finished texts' mean
+    length against THREAD_MAX_LENGTH)."""
     grammar = compile_json_schema(studies.THREAD_SCHEMA)
     gens = sample_batch(model, tok, studies.THREAD_PROMPT, grammar, n=THREAD_N, seed=0,
                         max_tokens=THREAD_BUDGET, budget_aware=True)
@@ -322,6 +328,20 @@ def thread_figures(model, tok) -> dict:
                        max_tokens=THREAD_BUDGET)
     bound = studies.depth_bounded()
     growth = [b / a for a, b in zip(bound.states, bound.states[1:])]  # per extra level
+    # why the cut threads are invalid (studies.thread_state, printed by the cell's CutThreads)
+    states = [studies.thread_state(g.text) for g in cut]
+    valid = [(g, st) for g, st in zip(cut, states) if st["last"] is None]
+    invalid = [st for st in states if st["last"] is not None]
+    lengths = [n for st in states for n in st["texts"]]
+    single = [len(g.token_ids) for g, st in valid if st["comments"] == 1]
+    cut_why = {"valid_comments": sorted({st["comments"] for _, st in valid}),
+               "valid_tokens": [min(single), max(single)] if single else None,
+               "per_comment": sum(single) / len(single) if single else None,
+               "invalid_comments": sorted({st["comments"] for st in invalid}),
+               "first_reply": sum(st["last"] == "first reply" for st in invalid),
+               "second_reply": sum(st["last"] == "second reply" for st in invalid),
+               "text_mean": sum(lengths) / len(lengths),
+               "max_length": THREAD_MAX_LENGTH}
     return {"route": type(grammar.automaton).__name__, "syntax": grammar.syntax,
             "shortest": grammar.matcher(tok.vocab).min_tokens_to_finish(),
             "budget": THREAD_BUDGET, "n": THREAD_N, "samples": [g.text for g in gens[:3]],
@@ -330,7 +350,7 @@ def thread_figures(model, tok) -> dict:
             "bound_depths": bound.depths, "bound_states": bound.states,
             "bound_chars": bound.chars,
             "growth": bound.states[-1] / bound.states[-2],
-            "growth_min": min(growth), "growth_max": max(growth), **cap_sweep(bound)}
+            "growth_min": min(growth), "growth_max": max(growth), "cut_why": cut_why, **cap_sweep(bound)}
 
 
 def cap_sweep(bound) -> dict:

@@ -813,6 +813,83 @@ def nesting_depth(value) -> int:
     return 1 + max(map(nesting_depth, replies)) if replies else 0
 
 
+def thread_state(text: str) -> dict:
+    """Where a (possibly cut) compact comment thread stands, read by a scanner that skips the
+    insides of strings: ``comments`` (``"texto"`` keys begun), ``depth`` (``respuestas`` arrays
+    still open), ``last`` (how the comment being written when the text ended sits: "first reply"
+    when it opened a nested array, "second reply" when it follows a sibling, "top" for the
+    root; None for a complete thread) and ``texts``: the lengths, in characters, of the texts
+    whose closing quote was written."""
+    depth, comments, in_string, escaped, start, last = 0, 0, False, False, 0, "top"
+    texts, prev, key = [], "", ""
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+                value = text[start:i]
+                if key == "texto" and prev == ":":
+                    texts.append(len(json.loads(f'"{value}"')))
+                key = value if prev in ("{", ",") else key
+                prev = '"'
+            continue
+        if c == '"':
+            in_string, start = True, i + 1
+            if prev in ("{", ","):
+                pass
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+        elif c == "{" and text[i + 1:i + 9] == '"texto":':
+            comments += 1
+            last = "top" if depth == 0 else ("second reply" if prev == "," else "first reply")
+        prev = c
+    complete = False
+    try:
+        json.loads(text)
+        complete = True
+    except ValueError:
+        pass
+    return {"comments": comments, "depth": depth, "last": None if complete else last, "texts": texts}
+
+
+@dataclass
+class CutThreads:
+    """Threads cut by a token budget, one row each: tokens, comments begun, whether it ended
+    valid, and for the others where the comment being written when the budget ran out sits
+    (:func:`thread_state`); under the table, the mean length of the finished texts against the
+    schema's ``maxLength`` (``max_length``)."""
+    gens: list
+    max_length: int = 10
+
+    def states(self) -> list[dict]:
+        return [thread_state(g.text) for g in self.gens]
+
+    def _repr_html_(self) -> str:
+        where = {"first reply": _("una respuesta dentro de una respuesta"),
+                 "second reply": _("una segunda respuesta del mismo nivel"), "top": _("el comentario raíz")}
+        rows, lengths = [], []
+        for g, st in zip(self.gens, self.states()):
+            lengths += st["texts"]
+            state = _("válido") if st["last"] is None else _("cortado en {where}").format(where=where[st["last"]])
+            rows.append(f'<tr data-comments="{st["comments"]}" data-last="{st["last"] or ""}">'
+                        f'<td class="num">{fmt_int(len(g.token_ids))}</td><td class="num">{fmt_int(st["comments"])}</td>'
+                        f'<td>{escape(state)}</td></tr>')
+        mean = sum(lengths) / len(lengths) if lengths else 0.0
+        heads = (_("tokens"), _("comentarios empezados"), _("estado"))
+        summary = _("Los textos terminados miden de media {mean} caracteres (maxLength: {max})").format(
+            mean=fmt_decimal(mean, 1), max=fmt_int(self.max_length))
+        return styled(_scroll(_("hilos cortados")) + '<table class="compact-table" data-testid="cut-threads"><caption>'
+                      + _("Los hilos cortados por el presupuesto, uno por fila") + "</caption><thead><tr>"
+                      + "".join(f'<th scope="col">{h}</th>' for h in heads) + "</tr></thead><tbody>"
+                      + "".join(rows) + f'</tbody></table></div><p class="enum-summary">{summary}.</p>')
+
+
 # -- a compact strip of answers, shared by the cells ----------------------------------------------
 @dataclass
 class Answers:

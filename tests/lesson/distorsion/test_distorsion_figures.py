@@ -288,6 +288,13 @@ def test_the_threshold_sweep_repeats_the_convergence_and_names_the_window(fig, m
         rows = [r for r in sweep["rows"] if r["threshold"] in g["thresholds"]]
         means = [r["means"][str(g["n"])] for r in rows]
         assert len(rows) >= 2 and max(means) - min(means) <= sweep["same_runs"]
+    # «por poco»: the window's cells bold by less than 0.2 standard errors, named with their z
+    for c in sweep["narrow"]:
+        row = next(r for r in sweep["rows"] if r["threshold"] == c["threshold"])
+        assert c["threshold"] in sweep["window"] and c["z"] == row["z"][str(c["n"])]
+        assert sweep["noise_se"] < c["z"] < sweep["noise_se"] + 0.2
+    for r in sweep["rows"]:
+        assert r["beyond_noise"] == [n for n in SIZES if r["z"][str(n)] > sweep["noise_se"]]
     if sweep["identical"]:
         g = sweep["identical"][0]
         table = exact_table(enumerate_paths(model, tok, PROMPT, grammar))

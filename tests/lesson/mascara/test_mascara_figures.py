@@ -382,6 +382,13 @@ def test_the_brace_is_far_down_the_models_list_after_the_question(fig, model, to
     assert alone["brace"]["rank"] == 1 + int((p > p[brace]).sum())
     assert alone["brace"]["rank"] > len(tok.vocab) // 2
     assert min(t["p"] for t in alone["top"]) > 1e4 * alone["brace"]["p"]
+    # «La llave está en el suelo»: the floor recounted, the brace and the quote in it
+    floor = alone["floor"]
+    within = p <= floor["factor"] * p.min()
+    assert floor["count"] == int(within.sum()) and floor["low"] == pytest.approx(p.min(), rel=1e-9)
+    assert floor["high"] == pytest.approx(p[within].max(), rel=1e-9)
+    assert floor["brace_in"] == bool(within[brace]) and floor["quote_in"] == bool(within[tok.vocab.index(b'"')])
+    assert floor["brace_in"] and floor["count"] > 10  # the prose's branch: the rank inside it is noise
 
 
 def test_the_masks_choice_of_initial_is_close_to_its_table_but_not_equal(fig):
@@ -445,3 +452,73 @@ def test_the_forks_of_benina_casia_carry_the_masks_probability(fig, model, tok):
     assert b["p_cross"] > 0.5 > 100 * b["p_end"]
     assert b["q_cross"] == pytest.approx(b["p_cross"] / sum(q for _, q in top["tokens"]), rel=1e-9)
     assert pr["stop"]["long"]["conditional"] < 0.01 < 0.99 < b["q_cross"]
+
+
+def test_the_initials_after_each_split_average_to_the_table(fig, model, tok):
+    """§2, «No coinciden del todo porque…»: the splits' weights sum to 1 and their weighted q̃ of
+    the initial is the table's q̃ of the name (exact enumeration, a different walk); the two
+    printed splits are the heaviest, the first the sample's, and the initial's q̃ after it is
+    the walk's own «q̃ después»."""
+    ip, walk = fig["initials_by_split"], fig["walk"]
+    rows = {r["name"]: r for r in fig["enumeration"]["rows"]}
+    assert ip["sum"] == pytest.approx(rows[ip["name"]]["masked"], rel=1e-9)
+    assert ip["table"] == rows[ip["name"]]["masked"]
+    a, b = ip["splits"]
+    assert a["weight"] >= b["weight"] and a["tokens"] == walk["split"]
+    assert a["q"] == pytest.approx(next(x["q"] for x in walk["allowed"] if x["name"] == ip["name"]), rel=1e-9)
+    assert a["q"] != pytest.approx(b["q"], rel=1e-3)  # «reparte de otra manera»
+    assert ip["count"] == walk["splits"]
+
+
+def test_writing_the_rest_of_the_long_text_is_what_the_conditional_counts(fig, model, tok):
+    """§4: «escribir después Casia cuesta …»: p(rest | the fork's path and the crossing token),
+    recomputed by the exact enumeration with that answer prefix; the fork's two branches, so
+    weighed, put the conditional near the long text's exact one (the other forks add little)."""
+    pr, b = fig["prefix_rules"], fig["prefix_rules"]["fork"]
+    vocab = {token_label(v): i for i, v in enumerate(tok.vocab)}
+    prefix = [vocab[t] for t in b["path"]] + [vocab[b["cross_token"]]]
+    exact = enumerate_paths(model, tok, PROMPT, compile_choice([pr["long_text"]]), answer_prefix=prefix)
+    assert b["p_rest"] == pytest.approx(exact.p_grammar, rel=1e-6)
+    assert b["rest"] == pr["long_text"][len(b["written"]) + len(b["cross_token"].replace("␣", " ")):]
+    here = b["p_cross"] * b["p_rest"] / (b["p_cross"] * b["p_rest"] + b["p_end"])
+    assert here == pytest.approx(pr["stop"]["long"]["conditional"], rel=0.2)
+    assert b["p_rest"] < 1e-3 < b["p_cross"]  # the prose: cheap to jump, dear to finish
+
+
+def test_the_why_ratio_is_the_ratio_of_the_two_inflations(fig):
+    """§5, «Este cociente es el que infla a …»: the mask's q̃ of each name is close to its
+    initial's and the conditional multiplies by finishing inside G, so the two names'
+    inflations (q̃ / conditional) divide to the finishing ratio of the walk's split, up to the
+    prefix's other splits: here within a tenth."""
+    why, rows = fig["why"], {r["name"]: r for r in fig["enumeration"]["rows"]}
+    small, big = why["small"]["name"], why["big"]["name"]
+    assert small == fig["enumeration"]["most_inflated"]["name"]
+    inflation = {n: rows[n]["masked"] / rows[n]["conditional"] for n in (small, big)}
+    assert inflation[small] == pytest.approx(fig["enumeration"]["most_inflated"]["ratio"], rel=1e-9)
+    assert inflation[small] / inflation[big] == pytest.approx(why["ratio"], rel=0.1)
+
+
+def test_the_conditional_would_not_write_the_minus_sign(fig, model, tok):
+    """§7, «la condicionada le daría al signo …»: recomputed by brute force over the same
+    endings, each text's probability as the sum over its token paths after the sample's prefix
+    (``why.token_splits`` and one forward pass per path); the sign gets far less than the mask's
+    q̃ of it."""
+    from lesson.mascara.figures import ANY_SCHEMA
+    from lesson.mascara.why import path_steps, token_splits
+    from lesson import generate, compile_json_schema
+    cq = fig["any_grammar"]
+    obj = generate(model, tok, PROMPT, compile_json_schema(ANY_SCHEMA), seed=0)
+    written, k = b"", 0
+    while not written.endswith(b'"edad":'):
+        written += tok.vocab[obj.token_ids[k]]
+        k += 1
+    context = tok.encode(PROMPT) + obj.token_ids[:k]
+    m64 = model.astype(np.float64)
+    lo, hi = ANY_SCHEMA["properties"]["edad"]["minimum"], ANY_SCHEMA["properties"]["edad"]["maximum"]
+    totals = {}
+    for v in ["-0"] + [str(a) for a in range(lo, hi + 1)]:
+        totals[v] = sum(math.exp(sum(path_steps(m64, context, path)))
+                        for path in token_splits(f"{v}}}".encode(), tok.vocab))
+    share = totals["-0"] / sum(totals.values())
+    assert cq["minus_conditional"] == pytest.approx(share, rel=1e-5)
+    assert cq["minus_conditional"] < 1e-3 * cq["minus_q"]

@@ -10,6 +10,7 @@ import math
 import re
 from collections import Counter, deque
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -172,15 +173,15 @@ def test_the_stack_positions_ratio_is_the_table_s(fig):
     low = LevelResult(3, "a", 2, 2, 2, 10, 1.0)
     high = LevelResult(4, "b", 2, 2, 2, 30, 6.0)
     assert stack_cost(low, high) == {"positions": 3.0, "seconds": 6.0, "seconds_per_position": 2.0}
-    low.model_rows, low.model_seconds, low.mask_seconds = 4, 0.5, 0.25
-    high.model_rows, high.model_seconds, high.mask_seconds = 20, 2.0, 3.0
+    low.model_rows, low.model_calls, low.model_seconds, low.mask_seconds = 4, 3, 0.5, 0.25
+    high.model_rows, high.model_calls, high.model_seconds, high.mask_seconds = 20, 7, 2.0, 3.0
     line = StackCost(low, high)._repr_html_()
     assert '3,00 veces las posiciones' in line and '<span data-measured="">6,0</span> veces el tiempo' in line
     # the time split: rows deterministic, seconds marked as measured; the rest is what is left
     split = line.split('data-testid="time-split"')[1]
-    cells = re.findall(r'<tr data-level="(\d)" data-model-rows="(\d+)">(.*?)</tr>', split)
-    assert [(lv, rows) for lv, rows, _ in cells] == [("3", "4"), ("4", "20")]
-    measured = [re.findall(r'<span data-measured="">([^<]+)</span>', body) for _, _, body in cells]
+    cells = re.findall(r'<tr data-level="(\d)" data-model-rows="(\d+)" data-model-calls="(\d+)">(.*?)</tr>', split)
+    assert [(lv, rows, calls) for lv, rows, calls, _ in cells] == [("3", "4", "3"), ("4", "20", "7")]
+    measured = [re.findall(r'<span data-measured="">([^<]+)</span>', body) for _, _, _, body in cells]
     assert measured == [["0,50", "0,25", "0,25", "1,00"], ["2,00", "3,00", "1,00", "6,00"]]
     with pytest.raises(ValueError, match="valid answers"):
         stack_cost(LevelResult(3, "a", 2, 0, 0, 10, 1.0), high)
@@ -410,3 +411,52 @@ def test_unbounded_json_mode_finishes_only_the_empty_object(fig):
     says so: parsed = empty + finished with content."""
     u = fig["unbounded"]
     assert u["parsed"] == u["empty"] + u["finished_with_content"] and u["cut"] == u["n"] - u["parsed"]
+
+
+def test_the_positions_split_by_stretch_add_up_and_the_name_costs_alike(fig, model, tok):
+    """§7: «las dos últimas líneas de la celda reparten esas posiciones por tramos»: each level's
+    stretches add up to its positions per answer, recounted here by walking each answer's bytes
+    (where each token starts); «El nombre cuesta lo mismo en los dos niveles» within 5 %."""
+    from lesson import compile_cfg, compile_json_schema
+    from lesson.niveles.levels import PARENS_GBNF, SCHEMA, matches_parens, measure_level, position_split
+    split = fig["positions_split"]
+    for level, grammar, kw in ((3, compile_json_schema(SCHEMA), {"n": 200}),
+                               (4, compile_cfg(PARENS_GBNF), {"n": 100, "check": matches_parens})):
+        r = measure_level(model, tok, level, "x", PROMPT, grammar, seed=0, **kw)
+        assert sum(split[str(level)].values()) == pytest.approx(r.positions / r.n)
+        assert split[str(level)] == pytest.approx(position_split(r, tok.vocab))
+        opening = 0
+        for ids in r.token_ids:  # tokens starting inside {"nombre":"…" (up to the name's quote)
+            text, start = b"".join(tok.vocab[t] for t in ids), 0
+            end = text.index(b'"', 11) + 1
+            for t in ids:
+                opening += start < end
+                start += len(tok.vocab[t])
+        assert split[str(level)]['{"nombre":"…"'] == pytest.approx(opening / r.n)
+    a, b = split["3"]['{"nombre":"…"'], split["4"]['{"nombre":"…"']
+    assert abs(a - b) < 0.05 * a
+    assert list(split["4"]) == ['{"nombre":"…"', ',"nota":"(', "…", ')"}']
+
+
+def test_the_one_free_choice_is_the_initial(fig, model, tok):
+    """§5's quiz: the masks' q̃ of the five initials sum to 1 (every allowed token starts one);
+    each name's «terminar tras la inicial» recomputed by brute force (every token split of the
+    rest, one forward pass each); the quiz's branch: the most inflated name's initial is the top."""
+    import math as _m
+    from lesson.mascara.why import path_steps, token_splits
+    from lesson.course import answer as _answer
+    ini, exact = fig["initial_choice"], fig["exact"]
+    assert sum(r["q"] for r in ini["rows"].values()) == pytest.approx(1.0, abs=1e-9)
+    name = exact["inflated"]
+    text = _answer(name)
+    opening = tok.encode(text[:text.index(name)])
+    context = tok.encode(PROMPT) + opening + [tok.vocab.index(name[0].encode())]
+    rest = text[text.index(name) + 1:].encode()
+    m64 = model.astype(np.float64)
+    brute = sum(_m.exp(sum(path_steps(m64, context, p))) for p in token_splits(rest, tok.vocab))
+    assert ini["rows"][name]["finish"] == pytest.approx(brute, rel=1e-6)
+    assert ini["top"] == max(ini["rows"], key=lambda n: ini["rows"][n]["q"])
+    assert ini["top"] == name  # the quiz: «la mayor de las cinco»
+    fav = exact["model_top"]
+    assert ini["finish_ratio"] == pytest.approx(ini["rows"][fav]["finish"] / ini["rows"][name]["finish"])
+    assert ini["finish_ratio"] > 10
