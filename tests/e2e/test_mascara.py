@@ -161,6 +161,7 @@ def test_the_cover_view_opens_every_token_of_a_position_searchable(page):
         "els => els.filter(e => getComputedStyle(e).display !== 'none').map(e => e.dataset.panel)")
     panel = cover.locator(f'[data-panel="{visible[0]}"]')
     panel.locator("[data-testid=pv-all] summary").click()
+    panel.locator(".pv-all-body[data-filled]").wait_for()  # the list is built on the toggle event
     rows = panel.locator(".pv-all-list li")
     assert rows.count() == 512
     kept = panel.locator(".pv-all-list li:not(.out)").count()

@@ -22,7 +22,8 @@ from ..course import answer
 from ..enumeration import enumerate_paths
 from ..language import count_language
 from ..views import token_label
-from .handmask import compare_masks, enum_object_machine, envelope_bound, prefix_shared_bound, run_bytes
+from .handmask import (compare_masks, enum_object_machine, envelope_bound, prefix_shared_bound, reachable_states,
+                       run_bytes)
 from .levels import (FEW_SHOT_PROMPT, brace_bound, JSON_MODE_GBNF, JSON_MODE_UNBOUNDED_GBNF, NAMES, PARENS_GBNF,
                      PROMPT, RETRY_QUESTIONS, RETRY_TRIES, SCHEMA, depth_counts, fewest_tokens, first_nested,
                      distinct_states, inside_braces, matches_parens, parses, measure_level, measure_prompt, p_first_byte,
@@ -152,7 +153,8 @@ def fsm(model, tok) -> dict:
     first = gens[0]
     longest = max(first.token_ids, key=lambda t: len(tok.vocab[t]))
     return {"syntax": grammar.syntax, "dfa_states": grammar.automaton.n_states,
-            "bound": envelope_bound(FIELDS), "prefix_shared": prefix_shared_bound(FIELDS), "answers": FSM_ANSWERS, "positions": agreement.positions,
+            "bound": envelope_bound(FIELDS), "prefix_shared": prefix_shared_bound(FIELDS),
+            "hand_reachable": reachable_states(*enum_object_machine(FIELDS)), "answers": FSM_ANSWERS, "positions": agreement.positions,
             "mismatches": agreement.mismatches, "hand_states": agreement.states,
             "example": first.text, "example_tokens": len(first.token_ids),
             "longest": token_label(tok.vocab[longest]), "longest_bytes": len(tok.vocab[longest]),
@@ -182,14 +184,22 @@ def sampling_noise(r, exact: dict) -> dict:
     """Level 3's sample against the mask's exact distribution (``exact_schema``): per name, the
     expected count n·q~ and its binomial standard deviation √(n q~ (1 − q~)), and ``z``, how many
     standard deviations the observed count lies from the expected one; ``max_abs_z`` over the
-    names (the prose calls the sample's ranking noise when it is below 2.5)."""
+    names (the prose calls the sample's ranking noise when it is below 2.5); ``chi2``, ``dof`` and
+    ``p``: Pearson's test of the counts against the masked distribution (p None for an odd dof)."""
     counts = Counter(json.loads(t)["nombre"] for t in r.texts)
     rows = {}
     for name in NAMES:
         q = exact["names"][name]["masked"]
         expected, sd = r.n * q, math.sqrt(r.n * q * (1 - q))
         rows[name] = {"observed": counts[name], "expected": expected, "sd": sd, "z": (counts[name] - expected) / sd}
-    return {"names": rows, "max_abs_z": max(abs(v["z"]) for v in rows.values())}
+    # Pearson's χ² against the masked distribution, len(NAMES) - 1 degrees of freedom; with an
+    # even number k of them the tail is exp(-x/2) Σ_{i<k/2} (x/2)^i / i! (exact, no library)
+    chi2 = sum((v["observed"] - v["expected"]) ** 2 / v["expected"] for v in rows.values())
+    dof = len(NAMES) - 1
+    p = (math.exp(-chi2 / 2) * sum((chi2 / 2) ** i / math.factorial(i) for i in range(dof // 2))
+         if dof % 2 == 0 else None)
+    return {"names": rows, "max_abs_z": max(abs(v["z"]) for v in rows.values()),
+            "chi2": chi2, "dof": dof, "p": p}
 
 
 def zero_in_sample(n: int) -> dict:
@@ -267,6 +277,8 @@ def compute_figures(model, tok) -> dict:
         "schema": json.dumps(SCHEMA, ensure_ascii=False),
         "sizes": {"prompt": N_PROMPT, "json": N_JSON, "json_tokens": JSON_TOKENS, "schema": N_SCHEMA,
                   "grammar": N_GRAMMAR, "tries": RETRY_TRIES},
+        # the token budget of levels 3 and 4 (no max_tokens: what the context leaves after PROMPT)
+        "default_budget": model.config.n_ctx - len(tok.encode(PROMPT)),
         "fit": fit(tok), "exact": exact, "valid_bound": valid_bound(model, tok),
         "brace": {"p": p_brace, "p_few": p_brace_few, "ratio": p_brace_few / p_brace},
         "rows": [row(measured[k]) for k in (0, 1, 2, 3, 4)],

@@ -65,7 +65,7 @@ class FsmAgreement:
         verdict = (_("las dos máscaras coinciden en todas") if self.mismatches == 0 else
                    _("difieren en {n}").format(n=fmt_int(self.mismatches)))
         text = _("{answers} respuestas, {positions} posiciones comparadas: {verdict} ({differing} "
-                 "entradas distintas; la máquina pasó por {states} estados distintos).").format(
+                 "entradas distintas; en estas respuestas, la máquina pasó por {states} estados distintos).").format(
             answers=fmt_int(self.answers), positions=fmt_int(self.positions), verdict=verdict,
             differing=fmt_int(self.differing_tokens), states=fmt_int(self.states))
         return styled(
@@ -177,6 +177,22 @@ def envelope_bound(fields: dict[str, list[str]]) -> int:
     fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
     values = sum(len(json.dumps(v, ensure_ascii=False).encode()) for vs in fields.values() for v in vs)
     return 1 + fixed + values
+
+
+def reachable_states(start, step) -> int:
+    """States a byte machine ``(start, step)`` can reach from ``start`` (breadth-first over the
+    256 bytes; ``step`` returns None for a dead byte)."""
+    seen, frontier = {start}, [start]
+    while frontier:
+        nxt = []
+        for state in frontier:
+            for b in range(256):
+                s = step(state, b)
+                if s is not None and s not in seen:
+                    seen.add(s)
+                    nxt.append(s)
+        frontier = nxt
+    return len(seen)
 
 
 def prefix_shared_bound(fields: dict[str, list[str]]) -> int:

@@ -460,3 +460,27 @@ def test_the_one_free_choice_is_the_initial(fig, model, tok):
     fav = exact["model_top"]
     assert ini["finish_ratio"] == pytest.approx(ini["rows"][fav]["finish"] / ini["rows"][name]["finish"])
     assert ini["finish_ratio"] > 10
+
+
+def test_the_default_budget_of_levels_3_and_4_is_what_the_context_leaves(fig, model, tok):
+    """§6: «el bucle usa lo que el contexto deja tras el prompt, N tokens»: the sampler's own
+    default (``check_settings`` with no max_tokens and a grammar), and no level-4 answer reached it."""
+    from lesson.sampling import check_settings
+    from lesson import compile_cfg
+    from lesson.niveles.levels import PARENS_GBNF
+    _, budget = check_settings(model, tok, PROMPT, compile_cfg(PARENS_GBNF), 1.0, None, None, None)
+    assert fig["default_budget"] == budget
+    assert max(r for r in [fig["stack"]["calls4"]]) < budget
+
+
+def test_the_chi_square_of_level_3s_counts(fig):
+    """§5: «la prueba χ² … da … con 4 grados de libertad, p = …»: the statistic recomputed from
+    the figure's observed and expected counts, and p against a numerical integral of the χ²
+    density with 4 degrees of freedom (x e^{-x/2} / 4)."""
+    noise = fig["noise_level3"]
+    chi2 = sum((v["observed"] - v["expected"]) ** 2 / v["expected"] for v in noise["names"].values())
+    assert noise["chi2"] == pytest.approx(chi2) and noise["dof"] == 4
+    xs = np.linspace(chi2, chi2 + 200, 400_001)
+    tail = np.trapezoid(xs * np.exp(-xs / 2) / 4, xs)
+    assert noise["p"] == pytest.approx(tail, rel=1e-6)
+    assert 0.05 < noise["p"]  # the prose: «es ruido» at the 5 % level

@@ -384,3 +384,12 @@ def test_prefix_sharing_and_minimisation_split_the_bound():
     assert state_after('{"verbo":"amar"') == state_after('{"verbo":"comer"')
     with pytest.raises(ValueError, match="at least one key"):
         prefix_shared_bound({})
+
+
+def test_the_hand_machine_merges_the_value_endings():
+    """§8: the hand machine's reachable states (breadth-first) are the prefix-shared count minus
+    one per value plus one per field: it merges each field's value endings into one state."""
+    from lesson.niveles.handmask import prefix_shared_bound, reachable_states
+    n_values = sum(len(v) for v in FIELDS.values())
+    assert reachable_states(*enum_object_machine(FIELDS)) == prefix_shared_bound(FIELDS) - n_values + len(FIELDS)
+    assert compile_json_schema(FSM_SCHEMA).automaton.n_states < reachable_states(*enum_object_machine(FIELDS))
