@@ -93,8 +93,8 @@ def tokenizer(vocab: list[bytes]) -> LLTokenizer:
 
 
 class OracleLimit(ValueError):
-    """llguidance stopped at one of its own work limits (e.g. 2000 Earley items per row): it gives
-    no verdict on this prefix, which says nothing about our masks."""
+    """llguidance stopped at one of its own work limits (e.g. 2000 Earley items per row, or a
+    grammar source «too deeply nested»): it gives no verdict, which says nothing about our masks."""
 
 
 class Oracle:
@@ -105,7 +105,10 @@ class Oracle:
         self.n = len(vocab)
         self.matcher = _matcher or LLMatcher(tokenizer(vocab), lark_grammar, log_level=0)
         if self.matcher.is_error():
-            raise ValueError(f"llguidance refused the grammar: {self.matcher.get_error()}")
+            error = self.matcher.get_error()
+            # its own nesting limit on a grammar's source (a deep random grammar): no verdict
+            kind = OracleLimit if "too deeply nested" in error else ValueError
+            raise kind(f"llguidance refused the grammar: {error}")
 
     def allowed(self) -> tuple[set[int], bool]:
         bits = self.matcher.compute_bitmask()

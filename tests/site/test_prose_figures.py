@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from html import unescape
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -252,3 +253,28 @@ def test_every_named_cell_name_is_unique_in_its_page(built):
     for name, html in _lessons(built, build.editions()):
         names = [c.name for c in read_page(html).cells if c.name]
         assert len(names) == len(set(names)), f"{name}: a cell name appears twice"
+
+
+def glued_sentences(html: str) -> list[str]:
+    """Each place in a paragraph of the prose where a sentence ends and the next begins with no
+    space between them («…no.La celda»): a template join that lost its space. Cells, code and
+    math are left out."""
+    html = re.sub(r'<section class="cell".*?</section>', " ", html, flags=re.S)
+    faults = []
+    for paragraph in re.findall(r"<p\b[^>]*>(.*?)</p>", html, flags=re.S):
+        paragraph = re.sub(r"<(code|math|script|style)[^>]*>.*?</\1>", " ", paragraph, flags=re.S)
+        text = _plain(unescape(re.sub(r"<[^>]+>", "", paragraph)))
+        faults += [text[max(0, m.start() - 30):m.end() + 20]
+                   for m in re.finditer(r"[a-záéíóúñü0-9)»”][.;?!][A-ZÁÉÍÓÚÑ¿“«]", text)]
+    return faults
+
+
+def test_a_glued_sentence_is_found():
+    assert glued_sentences("<p>con 0,2, no.La celda agrupa</p>") == ["con 0,2, no.La celda agrupa"]
+    assert glued_sentences("<p>con 0,2, no. La celda</p><p><code>a.B</code></p>") == []
+
+
+def test_no_paragraph_glues_two_sentences(built):
+    pages = sorted(built.glob("*.html")) + sorted(built.glob("en/*.html"))
+    faults = {p.name: glued_sentences(p.read_text(encoding="utf-8")) for p in pages}
+    assert not {k: v for k, v in faults.items() if v}, faults

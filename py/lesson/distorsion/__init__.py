@@ -9,7 +9,8 @@ systematic-resampling exercise, :mod:`lesson.distorsion.exercise` (``comprobar_r
 resamplings did to the key's token splits, :mod:`lesson.distorsion.trap` (``split_trap``).
 """
 
+from .curves import WeightSources, name_mean_ess
 from .exercise import check_resampling, comprobar_remuestreo
 from .trap import lineages, split_trap
 
-__all__ = ["comprobar_remuestreo", "check_resampling", "lineages", "split_trap"]
+__all__ = ["comprobar_remuestreo", "check_resampling", "lineages", "split_trap", "WeightSources", "name_mean_ess"]

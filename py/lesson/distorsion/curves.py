@@ -24,6 +24,7 @@ from masker import Grammar, compile_choice
 from ..i18n import _
 from ..numbers import fmt_decimal
 from ..sampling import Decoder
+from ..views import styled
 
 COLORS = ("#0072B2", "#D55E00")  # Okabe–Ito blue and vermilion (colour-blind-safe)
 
@@ -156,3 +157,44 @@ def weight_curves_table(curves: list[WeightCurve]) -> str:
     position = escape(_("posición"))
     return ('<div class="table-scroll"><table class="compact-table" data-testid="weight-curves-table">'
             f'<thead><tr><th scope="col">{position}</th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+
+
+def name_mean_ess(draws) -> dict:
+    """The importance weights' ESS (run 0) and, beside it, the ESS if every draw weighed the mean
+    weight of its name (``ess_name_means``): the part of the imbalance the names alone make; the
+    rest is between draws of the same name (their token splits). Names as ``course.name_of``."""
+    from ..course import name_of
+    w = draws.weights(0)
+    names = [name_of(t.decode()) if t is not None else "" for t in draws.texts[0]]
+    means = {n: float(np.mean([w[i] for i, m in enumerate(names) if m == n])) for n in set(names)}
+    by_name = np.array([means[n] for n in names])
+    return {"ess": float(draws.final_ess(0)), "ess_name_means": float(by_name.sum() ** 2 / (by_name ** 2).sum()),
+            "n": len(names)}
+
+
+class WeightSources:
+    """The two sources of §3's imbalance, printed: the ESS of the draws and the ESS with every draw
+    at its name's mean weight (:func:`name_mean_ess`); and, along each of two names' most likely
+    split (:func:`weight_curve`), ln w at the end and what the quote that closes the name costs
+    (nats). ``light`` / ``heavy``: the two names (the inflated one and the favourite)."""
+
+    def __init__(self, model, tok, prompt: str, grammar: Grammar, draws, light: str, heavy: str, answer):
+        self.ess = name_mean_ess(draws)
+        self.curves = [weight_curve(model, tok, prompt, grammar, answer(n), n) for n in (light, heavy)]
+
+    def data(self) -> dict:
+        light, heavy = self.curves
+        return {**self.ess, "gap": heavy.cumulative[-1] - light.cumulative[-1],
+                "quote": heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1],
+                "light_quote": -light.log_kept[light.closing - 1], "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
+
+    def _repr_html_(self) -> str:
+        d, (light, heavy) = self.data(), self.curves
+        first = _("ESS de las {n} muestras: {ess}; si cada una pesara la media de su nombre: {names}.").format(
+            n=d["n"], ess=fmt_decimal(d["ess"], 1), names=fmt_decimal(d["ess_name_means"], 1))
+        second = _("Por su camino más probable, ln w de {light} acaba {gap} nats por debajo del de {heavy}; "
+                   "la comilla que cierra el nombre cuesta {lq} nats tras {light} y {hq} tras {heavy} "
+                   "({quote} de diferencia).").format(
+            light=escape(light.name), heavy=escape(heavy.name), gap=fmt_decimal(d["gap"], 1),
+            lq=fmt_decimal(d["light_quote"], 1), hq=fmt_decimal(d["heavy_quote"], 1), quote=fmt_decimal(d["quote"], 1))
+        return styled(f'<p class="enum-summary" data-testid="weight-sources">{first}<br>{second}</p>')

@@ -78,6 +78,14 @@ def compute_figures(model, tok) -> dict:
     closing = out["curves"]["curves"][0]["closing"]
     out["curves"]["high_resamples_at_closing"] = closing in out["thresholds"]["high"]["resampled"]
     out["curves"]["low_resamples_at_closing"] = closing in out["thresholds"]["low"]["resampled"]
+    # «las ejecuciones que remuestrean ahí son las que la pierden»: per threshold, the runs that
+    # resampled after the closing position and those that lost the protagonist
+    for key in ("low", "high"):
+        runs = out["thresholds"][key]["runs"]
+        at = [x["lost"] for x in runs if closing in x["after"]]
+        away = [x["lost"] for x in runs if closing not in x["after"]]
+        out["thresholds"][key]["at_closing"] = {"runs": len(at), "lost": sum(at),
+                                                "other_runs": len(away), "other_lost": sum(away)}
     largest = SIZES[-1]
     steps = conv.row("is", largest).particle_steps
     out["cost"] = {"n": largest, "is_steps": steps, "smc_steps": conv.row("smc", largest).particle_steps,
@@ -192,7 +200,11 @@ def threshold_summary(model, tok, grammar, table) -> dict:
                     "tv": float(np.mean([total_variation(r.estimate(i), table) for i in range(RUNS)])),
                     "protagonist": float(np.mean([r.estimate(i).get(protagonist, 0.0) for i in range(RUNS)])),
                     "protagonist_lost": sum(r.estimate(i).get(protagonist, 0.0) == 0.0 for i in range(RUNS)),
-                    "resampled": sorted({p for run in r.resampled for p in run})}
+                    "resampled": sorted({p for run in r.resampled for p in run}),
+                    # the runs as the cell groups them: the positions after which each resampled,
+                    # and whether it lost the protagonist
+                    "runs": [{"after": sorted(set(run)), "lost": r.estimate(i).get(protagonist, 0.0) == 0.0}
+                             for i, run in enumerate(r.resampled)]}
     out["protagonist_exact"] = table[protagonist]
     out["lost_more_high"] = out["high"]["protagonist_lost"] > out["low"]["protagonist_lost"]
     return out

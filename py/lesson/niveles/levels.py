@@ -550,7 +550,7 @@ class InitialChoice:
                        f'<td class="num">{fmt_sci(r["finish"], 2)}</td></tr>' for r in self.rows)
         heads = (_("nombre"), _("q̃ de su inicial"), _("terminar tras la inicial, sin máscara"))
         return styled(_scroll(_("la elección de la inicial")) + '<table class="compact-table" data-testid="initial-choice">'
-                      + "<caption>" + _("La única elección libre: la inicial, tras la apertura forzada") + "</caption><thead><tr>"
+                      + "<caption>" + _("La elección que decide el nombre: la inicial, tras la apertura partida por el tokenizador") + "</caption><thead><tr>"
                       + "".join(f'<th scope="col">{h}</th>' for h in heads) + "</tr></thead><tbody>" + body
                       + "</tbody></table></div>")
 

@@ -13,9 +13,9 @@ The page's cells import from this package: ``from lesson.trampas import enum_sca
 
 from .budget import BudgetLanguage, budget_split, budget_sweep
 from .studies import (AGE_SCHEMA, BUDGET_PROMPT, BUDGET_SCHEMA, ORDER_HINTS, ORDER_NAMES, THREAD_PROMPT,
-                      THREAD_SCHEMA, Answers, CutThreads, age_study, budget_demo, date_schema, date_study, depth_bounded,
+                      THREAD_SCHEMA, Answers, CutThreads, age_study, dash_to_zero, budget_demo, date_schema, date_study, depth_bounded,
                       enum_scaling, field_order, nesting_depth, order_factors, order_schema, total_variation)
 
-__all__ = ["AGE_SCHEMA", "Answers", "CutThreads", "BudgetLanguage", "budget_split", "budget_sweep", "total_variation", "BUDGET_PROMPT", "BUDGET_SCHEMA", "ORDER_HINTS", "ORDER_NAMES",
+__all__ = ["AGE_SCHEMA", "Answers", "CutThreads", "dash_to_zero", "BudgetLanguage", "budget_split", "budget_sweep", "total_variation", "BUDGET_PROMPT", "BUDGET_SCHEMA", "ORDER_HINTS", "ORDER_NAMES",
            "THREAD_PROMPT", "THREAD_SCHEMA", "age_study", "budget_demo", "date_schema", "date_study",
            "depth_bounded", "enum_scaling", "field_order", "nesting_depth", "order_factors", "order_schema"]

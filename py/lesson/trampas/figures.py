@@ -128,51 +128,13 @@ def age_figures(model, tok) -> dict:
             "example": study.texts[0], "minus_zero": zero, "dash": dash_to_zero(model, tok)}
 
 
-AGE_PREFIX = '{"nombre":"Benina","edad":'  # what the schema forces before the age
+AGE_PREFIX = studies.AGE_PREFIX  # what the schema forces before the age
 
 
 def dash_to_zero(model, tok) -> dict:
-    """Where §1's «-0» come from: after AGE_PROMPT and the forced AGE_PREFIX (in the tokenizer's
-    split), the model's p and the mask's q~ of the minus sign ``-`` and of the digit ``0`` (the
-    first value position), how many tokens the mask allows after ``-`` (``after_minus``: their
-    labels) and the model's p of ``0`` there; ``samples_q_minus``: the mask's q~ of ``-`` at the
-    same position in the page's AGE_N samples, each with the prefix split as it split it (min,
-    max, mean per sample, n, and how many distinct splits). Raises KeyError if ``-`` or ``0`` is
-    not a token."""
-    grammar = compile_json_schema(studies.AGE_SCHEMA)
-    ids = tok.encode(studies.AGE_PROMPT + AGE_PREFIX)
-    minus, zero = tok.vocab.index(b"-"), tok.vocab.index(b"0")
-
-    def probs(context):
-        logits = model.forward(np.array([context]))[0, -1].astype(np.float64)
-        p = np.exp(logits - logits.max())
-        return p / p.sum()
-    m = grammar.matcher(tok.vocab)
-    m.consume_bytes(AGE_PREFIX)
-    p, allowed = probs(ids), m.mask()
-    kept = float(p[allowed].sum())
-    m.consume(minus)
-    after = m.mask()
-    p_after = probs(ids + [minus])
-    # the same position in the page's samples: the forced prefix split as each sample split it
-    gens = sample_batch(model, tok, studies.AGE_PROMPT, grammar, n=AGE_N, seed=0)
-    prompt_ids, q_samples, splits = tok.encode(studies.AGE_PROMPT), [], set()
-    for g in gens:
-        written, k = b"", 0
-        while written != AGE_PREFIX.encode():
-            written += tok.vocab[g.token_ids[k]]
-            k += 1
-        split = tuple(g.token_ids[:k])
-        splits.add(split)
-        p_here = probs(prompt_ids + list(split))
-        q_samples.append(float(p_here[minus]) / float(p_here[allowed].sum()))
-    return {"samples_q_minus": {"min": min(q_samples), "max": max(q_samples),
-                                "mean": sum(q_samples) / len(q_samples), "n": len(q_samples),
-                                "splits": len(splits)},
-            "p_minus": float(p[minus]), "q_minus": float(p[minus]) / kept, "p_zero": float(p[zero]),
-            "q_zero": float(p[zero]) / kept, "minus_is_top_allowed": int(np.argmax(np.where(allowed, p, -1))) == minus,
-            "after_minus": [token_label(tok.vocab[t]) for t in np.flatnonzero(after)],
-            "p_zero_after_minus": float(p_after[zero])}
+    """Where §1's «-0» come from: :func:`studies.dash_to_zero` on the page's AGE_N samples (the
+    cell «edades» prints the same view)."""
+    return studies.dash_to_zero(model, tok, n=AGE_N, seed=0).data
 
 
 def order_figures(model, tok) -> dict:

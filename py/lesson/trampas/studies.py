@@ -129,6 +129,75 @@ def age_study(model, tok, *, n: int = 60, seed: int = 0, rule: tuple[int, int] =
                     [grammar.accepts(g.bytes) for g in gens])
 
 
+AGE_PREFIX = '{"nombre":"Benina","edad":'  # what AGE_SCHEMA forces before the age
+
+
+@dataclass
+class DashToZero:
+    """:func:`dash_to_zero`'s figures (``data``) and the line the cell «edades» prints with them."""
+    data: dict
+
+    def _repr_html_(self) -> str:
+        d, qs = self.data, self.data["samples_q_minus"]
+        text = _("Primera posición de la edad, tras el prefijo partido por el tokenizador: q̃ del guion {q_minus}, "
+                 "del cero {q_zero}; en las {n} respuestas ({splits} particiones del prefijo), q̃ del guion "
+                 "de {lo} a {hi}, {mean} de media; tras el guion, el modelo daba al cero {p_zero}; "
+                 "escriben -0 {minus_zero} de {n}.").format(
+            q_minus=fmt_decimal(d["q_minus"], 3), q_zero=fmt_decimal(d["q_zero"], 3), n=fmt_int(qs["n"]),
+            splits=fmt_int(qs["splits"]), lo=fmt_decimal(qs["min"], 3), hi=fmt_decimal(qs["max"], 3),
+            mean=fmt_decimal(qs["mean"], 3), p_zero=fmt_sci(d["p_zero_after_minus"], 2),
+            minus_zero=fmt_int(d["minus_zero"]))
+        return styled(f'<p class="enum-summary" data-testid="dash-to-zero">{text}</p>')
+
+
+def dash_to_zero(model, tok, *, n: int = 60, seed: int = 0, prompt: str = AGE_PROMPT,
+                 schema: dict = AGE_SCHEMA) -> DashToZero:
+    """Where the «-0» ages come from: after ``prompt`` and the forced AGE_PREFIX (in the
+    tokenizer's split), the model's p and the mask's q~ of the minus sign ``-`` and of the digit
+    ``0`` (the first value position), whether ``-`` is the most probable allowed token, the
+    tokens the mask allows after ``-`` (``after_minus``: their labels) and the model's p of
+    ``0`` there; ``samples_q_minus``: the mask's q~ of ``-`` at the same position in the ``n``
+    samples of :func:`age_study` (same seed), each with the prefix split as it split it (min,
+    max, mean per sample, n, and how many distinct splits); ``minus_zero``: how many of them
+    write ``-0``. Raises KeyError if ``-`` or ``0`` is not a token."""
+    from ..views import token_label
+    grammar = compile_json_schema(schema)
+    ids = tok.encode(prompt + AGE_PREFIX)
+    minus, zero = tok.vocab.index(b"-"), tok.vocab.index(b"0")
+
+    def probs(context):
+        logits = model.forward(np.array([context]))[0, -1].astype(np.float64)
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+    m = grammar.matcher(tok.vocab)
+    m.consume_bytes(AGE_PREFIX)
+    p, allowed = probs(ids), m.mask()
+    kept = float(p[allowed].sum())
+    m.consume(minus)
+    after = m.mask()
+    p_after = probs(ids + [minus])
+    # the same position in the samples: the forced prefix split as each sample split it
+    gens = sample_batch(model, tok, prompt, grammar, n=n, seed=seed)
+    prompt_ids, q_samples, splits = tok.encode(prompt), [], set()
+    for g in gens:
+        written, k = b"", 0
+        while written != AGE_PREFIX.encode():
+            written += tok.vocab[g.token_ids[k]]
+            k += 1
+        split = tuple(g.token_ids[:k])
+        splits.add(split)
+        p_here = probs(prompt_ids + list(split))
+        q_samples.append(float(p_here[minus]) / float(p_here[allowed].sum()))
+    return DashToZero({
+        "samples_q_minus": {"min": min(q_samples), "max": max(q_samples), "mean": sum(q_samples) / len(q_samples),
+                            "n": len(q_samples), "splits": len(splits)},
+        "minus_zero": sum('"edad":-0' in g.text for g in gens),
+        "p_minus": float(p[minus]), "q_minus": float(p[minus]) / kept, "p_zero": float(p[zero]),
+        "q_zero": float(p[zero]) / kept, "minus_is_top_allowed": int(np.argmax(np.where(allowed, p, -1))) == minus,
+        "after_minus": [token_label(tok.vocab[t]) for t in np.flatnonzero(after)],
+        "p_zero_after_minus": float(p_after[zero])})
+
+
 # -- 2. Field order ------------------------------------------------------------------------------
 ORDER_PROMPT = "¿A quién viste en la puerta? Responde en JSON.\n"
 ORDER_NAMES = ["Ana", "Juan", "Luis"]
@@ -311,6 +380,7 @@ class OrderFactors:
     log_upto: dict
     log_after: dict
     pair: tuple[str, str]
+    log_quote: dict = field(default_factory=dict)  # [order][r]: ln p(the closing quote | prefix)
 
     ORDERS = FieldOrder.ORDERS
 
@@ -330,9 +400,17 @@ class OrderFactors:
 
     def change(self) -> dict:
         """How the odds a:b change from the second order to the first (first / second), as the
-        product of the change in ``upto`` and the change in ``after``."""
+        product of the change in ``upto`` and the change in ``after``; with ``log_quote``, the
+        change in ``after`` split into the closing quote's (``quote``) and the rest's (``rest``)."""
         first, second = (self.ratios(o) for o in self.ORDERS)
-        return {k: first[k] / second[k] for k in ("upto", "after", "odds")}
+        out = {k: first[k] / second[k] for k in ("upto", "after", "odds")}
+        if self.log_quote:
+            a, b = self.pair
+            q = [math.exp(self.log_quote[o][a] - self.log_quote[o][b]) for o in self.ORDERS]
+            out["quote"] = q[0] / q[1]
+            out["rest"] = out["after"] / out["quote"]
+            out["quote_ratios"] = q
+        return out
 
     def _repr_html_(self) -> str:
         def sci_log(ln: float) -> str:
@@ -357,6 +435,11 @@ class OrderFactors:
         lines.append(_("de un orden a otro, la razón {a}:{b} se multiplica por {odds} = {upto} (hasta la "
                        "respuesta) × {after} (lo que sigue)").format(a=escape(a), b=escape(b), odds=fmt_sig(c["odds"]),
                                                           upto=fmt_sig(c["upto"]), after=fmt_sig(c["after"])))
+        if "quote" in c:
+            lines.append(_("lo que sigue, partido: la comilla que cierra el nombre, {a}:{b} = {q1} y {q2} (×{quote} de "
+                           "un orden a otro), y el resto (×{rest})").format(
+                a=escape(a), b=escape(b), q1=fmt_sig(c["quote_ratios"][0]), q2=fmt_sig(c["quote_ratios"][1]),
+                quote=fmt_sig(c["quote"]), rest=fmt_sig(c["rest"])))
         heads = (_("orden"), _("respuesta"), _("hasta la respuesta, incluida"), _("lo que sigue, forzado"),
                  _("condicionada"))
         return styled(
@@ -385,18 +468,21 @@ def order_factors(model, tok, *, prompt: str = ORDER_PROMPT, names=ORDER_NAMES, 
     if not names or len(names) != len(hints):
         raise ValueError(f"names and hints must be non-empty and of the same length (hints[i] "
                          f"names names[i]), found {len(names)} names and {len(hints)} hints")
-    log_upto, log_after = {}, {}
+    log_upto, log_after, log_quote = {}, {}, {}
     for order, hint_first in zip(FieldOrder.ORDERS, (True, False)):
         texts = {(h, r): order_texts(hint_first, h, r, keys) for h in hints for r in names}
         pre = enumerate_paths(model, tok, prompt, compile_choice(sorted({t[0] for t in texts.values()})))
         full = enumerate_paths(model, tok, prompt, compile_choice(sorted({t[1] for t in texts.values()})))
-        log_upto[order], log_after[order] = {}, {}
+        quoted = enumerate_paths(model, tok, prompt, compile_choice(sorted({t[0] + '"' for t in texts.values()})))
+        log_upto[order], log_after[order], log_quote[order] = {}, {}, {}
         for r in names:
             prefixes = sorted({texts[(h, r)][0] for h in hints})
             up = float(np.logaddexp.reduce([pre.row(t).log_p for t in prefixes]))
             whole = float(np.logaddexp.reduce([full.row(texts[(h, r)][1]).log_p for h in hints]))
             log_upto[order][r], log_after[order][r] = up, whole - up
-    result = OrderFactors(list(names), log_upto, log_after, ("", ""))
+            closed = float(np.logaddexp.reduce([quoted.row(t + '"').log_p for t in prefixes]))
+            log_quote[order][r] = closed - up
+    result = OrderFactors(list(names), log_upto, log_after, ("", ""), log_quote)
     if pair is None:
         first, second = (max(names, key=result.conditional(o).get) for o in FieldOrder.ORDERS)
         pair = (first, second) if first != second else (names[0], names[1])
@@ -624,7 +710,7 @@ class EnumScaling:
             + '<table class="compact-table" data-testid="enum-scaling"><caption>'
             + _("Compilar un enum y calcular sus máscaras, medido en la máquina que ejecutó la celda")
             + '</caption><thead><tr>'
-            + _cols(_("valores"), _("estados del DFA"), _("compilar (ms)"), _("una máscara (µs)"))
+            + _cols(_("valores"), _("estados del DFA"), _("compilar (ms)"), _("por token: máscara y avance (µs, media)"))
             + f'</tr></thead><tbody>{rows}</tbody></table></div>' + self._ratios() + scaling_svg(self))
 
     def ratios(self) -> dict | None:
@@ -653,27 +739,35 @@ class EnumScaling:
                 + '</p>')
 
 
-def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0) -> EnumScaling:
+def enum_scaling(tok, sizes=ENUM_SIZES, seed: int = 0, repeats: int = 3) -> EnumScaling:
     """Compile ``{"enum": values}`` for each size and time it (``time.perf_counter``), then time
     the masks along the BPE tokens of the first value on a fresh matcher (every mask computed
-    for the first time). Deterministic except for the times. Raises ValueError for an empty
-    ``sizes`` or a size below 1 (an empty enum admits no value)."""
+    for the first time); each time is the fastest of ``repeats`` measurements (a fresh compile
+    each), so one pause of the machine does not turn the order of the sizes around.
+    Deterministic except for the times. Raises ValueError for an empty ``sizes``, a size below 1
+    (an empty enum admits no value) or ``repeats`` below 1."""
     if not sizes or min(sizes) < 1:
         raise ValueError(f"sizes must be enum sizes of at least 1, found {list(sizes)}")
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, found {repeats}")
     words = enum_values(max(sizes), seed)
     compile_ms, mask_us, states = [], [], []
+    ids = tok.encode(json.dumps(words[0]))
     for size in sizes:
-        start = time.perf_counter()
-        grammar = compile_json_schema({"enum": words[:size]})
-        compile_ms.append((time.perf_counter() - start) * 1e3)
+        best_compile = best_mask = math.inf
+        for _repeat in range(repeats):
+            start = time.perf_counter()
+            grammar = compile_json_schema({"enum": words[:size]})
+            best_compile = min(best_compile, (time.perf_counter() - start) * 1e3)
+            matcher = grammar.matcher(tok.vocab)
+            start = time.perf_counter()
+            for t in ids:
+                matcher.mask()
+                matcher.consume(t)
+            best_mask = min(best_mask, (time.perf_counter() - start) * 1e6 / len(ids))
+        compile_ms.append(best_compile)
+        mask_us.append(best_mask)
         states.append(getattr(grammar.automaton, "n_states", 0))
-        matcher = grammar.matcher(tok.vocab)
-        ids = tok.encode(json.dumps(words[0]))
-        start = time.perf_counter()
-        for t in ids:
-            matcher.mask()
-            matcher.consume(t)
-        mask_us.append((time.perf_counter() - start) * 1e6 / len(ids))
     return EnumScaling(list(sizes), compile_ms, mask_us, states)
 
 

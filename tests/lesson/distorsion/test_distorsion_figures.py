@@ -327,3 +327,20 @@ def test_the_imbalance_splits_into_names_and_token_splits(fig, model, tok, gramm
     assert imb["ess_name_means"] == pytest.approx(per.sum() ** 2 / (per ** 2).sum())
     assert imb["ess_name_means"] > imb["ess"]  # the names explain part of the imbalance, not all
     assert imb["within_share"] > 0.5  # «el resto está dentro de cada nombre»: most of the variance
+    # «de 466 a 164, el ESS lo pierde dentro de cada nombre»: the names alone lose less
+    assert imb["ess"] < imb["ess_name_means"] < fig["is_draws"]
+
+
+def test_the_runs_that_resample_at_the_closing_are_the_ones_that_lose_the_protagonist(fig):
+    """«El umbral importa»: the cell groups the runs by where they resampled; the figure's groups
+    add up to the runs, their losses to the runs without the protagonist, and the prose's branch
+    (every run that resamples after the closing loses it, no other does) holds at 0,5."""
+    closing = fig["curves"]["curves"][0]["closing"]
+    for key in ("low", "high"):
+        t = fig["thresholds"][key]
+        ac = t["at_closing"]
+        assert len(t["runs"]) == RUNS == ac["runs"] + ac["other_runs"]
+        assert sum(x["lost"] for x in t["runs"]) == t["protagonist_lost"] == ac["lost"] + ac["other_lost"]
+        assert ac["runs"] == sum(closing in x["after"] for x in t["runs"])
+    high = fig["thresholds"]["high"]["at_closing"]
+    assert high["runs"] > 0 and high["lost"] == high["runs"] and high["other_lost"] == 0

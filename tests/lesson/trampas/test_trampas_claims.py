@@ -77,6 +77,7 @@ def test_the_order_effect_is_split_into_its_two_factors(fig):
     c = w["change"]
     assert c["odds"] == pytest.approx(w["ratios"][0]["odds"] / w["ratios"][1]["odds"], rel=1e-12)
     assert c["odds"] == pytest.approx(c["upto"] * c["after"], rel=1e-12)
+    assert c["after"] == pytest.approx(c["quote"] * c["rest"], rel=1e-12)  # «la comilla … y lo que viene tras ella»
     assert w["upto_favours_b"] == all(x["upto"] < 1 for x in w["ratios"])
     assert w["after_favours_a"] == all(x["after"] > 1 for x in w["ratios"])
     # the branch the page takes today: «Leer la pista antes de contestar no explica el cambio»
@@ -304,6 +305,8 @@ def test_the_dash_probability_over_the_samples_splits(fig, model, tok):
     assert qs["min"] == pytest.approx(min(values), rel=1e-4) and qs["max"] == pytest.approx(max(values), rel=1e-4)
     assert qs["mean"] == pytest.approx(sum(values) / len(values), rel=1e-4)
     assert qs["min"] <= fig["age"]["dash"]["q_minus"] <= qs["max"] or qs["splits"] > 1
+    # the cell's line and the prose count the same -0 answers
+    assert fig["age"]["dash"]["minus_zero"] == fig["age"]["minus_zero"] == sum('"edad":-0' in g.text for g in gens)
 
 
 def test_the_growth_per_level_comes_from_max_items(fig):

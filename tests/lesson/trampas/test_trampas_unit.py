@@ -334,6 +334,9 @@ def test_order_factors_split_the_conditional_into_its_two_factors(model, tok):
             whole = logsumexp([full[pairs[(h, n)][1]] for h in hints])
             assert result.log_upto[order][n] == pytest.approx(up, rel=1e-9)
             assert result.log_after[order][n] == pytest.approx(whole - up, rel=1e-9)
+            closed = log_p(sorted({pairs[(h, n)][0] + '"' for h in hints}))
+            quote = logsumexp([closed[t + '"'] for t in sorted({pairs[(h, n)][0] for h in hints})])
+            assert result.log_quote[order][n] == pytest.approx(quote - up, rel=1e-9)
         for n, p in result.conditional(order).items():
             assert p == pytest.approx(exact[order][n], rel=1e-9)
         x = result.ratios(order)
@@ -342,6 +345,7 @@ def test_order_factors_split_the_conditional_into_its_two_factors(model, tok):
         assert x["odds"] == pytest.approx(x["upto"] * x["after"], rel=1e-12)
     c = result.change()
     assert c["odds"] == pytest.approx(c["upto"] * c["after"], rel=1e-12)
+    assert c["after"] == pytest.approx(c["quote"] * c["rest"], rel=1e-12)
     html = result._repr_html_()
     assert html.count("<tr data-order=") == 2 * len(names)
     with pytest.raises(ValueError, match="same length"):
