@@ -94,7 +94,10 @@ def test_stack_plot_shows_earley_accepting_what_the_bounded_dfa_rejects(page):
     assert "Earley acepta 20 niveles: True" in text and re.search(r"7 niveles:\s+False", text)
     assert page.locator("[data-testid=stack-plot] tbody tr").count() == 8
     # the prose says the cell stops at the last depth of DFA_DEPTHS («no calculado» past it)
-    dfa_cells = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
+    dfa_cells = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(4)").all_inner_texts()
+    # the third column: the current Earley set alone, the same at every depth («tiene siempre 4»)
+    current = page.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
+    assert len(set(current)) == 1 and current[0].isdigit()
     assert sum(t != "no calculado" for t in dfa_cells) == DFA_DEPTHS[-1]
     assert dfa_cells[DFA_DEPTHS[-1]:] == ["no calculado"] * (8 - DFA_DEPTHS[-1])
 
@@ -266,7 +269,7 @@ def test_english_views_compute_what_the_spanish_ones_do(page_en, cpython):
     assert "same as the masker's mask: True" in cell_output(page_en, "trie")
     text = cell_output(page_en, "pila")
     assert "Earley accepts 20 levels: True" in text and re.search(r"7 levels:\s+False", text)
-    dfa_cells = page_en.locator("[data-testid=stack-plot] tbody tr td:nth-child(3)").all_inner_texts()
+    dfa_cells = page_en.locator("[data-testid=stack-plot] tbody tr td:nth-child(4)").all_inner_texts()
     assert dfa_cells[DFA_DEPTHS[-1]:] == ["not computed"] * (8 - DFA_DEPTHS[-1])
     rows = re.findall(r"k = (\d+): fixed order +(\d+) states; any order +(\d+)", cell_output(page_en, "orden"))
     fig = order_figures()

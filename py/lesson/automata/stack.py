@@ -158,12 +158,13 @@ class StackPlot:
                + "".join(parts) + "</svg>")
         missing = _("no calculado")
         rows = "".join(f"<tr><td class='num'>{r.depth}</td><td class='num'>{fmt_int(r.earley_items)}</td>"
+                       f"<td class='num'>{fmt_int(r.current_items) if r.current_items is not None else '—'}</td>"
                        f"<td class='num'>{fmt_int(r.dfa_states) if r.dfa_states else missing}</td></tr>" for r in self.rows)
         plot_label = _("Gráfica de crecimiento")
         key_earley = _("ítems vivos de Earley (gramática recursiva)")
         key_dfa = _("estados del DFA con la profundidad acotada")
         table_label = _("Crecimiento con la profundidad")
-        head = header_cells(_("profundidad|ítems vivos de Earley|estados del DFA"))
+        head = header_cells(_("profundidad|ítems vivos de Earley|ítems del conjunto actual|estados del DFA"))
         return styled(
             '<div class="stack-plot" data-testid="stack-plot"><div class="table-scroll" tabindex="0" role="region" '
             f'aria-label="{escape(plot_label)}">{svg}</div><p class="legend"><span class="key s-earley"></span> '

@@ -481,3 +481,12 @@ def test_phone_samples_from_the_model_all_match(model, tok):
 def test_compare_fast_forward_rejects_no_seeds(model, tok):
     with pytest.raises(ValueError, match="seeds is empty"):
         compare_fast_forward(model, tok, "Hola", compile_regex(PHONE), seeds=[])
+
+
+def test_stack_plot_prints_the_current_set_beside_the_live_items():
+    """§5: «el conjunto actual tiene siempre 4»: the table has a column for it, one value per row
+    (— where it was not measured)."""
+    html = StackPlot([StackRow(1, 9, 10, 4), StackRow(2, 13, None, 4), StackRow(3, 17, 58)])._repr_html_()
+    cells = re.findall(r"<tr><td class='num'>(\d+)</td><td class='num'>([^<]*)</td><td class='num'>([^<]*)</td>", html)
+    assert [(d, cur) for d, _, cur in cells] == [("1", "4"), ("2", "4"), ("3", "—")]
+    assert "ítems del conjunto actual" in html
