@@ -172,6 +172,15 @@ def name_mean_ess(draws) -> dict:
             "n": len(names)}
 
 
+def curve_gap(light: WeightCurve, heavy: WeightCurve) -> dict:
+    """Two names' most likely paths compared (nats): ``gap``, how far ``light``'s ln w ends below
+    ``heavy``'s; ``quote``, the part of it paid at the quote that closes the name; and that
+    quote's cost after each name (``light_quote``, ``heavy_quote``)."""
+    return {"gap": heavy.cumulative[-1] - light.cumulative[-1],
+            "quote": heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1],
+            "light_quote": -light.log_kept[light.closing - 1], "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
+
+
 class WeightSources:
     """The two sources of §3's imbalance, printed: the ESS of the draws and the ESS with every draw
     at its name's mean weight (:func:`name_mean_ess`); and, along each of two names' most likely
@@ -183,10 +192,7 @@ class WeightSources:
         self.curves = [weight_curve(model, tok, prompt, grammar, answer(n), n) for n in (light, heavy)]
 
     def data(self) -> dict:
-        light, heavy = self.curves
-        return {**self.ess, "gap": heavy.cumulative[-1] - light.cumulative[-1],
-                "quote": heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1],
-                "light_quote": -light.log_kept[light.closing - 1], "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
+        return {**self.ess, **curve_gap(*self.curves)}
 
     def _repr_html_(self) -> str:
         d, (light, heavy) = self.data(), self.curves

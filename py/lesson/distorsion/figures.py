@@ -26,7 +26,7 @@ from ..smc import convergence, importance_sample, smc, total_variation, exact_ta
 from ..smc_views import PathsView
 from ..smc import systematic_resample
 from .exercise import EXTRA_CASES, U, WEIGHTS
-from .curves import weight_curve, weight_curves_svg, weight_curves_table
+from .curves import curve_gap, name_mean_ess, weight_curve, weight_curves_svg, weight_curves_table
 from .trap import split_trap
 
 IS_DRAWS = 1000        # the cell «Pesos de importancia» (seed 0)
@@ -146,8 +146,7 @@ def weights_summary(model, tok, grammar, exact) -> dict:
     finite = np.isfinite(lw)
     within = float(sum(((lw[finite & (names == n)] - lw[finite & (names == n)].mean()) ** 2).sum()
                        for n in set(names[finite].tolist())) / finite.sum())
-    name_mean_w = np.array([w[names == n].mean() for n in names])
-    ess_names = float(name_mean_w.sum() ** 2 / (name_mean_w ** 2).sum())
+    ess_names = name_mean_ess(draws)["ess_name_means"]  # what the cell «fuentes» prints
     imbalance = {"var_log_w": float(lw[finite].var()), "within_names": within,
                  "within_share": within / float(lw[finite].var()),
                  "ess_name_means": ess_names, "ess": draws.final_ess(0),
@@ -343,11 +342,8 @@ def lighter_split(model, tok, grammar, weights: dict) -> dict:
     carries most of it (the word «la mayor parte» of §3)."""
     light, heavy = (weight_curve(model, tok, PROMPT, grammar, answer(weights[k]["name"]), weights[k]["name"])
                     for k in ("inflated", "favourite"))
-    gap = heavy.cumulative[-1] - light.cumulative[-1]
-    quote = heavy.log_kept[heavy.closing - 1] - light.log_kept[light.closing - 1]
-    return {"gap": gap, "gap_factor": math.exp(gap), "quote": quote, "quote_most": quote > gap / 2,
-            "light_quote": -light.log_kept[light.closing - 1],
-            "heavy_quote": -heavy.log_kept[heavy.closing - 1]}
+    out = curve_gap(light, heavy)  # what the cell «fuentes» prints (WeightSources)
+    return {**out, "gap_factor": math.exp(out["gap"]), "quote_most": out["quote"] > out["gap"] / 2}
 
 
 def exercise_summary() -> dict:

@@ -167,6 +167,12 @@ def enum_object_machine(fields: dict[str, list[str]]):
     return ("{", 0, b""), step
 
 
+def _fixed_bytes(fields: dict[str, list[str]]) -> int:
+    """Bytes of the fixed text of a compact object with ``fields``' keys in order: the braces,
+    each quoted key and its colon, and the commas between the fields."""
+    return 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
+
+
 def envelope_bound(fields: dict[str, list[str]]) -> int:
     """Back-of-envelope bound on the states of a machine for ``fields`` (compact JSON, fixed key
     order): one state per byte of the fixed text (braces, quoted keys, colons, commas) plus one
@@ -174,7 +180,7 @@ def envelope_bound(fields: dict[str, list[str]]) -> int:
     ValueError for no fields (as :func:`enum_object_machine`)."""
     if not fields:
         raise ValueError("fields must name at least one key")
-    fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
+    fixed = _fixed_bytes(fields)
     values = sum(len(json.dumps(v, ensure_ascii=False).encode()) for vs in fields.values() for v in vs)
     return 1 + fixed + values
 
@@ -204,7 +210,7 @@ def prefix_shared_bound(fields: dict[str, list[str]]) -> int:
     no fields."""
     if not fields:
         raise ValueError("fields must name at least one key")
-    fixed = 2 + sum(len(json.dumps(k, ensure_ascii=False).encode()) + 1 for k in fields) + len(fields) - 1
+    fixed = _fixed_bytes(fields)
     prefixes = 0
     for values in fields.values():
         quoted = [json.dumps(v, ensure_ascii=False).encode() for v in values]
