@@ -32,10 +32,13 @@ LimitExceeded rather than freezing the page; highly ambiguous grammars are the u
 
 from __future__ import annotations
 
+import numpy as np
+
 from .automaton import Automaton, too_many_steps
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
+INSIDE_CACHE = 4096  # lexeme walks kept per trie (``EarleyAutomaton._inside``)
 MAX_CANONICAL_STATES = 50_000  # hash-consing table size; it restarts empty when full
 
 
@@ -59,6 +62,11 @@ def byte_classes(terminals, partitions=()) -> list[int]:
     for b in sorted(singles - {-1}):
         cls[b], top = top, top + 1
     return cls
+
+
+def _bits_array(bits: int) -> np.ndarray:
+    """An int byte mask (bit b = byte b) as a bool array of 256 entries."""
+    return np.array([bits >> b & 1 for b in range(256)], dtype=bool)
 
 
 class EarleySet:
@@ -117,6 +125,8 @@ class EarleyAutomaton(Automaton):
         self.lexemes = lexemes
         self.lex_move, self.lex_class, self.lex_ok, self.lex_end = {}, {}, {}, {}
         self._inside_cache: dict[int, tuple] = {}  # id(trie) -> (trie, {(n, q, node): walk})
+        self._lex_np: dict[int, tuple] = {}
+        self._scan_parts: dict[int, EarleySet] = {}  # set key -> its scan items alone
         for n, dfa in lexemes.items():
             classes = dfa.byte_class[:256]
             bits = [0] * (max(classes) + 1)
@@ -194,24 +204,40 @@ class EarleyAutomaton(Automaton):
           around it: they are computed once per DFA state q and vocabulary (``_inside``, as
           XGrammar's context-independent tokens), and only the trie nodes where the lexeme may
           end are walked on, from the set where it ends (``_lexeme_end``).
-        An id may appear more than once in the result.
+        - on a large vocabulary (``trie.vectorized``) the last point holds for every set with
+          lexeme items, as at a JSON object's key where the key's text is free: a set's
+          language is the union of its items' languages (Earley's closure distributes over the
+          kernel), so each lexeme item's tokens come from its own walk (``_inside``, NumPy) and
+          the scan items are walked on without it (``_scans_only``).
+        An id may appear more than once in the result, a list, or an int32 array when a lexeme's
+        walk was vectorized (``trie.vectorized``).
         """
         allowed: list[int] = []
+        chunks = []  # the vectorized lexeme walks' arrays
         children, tokens, child_at, child_bits = (trie.children, trie.tokens, trie.child_at,
                                                   trie.child_bits)
         byte_class, step = self.byte_class, self.step
+        vectorized = trie.vectorized
         stack = [(0, state)]
         steps = 0
         while stack:
             node, st = stack.pop()
-            if not st.scans and len(st.lexes) == 1:
-                n, q, origin = st.lexes[0]
-                inside, ends = self._inside(trie, n, q, node)
-                allowed.extend(inside)
-                for child, t in ends:
-                    stack.append((child, origin.next.get((n, t)) or
-                                  self._lexeme_end(n, t, origin)))
-                continue
+            if st.lexes and (vectorized or (not st.scans and len(st.lexes) == 1)):
+                for n, q, origin in st.lexes:
+                    inside, ends = self._inside(trie, n, q, node)
+                    if isinstance(inside, list):
+                        allowed.extend(inside)
+                    else:
+                        chunks.append(inside)
+                    if vectorized:  # the lexeme's own walk went on below the exits already
+                        self._leave_lexeme(trie, n, origin, ends, stack, chunks)
+                        continue
+                    for child, t in ends:
+                        stack.append((child, origin.next.get((n, t)) or
+                                      self._lexeme_end(n, t, origin)))
+                if not st.scans:
+                    continue
+                st = self._scans_only(st)
             kids = children[node]
             steps += len(kids)
             if steps > max_steps:
@@ -231,18 +257,32 @@ class EarleyAutomaton(Automaton):
                 allowed.extend(tokens[child])
                 if children[child]:
                     stack.append((child, memo.get(byte_class[byte]) or step(st, byte)))
+        if chunks:
+            return np.concatenate([np.asarray(allowed, dtype=np.int32)] + chunks)
         return allowed
 
-    def _inside(self, trie, n: int, q: int, node: int) -> tuple[list[int], list]:
+    def _inside(self, trie, n: int, q: int, node: int) -> tuple:
         """The walk of lexeme n's DFA alone from state q over the subtrie at ``node``:
         (ids of the tokens below ``node`` that keep the DFA alive, [(trie node, accepting
         state t)] where the lexeme may end with more bytes below). Computed once per trie,
-        lexeme, state and node (the cache holds the trie, so its id stays valid)."""
+        lexeme, state and node (the cache holds the trie, so its id stays valid). On a
+        vectorized trie: (int32 array of ids, (int32 array of nodes, int32 array of t)).
+        The cache keeps at most ``INSIDE_CACHE`` walks per trie (emptied when full): one walk
+        holds up to a vocabulary of ids."""
         cache = self._inside_cache.get(id(trie))
         if cache is None:
             cache = self._inside_cache[id(trie)] = (trie, {})
         found = cache[1].get((n, q, node))
         if found is not None:
+            return found
+        if len(cache[1]) >= INSIDE_CACHE:
+            cache[1].clear()
+        if trie.vectorized:  # the same walk, a trie level at a time (``TrieArrays.walk_dfa``)
+            dfa = self.lexemes[n]
+            ids, (nodes, states) = trie.arrays.walk_dfa(
+                dfa.np_table, self.lex_class[n], q, node, accepting=self._lex_arrays(n)[0],
+                alive=self._lex_arrays(n)[1])
+            found = cache[1][(n, q, node)] = (ids, (nodes, states))
             return found
         children, tokens = trie.children, trie.tokens
         move, classes = self.lex_move[n], self.lex_class[n]
@@ -264,12 +304,65 @@ class EarleyAutomaton(Automaton):
         found = cache[1][(n, q, node)] = (inside, exits)
         return found
 
-    def _lexeme_end(self, n: int, t: int, origin: EarleySet) -> EarleySet:
+    def _leave_lexeme(self, trie, n: int, origin: EarleySet, ends, stack: list,
+                      chunks: list) -> None:
+        """Walk on from the trie nodes where lexeme n (predicted in ``origin``) may end
+        (``ends``: the vectorized ``_inside``'s arrays of nodes and accepting DFA states), outside
+        the lexeme: from the set where it ends (``_lexeme_end(..., leave=True)``). The first
+        byte is taken for every node of one state at once (``TrieArrays.children_of``: usually
+        the closing quote and little else); the tokens that end there go to ``chunks`` and the
+        children with children of their own to ``stack``, with their set."""
+        nodes, states = ends
+        arrays, byte_class, step = trie.arrays, self.byte_class, self.step
+        for t in np.unique(states).tolist():
+            leave = origin.next.get((n, t, "leave")) or self._lexeme_end(n, t, origin, leave=True)
+            if not leave.bytes_ok:
+                continue
+            byte_ok = _bits_array(leave.bytes_ok)
+            kids = arrays.children_of(nodes[states == t], byte_ok)
+            if not kids.size:
+                continue
+            chunks.append(arrays.token_ids(kids))
+            inner = kids[arrays.count[kids] > 0]
+            memo = leave.next
+            for child, byte in zip(inner.tolist(), arrays.edge[inner].tolist()):
+                stack.append((child, memo.get(byte_class[byte]) or step(leave, byte)))
+
+    def _scans_only(self, st: EarleySet) -> EarleySet:
+        """A set with ``st``'s scan items and none of its lexeme items (its ``waiting`` shared):
+        the rest of ``st`` once the lexeme items are walked on their own. Kept per set; its
+        steps are built and interned as usual."""
+        found = self._scan_parts.get(st.key)
+        if found is None:
+            found = EarleySet()
+            found.scans, found.waiting, found.key = st.scans, st.waiting, st.key
+            for mask, _, _, _ in st.scans:
+                found.bytes_ok |= mask
+            self._scan_parts[st.key] = found
+        return found
+
+    def _lex_arrays(self, n: int):
+        """Lexeme n's DFA states as two bool arrays: accepting (``lex_end``) and able to go on
+        (``lex_ok`` not empty), for the vectorized walk."""
+        found = self._lex_np.get(n)
+        if found is None:
+            found = self._lex_np[n] = (np.array(self.lex_end[n], dtype=bool),
+                                       np.array([ok != 0 for ok in self.lex_ok[n]], dtype=bool))
+        return found
+
+    def _lexeme_end(self, n: int, t: int, origin: EarleySet, leave: bool = False) -> EarleySet:
         """The set after a byte that takes lexeme n (predicted in ``origin``) from a set that
         holds only its item to the accepting DFA state t: the items waiting for n in
         ``origin`` move on, and the lexeme item stays if t can continue. The same set
-        ``step`` builds from there; memoized in ``origin.next`` under (n, t)."""
+        ``step`` builds from there; memoized in ``origin.next`` under (n, t).
+
+        ``leave``: without the lexeme item (memoized under (n, t, "leave")), for a walk that
+        follows the lexeme's own texts apart (``TrieArrays.walk_dfa`` goes on below the node):
+        keeping it would walk each subtree again at every node where the lexeme may end."""
         kernel = [(p, d + 1, o) for p, d, o in origin.waiting.get(n, ())]
+        if leave:
+            nxt = origin.next[(n, t, "leave")] = self._build(kernel, [])
+            return nxt
         carried = [(n, t, origin)] if self.lex_ok[n][t] else []
         nxt = origin.next[(n, t)] = self._build(kernel, carried)
         return nxt
@@ -363,6 +456,7 @@ class EarleyAutomaton(Automaton):
         for state in self._canonical.values():
             state.next = {}
         self._canonical.clear()
+        self._scan_parts.clear()
 
     def cache_key(self, state: EarleySet) -> int:
         """The interned id of the state: equal ids imply equal futures."""

@@ -18,7 +18,8 @@ from .budget import Distances, budget_mask
 from .errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, TokenNotAllowed
 from .trie import DEFAULT_MAX_TRIE_STEPS, TokenTrie, brute_force_mask, trie_mask
 
-MAX_CACHED_MASKS = 20_000  # per vocabulary; the cache is emptied when it is full
+MAX_CACHED_MASKS = 20_000  # per grammar and vocabulary; the cache is emptied when it is full
+MASK_CACHE_BYTES = 256 << 20  # and at most this many bytes of masks (1,342 at 200,000 tokens)
 
 
 @contextmanager
@@ -39,12 +40,14 @@ def gc_paused():
 
 
 class _VocabIndex:
-    """A vocabulary's trie plus the masks already computed for it (key -> read-only mask)."""
+    """A vocabulary's trie (shared by every grammar: ``TokenTrie.shared``) plus the masks this
+    grammar computed for it (key -> read-only mask), at most ``max_masks`` of them."""
 
     def __init__(self, vocab):
-        self.trie = TokenTrie(vocab)
-        self.longest = max(map(len, self.trie.vocab), default=0)  # bytes of the longest token
+        self.trie = TokenTrie.shared(vocab)
+        self.longest = self.trie.longest  # bytes of the longest token
         self.masks: dict = {}
+        self.max_masks = max(16, min(MAX_CACHED_MASKS, MASK_CACHE_BYTES // max(1, len(vocab))))
         self.distances: Distances | None = None  # budget-aware masks: built at the first use
 
 
@@ -64,10 +67,11 @@ class Grammar:
     def matcher(self, vocab: list[bytes], *, max_trie_steps: int = DEFAULT_MAX_TRIE_STEPS):
         """A new ``Matcher`` at the empty prefix. ``vocab``: list of bytes, token id = index.
 
-        The vocabulary's trie and mask cache are built once per grammar and shared by all its
+        The vocabulary's trie is built once per process and shared by every grammar
+        (``TokenTrie.shared``); the mask cache is built once per grammar and shared by all its
         matchers. Raises TypeError if a vocabulary entry is not bytes.
         """
-        key = tuple(vocab)
+        key = vocab if isinstance(vocab, tuple) else tuple(vocab)
         index = self._indexes.get(key)
         if index is None:
             index = self._indexes[key] = _VocabIndex(key)
@@ -206,7 +210,7 @@ class Matcher:
             raise exc.at_prefix(self._prefix) from None
         mask.flags.writeable = False
         if key is not None:
-            if len(masks) >= MAX_CACHED_MASKS:
+            if len(masks) >= self._index.max_masks:
                 masks.clear()
             masks[key] = mask
         return mask

@@ -21,42 +21,202 @@ from .automaton import Automaton
 DEFAULT_MAX_TRIE_STEPS = 200_000
 
 
+VECTOR_MIN_TOKENS = 8192  # vocabularies at least this large walk DFAs with NumPy (TrieArrays)
+
+
 class TokenTrie:
-    """Byte trie over a vocabulary.
+    """Byte trie over a vocabulary, its nodes numbered breadth first.
 
     ``children[node]``: tuple of ``(byte, child)``; ``tokens[node]``: ids of the tokens that end
     at ``node``; node 0 is the root (the empty prefix). ``n_nodes`` is at most 1 + total bytes.
     ``child_at[node]``: dict byte -> child, and ``child_bits[node]``: int whose bit b is set when
     byte b has a child, for walks that visit only the bytes a state allows (``earley.py``).
+    Breadth-first numbering puts every node's children at consecutive numbers, which is what the
+    level-by-level NumPy walk reads (``arrays``).
+
+    ``vectorized``: whether DFA walks over this trie use ``TrieArrays`` (NumPy, level by level)
+    rather than the Python walk; True from ``VECTOR_MIN_TOKENS`` tokens up. Both give the same
+    tokens (``tests/masker/test_vector_walk.py``); a test may set it either way.
+
+    Build once per vocabulary with ``TokenTrie.shared(vocab)``: every grammar's matchers share it.
+    Raises TypeError when an entry is not bytes.
     """
+
+    _shared: dict[tuple, "TokenTrie"] = {}
+    SHARED_KEEP = 4  # vocabularies whose trie the process keeps (the oldest goes first)
 
     def __init__(self, vocab: list[bytes]):
         for i, tok in enumerate(vocab):
             if not isinstance(tok, (bytes, bytearray)):
                 raise TypeError(f"vocab[{i}] must be bytes, got {type(tok).__name__}")
         self.vocab = [bytes(t) for t in vocab]
-        child_maps: list[dict[int, int]] = [{}]
-        tokens: list[list[int]] = [[]]
+        maps: list[dict[int, int]] = [{}]
+        ends: dict[int, list[int]] = {}
         for token_id, tok in enumerate(self.vocab):
             node = 0
             for b in tok:
-                nxt = child_maps[node].get(b)
+                nxt = maps[node].get(b)
                 if nxt is None:
-                    nxt = len(child_maps)
-                    child_maps[node][b] = nxt
-                    child_maps.append({})
-                    tokens.append([])
+                    nxt = maps[node][b] = len(maps)
+                    maps.append({})
                 node = nxt
             if tok:
-                tokens[node].append(token_id)
-        self.children = [tuple(sorted(m.items())) for m in child_maps]
-        self.tokens = [tuple(t) for t in tokens]
-        self.child_at = child_maps
-        self.child_bits = [sum(1 << b for b in m) for m in child_maps]
+                ends.setdefault(node, []).append(token_id)
+        # Renumber breadth first, children in byte order.
+        order, new_of = [0], {0: 0}
+        for old in order:
+            for b in sorted(maps[old]):
+                new_of[maps[old][b]] = len(order)
+                order.append(maps[old][b])
+        self.child_at = [{b: new_of[c] for b, c in sorted(maps[old].items())} for old in order]
+        self.children = [tuple(m.items()) for m in self.child_at]
+        self.tokens = [tuple(ends.get(old, ())) for old in order]
+        self.child_bits = [sum(1 << b for b in m) for m in self.child_at]
+        self.longest = max(map(len, self.vocab), default=0)  # bytes of the longest token
+        self.vectorized = len(self.vocab) >= VECTOR_MIN_TOKENS
+        self._arrays: TrieArrays | None = None
+
+    @classmethod
+    def shared(cls, vocab) -> "TokenTrie":
+        """The trie of ``vocab`` (a list or tuple of bytes), built at the first call and kept for
+        the next ones (the last ``SHARED_KEEP`` vocabularies), so a new grammar on a vocabulary
+        already seen builds nothing. Raises TypeError as the constructor."""
+        key = tuple(vocab)
+        trie = cls._shared.get(key)
+        if trie is None:
+            trie = cls(key)
+            while len(cls._shared) >= cls.SHARED_KEEP:
+                del cls._shared[next(iter(cls._shared))]
+            cls._shared[key] = trie
+        return trie
 
     @property
     def n_nodes(self) -> int:
         return len(self.children)
+
+    @property
+    def arrays(self) -> "TrieArrays":
+        """The trie as NumPy arrays (``TrieArrays``), built at the first use."""
+        if self._arrays is None:
+            self._arrays = TrieArrays(self)
+        return self._arrays
+
+
+class TrieArrays:
+    """A ``TokenTrie`` as flat arrays, for walks that step a whole level of the trie at once.
+
+    With ``N`` nodes (breadth-first numbers, as in the trie):
+
+    - ``first[N]`` int32: the first child of each node (its children are ``first .. first +
+      count - 1``); ``count[N]`` int32: how many children it has;
+    - ``edge[N]`` uint8: the byte on the edge into each node (0 for the root);
+    - ``token[N]`` int32: the id of the token that ends at the node, or -1; ``extra_nodes`` and
+      ``extra_ids`` (int32) list the ids of the further tokens of the nodes where a vocabulary
+      holds the same bytes twice.
+
+    ``nbytes`` is what the arrays take in memory: 13 bytes per node.
+    """
+
+    def __init__(self, trie: TokenTrie):
+        n = trie.n_nodes
+        self.count = np.fromiter(map(len, trie.children), dtype=np.int32, count=n)
+        self.first = np.ones(n, dtype=np.int32)  # 1 + the children of every node before
+        self.first[1:] += np.cumsum(self.count[:-1], dtype=np.int32)
+        self.edge = np.zeros(n, dtype=np.uint8)
+        self.token = np.full(n, -1, dtype=np.int32)
+        extra_nodes, extra_ids = [], []
+        for node, (kids, ids) in enumerate(zip(trie.children, trie.tokens)):
+            if kids:
+                self.edge[kids[0][1]:kids[-1][1] + 1] = [b for b, _ in kids]
+            if ids:
+                self.token[node] = ids[0]
+                extra_nodes += [node] * (len(ids) - 1)
+                extra_ids += ids[1:]
+        self.extra_nodes = np.array(extra_nodes, dtype=np.int32)
+        self.extra_ids = np.array(extra_ids, dtype=np.int32)
+        self._classes: dict[tuple, np.ndarray] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.first, self.count, self.edge, self.token,
+                                      self.extra_nodes, self.extra_ids))
+
+    def edge_classes(self, byte_class) -> np.ndarray:
+        """``byte_class[edge]`` for every node (int32), kept per byte-class map (a DFA's classes
+        of the 256 bytes): the column of the DFA table each node's edge reads."""
+        key = tuple(byte_class[:256])
+        found = self._classes.get(key)
+        if found is None:
+            if len(self._classes) >= 64:
+                self._classes.clear()
+            found = self._classes[key] = np.asarray(key, dtype=np.int32)[self.edge]
+        return found
+
+    def token_ids(self, nodes: np.ndarray) -> np.ndarray:
+        """The ids (int32) of every token that ends at one of ``nodes`` (int array)."""
+        ids = self.token[nodes]
+        ids = ids[ids >= 0]
+        if self.extra_nodes.size:
+            ids = np.concatenate([ids, self.extra_ids[np.isin(self.extra_nodes, nodes)]])
+        return ids
+
+    def children_of(self, nodes: np.ndarray, byte_ok: np.ndarray) -> np.ndarray:
+        """The children (int32) of ``nodes`` whose edge byte is allowed by ``byte_ok`` (bool per
+        byte, 256 entries), all levels of ``nodes`` at once."""
+        cnt = self.count[nodes]
+        total = int(cnt.sum())
+        starts = np.repeat(self.first[nodes] - (np.cumsum(cnt) - cnt), cnt)
+        child = starts + np.arange(total, dtype=np.int32)
+        return child[byte_ok[self.edge[child]]]
+
+    def walk_dfa(self, table: np.ndarray, byte_class, state: int, node: int = 0,
+                 accepting: np.ndarray | None = None, alive: np.ndarray | None = None):
+        """The tokens below ``node`` whose every byte keeps a DFA alive from ``state``, walked
+        one trie level at a time: at each level, every (node, state) pair of the frontier steps
+        all its children with one table look-up (NumPy), and the dead ones drop out.
+
+        ``table``: int32 ``(n_states, n_classes)``, the next state or -1; ``byte_class``: the
+        class of each byte (a sequence of at least 256 ints). Returns ``(ids, exits)``: ``ids``,
+        int32 ids of the allowed tokens, each once (for the nodes' first token; a duplicate
+        token's id follows); ``exits``, when ``accepting`` (bool per state) is given, the
+        ``(nodes, states)`` int32 pairs below ``node`` where the DFA is accepting and the node
+        has children (``earley.py``: where a lexeme may end and the walk goes on outside it),
+        else None. ``alive`` (bool per state): a pair whose state cannot continue leaves the
+        frontier (default: every state may continue). Work: one look-up per trie edge visited,
+        in about 12 NumPy calls per level (the longest token's bytes, at most).
+        """
+        first, count = self.first, self.count
+        classes = self.edge_classes(byte_class)
+        n_classes = table.shape[1]
+        flat = table.ravel()
+        nodes = np.array([node], dtype=np.int32)
+        states = np.array([state], dtype=np.int32)
+        found, exit_nodes, exit_states = [], [], []
+        while nodes.size:
+            cnt = count[nodes]
+            total = int(cnt.sum())
+            if not total:
+                break
+            starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
+            child = starts + np.arange(total, dtype=np.int32)
+            nxt = flat[np.repeat(states, cnt) * n_classes + classes[child]]
+            keep = nxt >= 0
+            child, nxt = child[keep], nxt[keep]
+            found.append(child)
+            inner = count[child] > 0
+            if accepting is not None:
+                out = inner & accepting[nxt]
+                exit_nodes.append(child[out])
+                exit_states.append(nxt[out])
+            if alive is not None:
+                inner &= alive[nxt]
+            nodes, states = child[inner], nxt[inner]
+        nodes = np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
+        exits = None
+        if accepting is not None:
+            exits = (np.concatenate(exit_nodes) if exit_nodes else nodes[:0],
+                     np.concatenate(exit_states) if exit_states else nodes[:0])
+        return self.token_ids(nodes), exits
 
 
 def trie_mask(automaton: Automaton, state: object, trie: TokenTrie,

@@ -1,0 +1,167 @@
+"""The vectorized trie walk (``TrieArrays.walk_dfa``: NumPy, a trie level at a time) gives the
+same tokens as the Python walk and as brute force: on random DFAs, regexes and JSON schemas
+(DFAs and Earley's lexemes), at 256 and 512 tokens, and on ``cl100k_base`` and ``o200k_base``
+at the states a tokenized JSON answer passes through."""
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from masker import compile_json_schema, compile_regex
+from masker.dfa import Dfa
+from masker.trie import TokenTrie, brute_force_mask, trie_mask
+from tests.masker.strategies import REGEXES
+from tests.masker.vocabs import BYTE_VOCAB, MIXED_VOCAB, trained_vocab
+
+SMALL = [BYTE_VOCAB, MIXED_VOCAB] + ([trained_vocab()] if trained_vocab() else [])
+_TRIES: dict[int, tuple[TokenTrie, TokenTrie]] = {}
+
+
+def tries(vocab) -> tuple[TokenTrie, TokenTrie]:
+    """The vocabulary's trie twice: walked in Python, and vectorized."""
+    key = id(vocab)
+    if key not in _TRIES:
+        python, vector = TokenTrie(vocab), TokenTrie(vocab)
+        python.vectorized, vector.vectorized = False, True
+        _TRIES[key] = (python, vector)
+    return _TRIES[key]
+
+
+def assert_walks_agree(automaton, state, vocab, brute: bool = True) -> np.ndarray:
+    python, vector = tries(vocab)
+    slow = trie_mask(automaton, state, python, max_steps=10**8)  # no limit for the reference
+    fast = trie_mask(automaton, state, vector)
+    np.testing.assert_array_equal(fast, slow)
+    if brute:
+        np.testing.assert_array_equal(fast, brute_force_mask(automaton, state, vocab))
+    return fast
+
+
+@st.composite
+def random_dfas(draw):
+    """A DFA with random moves (-1: dead) over a few byte classes; states need not be alive."""
+    n_states = draw(st.integers(1, 6))
+    n_classes = draw(st.integers(1, 4))
+    table = [[draw(st.integers(-1, n_states - 1)) for _ in range(n_classes)]
+             for _ in range(n_states)]
+    cuts = sorted(draw(st.lists(st.integers(1, 255), max_size=n_classes - 1, unique=True)))
+    byte_class, c = [], 0
+    for b in range(256):
+        if c < len(cuts) and b == cuts[c]:
+            c += 1
+        byte_class.append(c)
+    accepting = [draw(st.booleans()) for _ in range(n_states)]
+    return Dfa(table, accepting, byte_class), draw(st.integers(0, n_states - 1))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(dfa_state=random_dfas(), which=st.integers(0, len(SMALL) - 1))
+def test_random_dfas(dfa_state, which):
+    dfa, state = dfa_state
+    assert_walks_agree(dfa, state, SMALL[which])
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=REGEXES, seed=st.integers(0, 2**16), which=st.integers(0, len(SMALL) - 1))
+def test_random_regexes_along_a_walk(pattern, seed, which):
+    vocab, rng = SMALL[which], random.Random(seed)
+    automaton = compile_regex(pattern).automaton
+    state = automaton.start()
+    for _ in range(6):
+        mask = assert_walks_agree(automaton, state, vocab)
+        allowed = np.flatnonzero(mask)
+        if not allowed.size:
+            break
+        for b in vocab[int(rng.choice(allowed.tolist()))]:
+            state = automaton.step(state, b)
+
+
+SCHEMAS = [
+    {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+     "required": ["name", "age"]},
+    {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"},
+                                                                  "tags": {"type": "array",
+                                                                           "items": {"type": "string"}}}}},
+    {"$defs": {"node": {"type": "object", "properties": {
+        "label": {"type": "string"},
+        "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+     "$ref": "#/$defs/node"},
+    {"enum": ["rojo", "verde", "azul", "«amarillo»"]},
+]
+INSTANCES = [
+    {"name": "Juliana \"la\" de Bringas — ñ 😀", "age": 34},
+    [{"id": 1, "tags": ["a", "b\\c"]}, {"id": -20}],
+    {"label": "raíz", "children": [{"label": "hoja \u00e9", "children": []}]},
+    "«amarillo»",
+]
+
+
+def states_along(automaton, data: bytes):
+    """The automaton's state before each byte of ``data`` (and after the last)."""
+    state = automaton.start()
+    out = [state]
+    for b in data:
+        state = automaton.step(state, b)
+        assert state is not None
+        out.append(state)
+    return out
+
+
+@pytest.mark.parametrize("which", range(len(SMALL)))
+@pytest.mark.parametrize("case", range(len(SCHEMAS)))
+def test_schemas_small_vocabularies(case, which):
+    automaton = compile_json_schema(SCHEMAS[case]).automaton
+    data = json.dumps(INSTANCES[case], ensure_ascii=False, separators=(",", ":")).encode()
+    for state in states_along(automaton, data):
+        assert_walks_agree(automaton, state, SMALL[which])
+
+
+@pytest.fixture(scope="module", params=["cl100k_base", "o200k_base"])
+def big(request):
+    from sitebuild import vocabularies
+    from vocabularies import BpeEncoder
+    vocab = vocabularies.read(request.param)
+    return vocab.tokens, BpeEncoder(vocab)
+
+
+@pytest.mark.parametrize("case", range(len(SCHEMAS)))
+def test_schemas_on_real_vocabularies(big, case):
+    """The states the canonical tokenization passes through: at about ten of them vectorized =
+    Python walk, and at two (the first, one inside) also = brute force over every token; at
+    every one the vectorized mask allows the canonical token."""
+    tokens, encoder = big
+    automaton = compile_json_schema(SCHEMAS[case]).automaton
+    text = json.dumps(INSTANCES[case], ensure_ascii=False, separators=(",", ":"))
+    ids = encoder.encode(text)
+    state, states = automaton.start(), []
+    for i in ids:
+        states.append(state)
+        for b in tokens[i]:
+            state = automaton.step(state, b)
+    python, vector = tries(tokens)
+    sample = set(range(0, len(states), max(1, len(states) // 10)))  # the Python walk is slow
+    for k, state in enumerate(states):
+        if k in sample:
+            mask = assert_walks_agree(automaton, state, tokens, brute=k in (0, len(states) // 2))
+        else:
+            mask = trie_mask(automaton, state, vector)
+        assert mask[ids[k]], f"token {k} of the canonical tokenization must be allowed"
+
+
+@pytest.mark.parametrize("pattern", [r"\d{4}-\d{2}-\d{2}", r"[A-Za-zñ ]{3,20}!", r"(sí|no), señor"])
+def test_regexes_on_real_vocabularies(big, pattern):
+    tokens, _ = big
+    automaton = compile_regex(pattern).automaton
+    for state in range(automaton.n_states) if hasattr(automaton, "n_states") else [0]:
+        assert_walks_agree(automaton, state, tokens, brute=state == 0)
+
+
+def test_large_vocabularies_walk_vectorized_by_default(big):
+    tokens, _ = big
+    assert TokenTrie(tokens).vectorized
+    assert not TokenTrie(BYTE_VOCAB).vectorized
