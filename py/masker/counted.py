@@ -31,6 +31,7 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from .automaton import Automaton
+from .trie import LazyRows
 
 if TYPE_CHECKING:
     from .dfa import Dfa
@@ -68,6 +69,7 @@ class CountedDfa(Automaton):
                         moves.append((kind, k, t))
             self.markers.append(tuple(moves))
         self._start = self._close({(0, ())})
+        self._rows: dict = {}  # id(trie) -> (trie, LazyRows) for the vectorized walk
 
     @property
     def n_states(self) -> int:
@@ -135,7 +137,12 @@ class CountedDfa(Automaton):
 
     def allowed_tokens(self, state: frozenset, trie: TokenTrie, max_steps: int) -> list[int]:
         """The generic walk (one ``step`` per trie edge), with a table look-up in place of the
-        step while no configuration has a marker move (inside one iteration)."""
+        step while no configuration has a marker move (inside one iteration). On a large
+        vocabulary (``trie.vectorized``): ``TrieArrays.walk_rows``, an int32 array."""
+        if trie.vectorized:  # a trie level at a time, the states' rows made as met
+            rows = LazyRows.of(self._rows, trie, lambda: LazyRows(self, self.dfa.byte_class,
+                                                                  lambda state: state))
+            return trie.arrays.walk_rows(rows, [0], [rows.start(state)])
         table, byte_class, markers = self.dfa.table, self.dfa.byte_class, self.markers
         children, tokens = trie.children, trie.tokens
         allowed: list[int] = []

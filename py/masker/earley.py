@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .automaton import Automaton, too_many_steps
+from .trie import LazyRows
 from .errors import LimitExceeded
 
 DEFAULT_MAX_ITEMS = 20_000
@@ -126,7 +127,7 @@ class EarleyAutomaton(Automaton):
         self.lex_move, self.lex_class, self.lex_ok, self.lex_end = {}, {}, {}, {}
         self._inside_cache: dict[int, tuple] = {}  # id(trie) -> (trie, {(n, q, node): walk})
         self._lex_np: dict[int, tuple] = {}
-        self._scan_parts: dict[int, EarleySet] = {}  # set key -> its scan items alone
+        self._rows: dict = {}  # id(trie) -> (trie, LazyRows) for the vectorized walk
         for n, dfa in lexemes.items():
             classes = dfa.byte_class[:256]
             bits = [0] * (max(classes) + 1)
@@ -204,40 +205,29 @@ class EarleyAutomaton(Automaton):
           around it: they are computed once per DFA state q and vocabulary (``_inside``, as
           XGrammar's context-independent tokens), and only the trie nodes where the lexeme may
           end are walked on, from the set where it ends (``_lexeme_end``).
-        - on a large vocabulary (``trie.vectorized``) the last point holds for every set with
-          lexeme items, as at a JSON object's key where the key's text is free: a set's
-          language is the union of its items' languages (Earley's closure distributes over the
-          kernel), so each lexeme item's tokens come from its own walk (``_inside``, NumPy) and
-          the scan items are walked on without it (``_scans_only``).
-        An id may appear more than once in the result, a list, or an int32 array when a lexeme's
-        walk was vectorized (``trie.vectorized``).
+        An id may appear more than once in the result.
+
+        On a large vocabulary (``trie.vectorized``) the walk is ``_vector_tokens`` and returns an
+        int32 array.
         """
+        if trie.vectorized:
+            return self._vector_tokens(state, trie)
         allowed: list[int] = []
-        chunks = []  # the vectorized lexeme walks' arrays
         children, tokens, child_at, child_bits = (trie.children, trie.tokens, trie.child_at,
                                                   trie.child_bits)
         byte_class, step = self.byte_class, self.step
-        vectorized = trie.vectorized
         stack = [(0, state)]
         steps = 0
         while stack:
             node, st = stack.pop()
-            if st.lexes and (vectorized or (not st.scans and len(st.lexes) == 1)):
-                for n, q, origin in st.lexes:
-                    inside, ends = self._inside(trie, n, q, node)
-                    if isinstance(inside, list):
-                        allowed.extend(inside)
-                    else:
-                        chunks.append(inside)
-                    if vectorized:  # the lexeme's own walk went on below the exits already
-                        self._leave_lexeme(trie, n, origin, ends, stack, chunks)
-                        continue
-                    for child, t in ends:
-                        stack.append((child, origin.next.get((n, t)) or
-                                      self._lexeme_end(n, t, origin)))
-                if not st.scans:
-                    continue
-                st = self._scans_only(st)
+            if not st.scans and len(st.lexes) == 1:
+                n, q, origin = st.lexes[0]
+                inside, ends = self._inside(trie, n, q, node)
+                allowed.extend(inside)
+                for child, t in ends:
+                    stack.append((child, origin.next.get((n, t)) or
+                                  self._lexeme_end(n, t, origin)))
+                continue
             kids = children[node]
             steps += len(kids)
             if steps > max_steps:
@@ -257,9 +247,43 @@ class EarleyAutomaton(Automaton):
                 allowed.extend(tokens[child])
                 if children[child]:
                     stack.append((child, memo.get(byte_class[byte]) or step(st, byte)))
-        if chunks:
-            return np.concatenate([np.asarray(allowed, dtype=np.int32)] + chunks)
         return allowed
+
+    def _vector_tokens(self, state: EarleySet, trie) -> np.ndarray:
+        """``allowed_tokens`` on a large vocabulary, a trie level at a time (NumPy):
+
+        - a set whose only item is a lexeme item (inside a JSON string): the lexeme's tokens
+          come from its DFA's walk (``_inside``, kept per DFA state), and at the nodes where the
+          lexeme may end, the set where it ends (without the lexeme item, whose own walk went on
+          below: ``_lexeme_end(..., leave=True)``) takes the next byte for all those nodes at
+          once (``TrieArrays.children_of``: usually the closing quote alone);
+        - from there, and from any other set, ``TrieArrays.walk_rows``: the Earley sets met are
+          numbered, and each one's row (its next set for each byte class, from ``step``) is made
+          once and kept for later masks (``LazyRows``).
+        Returns int32 ids (an id may appear twice)."""
+        arrays, byte_class = trie.arrays, self.byte_class
+        rows = LazyRows.of(self._rows, trie,
+                           lambda: LazyRows(self, byte_class, lambda st: st.key))
+        start = rows.start(state)
+        if state.scans or len(state.lexes) != 1:
+            return arrays.walk_rows(rows, [0], [start])
+        n, q, origin = state.lexes[0]
+        inside, (nodes, states) = self._inside(trie, n, q, 0)
+        parts, from_nodes, from_states = [inside], [], []
+        for t in np.unique(states).tolist():
+            leave = origin.next.get((n, t, "leave")) or self._lexeme_end(n, t, origin, leave=True)
+            if not leave.bytes_ok:
+                continue
+            kids = arrays.children_of(nodes[states == t], _bits_array(leave.bytes_ok))
+            parts.append(arrays.token_ids(kids))
+            inner = kids[arrays.count[kids] > 0]
+            for child, byte in zip(inner.tolist(), arrays.edge[inner].tolist()):
+                from_nodes.append(child)
+                from_states.append(rows.id_of(leave.next.get(byte_class[byte]) or
+                                              self.step(leave, byte)))
+        if from_nodes:
+            parts.append(arrays.walk_rows(rows, from_nodes, from_states))
+        return np.concatenate(parts)
 
     def _inside(self, trie, n: int, q: int, node: int) -> tuple:
         """The walk of lexeme n's DFA alone from state q over the subtrie at ``node``:
@@ -302,43 +326,6 @@ class EarleyAutomaton(Automaton):
                     if oks[t]:
                         stack.append((child, t))
         found = cache[1][(n, q, node)] = (inside, exits)
-        return found
-
-    def _leave_lexeme(self, trie, n: int, origin: EarleySet, ends, stack: list,
-                      chunks: list) -> None:
-        """Walk on from the trie nodes where lexeme n (predicted in ``origin``) may end
-        (``ends``: the vectorized ``_inside``'s arrays of nodes and accepting DFA states), outside
-        the lexeme: from the set where it ends (``_lexeme_end(..., leave=True)``). The first
-        byte is taken for every node of one state at once (``TrieArrays.children_of``: usually
-        the closing quote and little else); the tokens that end there go to ``chunks`` and the
-        children with children of their own to ``stack``, with their set."""
-        nodes, states = ends
-        arrays, byte_class, step = trie.arrays, self.byte_class, self.step
-        for t in np.unique(states).tolist():
-            leave = origin.next.get((n, t, "leave")) or self._lexeme_end(n, t, origin, leave=True)
-            if not leave.bytes_ok:
-                continue
-            byte_ok = _bits_array(leave.bytes_ok)
-            kids = arrays.children_of(nodes[states == t], byte_ok)
-            if not kids.size:
-                continue
-            chunks.append(arrays.token_ids(kids))
-            inner = kids[arrays.count[kids] > 0]
-            memo = leave.next
-            for child, byte in zip(inner.tolist(), arrays.edge[inner].tolist()):
-                stack.append((child, memo.get(byte_class[byte]) or step(leave, byte)))
-
-    def _scans_only(self, st: EarleySet) -> EarleySet:
-        """A set with ``st``'s scan items and none of its lexeme items (its ``waiting`` shared):
-        the rest of ``st`` once the lexeme items are walked on their own. Kept per set; its
-        steps are built and interned as usual."""
-        found = self._scan_parts.get(st.key)
-        if found is None:
-            found = EarleySet()
-            found.scans, found.waiting, found.key = st.scans, st.waiting, st.key
-            for mask, _, _, _ in st.scans:
-                found.bytes_ok |= mask
-            self._scan_parts[st.key] = found
         return found
 
     def _lex_arrays(self, n: int):
@@ -456,7 +443,7 @@ class EarleyAutomaton(Automaton):
         for state in self._canonical.values():
             state.next = {}
         self._canonical.clear()
-        self._scan_parts.clear()
+
 
     def cache_key(self, state: EarleySet) -> int:
         """The interned id of the state: equal ids imply equal futures."""

@@ -64,8 +64,12 @@ class Grammar:
         text = repr(self.source)
         return f"<Grammar {self.kind} {text[:60]}{'...' if len(text) > 60 else ''}>"
 
-    def matcher(self, vocab: list[bytes], *, max_trie_steps: int = DEFAULT_MAX_TRIE_STEPS):
+    def matcher(self, vocab: list[bytes], *, max_trie_steps: int | None = None):
         """A new ``Matcher`` at the empty prefix. ``vocab``: list of bytes, token id = index.
+
+        ``max_trie_steps``: the most automaton steps one mask may take (Earley's walk);
+        default ``DEFAULT_MAX_TRIE_STEPS`` (200,000) or twice the trie's nodes if more, since a
+        walk that steps every node once is normal on a large vocabulary.
 
         The vocabulary's trie is built once per process and shared by every grammar
         (``TokenTrie.shared``); the mask cache is built once per grammar and shared by all its
@@ -75,6 +79,8 @@ class Grammar:
         index = self._indexes.get(key)
         if index is None:
             index = self._indexes[key] = _VocabIndex(key)
+        if max_trie_steps is None:
+            max_trie_steps = max(DEFAULT_MAX_TRIE_STEPS, 2 * index.trie.n_nodes)
         return Matcher(self, index, self.automaton.start(), b"", max_trie_steps)
 
     def accepts(self, text: str | bytes) -> bool:

@@ -169,6 +169,36 @@ class TrieArrays:
         child = starts + np.arange(total, dtype=np.int32)
         return child[byte_ok[self.edge[child]]]
 
+    def walk_rows(self, rows: "LazyRows", nodes, states) -> np.ndarray:
+        """The tokens below ``nodes`` (int array) allowed from the states ``states`` (ids in
+        ``rows``, one per node), walked a trie level at a time as ``walk_dfa``, with the table's
+        rows made as the walk first meets each state (``LazyRows.fill``): for automata whose
+        states are not numbered in advance (counted repetitions, Earley sets). A node met with
+        a state has that state only (a walk is deterministic), so the work is one look-up per
+        trie edge visited plus one row per new state. Returns int32 ids, each once per node."""
+        first, count = self.first, self.count
+        classes = self.edge_classes(rows.byte_class)
+        nodes = np.asarray(nodes, dtype=np.int32)
+        states = np.asarray(states, dtype=np.int32)
+        found = []
+        while nodes.size:
+            cnt = count[nodes]
+            total = int(cnt.sum())
+            if not total:
+                break
+            rows.fill(np.unique(states))
+            starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
+            child = starts + np.arange(total, dtype=np.int32)
+            nxt = rows.table[np.repeat(states, cnt), classes[child]]
+            keep = nxt >= 0
+            child, nxt = child[keep], nxt[keep]
+            found.append(child)
+            inner = count[child] > 0
+            nodes, states = child[inner], nxt[inner]
+        if not found:
+            return np.zeros(0, dtype=np.int32)
+        return self.token_ids(np.concatenate(found))
+
     def walk_dfa(self, table: np.ndarray, byte_class, state: int, node: int = 0,
                  accepting: np.ndarray | None = None, alive: np.ndarray | None = None):
         """The tokens below ``node`` whose every byte keeps a DFA alive from ``state``, walked
@@ -246,3 +276,64 @@ def brute_force_mask(automaton: Automaton, state: object, vocab: list[bytes]) ->
         else:
             mask[token_id] = len(tok) > 0
     return mask
+
+
+class LazyRows:
+    """The transition table of an automaton whose states are met one by one (``walk_rows``):
+    each state met gets a number, and its row (the next state's number for each byte class,
+    -1 when dead) is made by ``automaton.step`` on one byte of each class the first time a walk
+    needs it. ``byte_class``: 256 ints, bytes of one class step every state alike; ``key``:
+    a state -> a hashable key (equal keys, equal states). Rows are kept across walks, so a
+    walk that meets known states costs NumPy only; past ``max_states`` numbered states every
+    number is forgotten and the table starts over (``reset``; walks in progress finish with
+    the numbers they hold, since ``reset`` is only called between walks, by ``start``).
+    """
+
+    def __init__(self, automaton, byte_class, key, max_states: int = 50_000):
+        self.automaton, self.key, self.max_states = automaton, key, max_states
+        renumber: dict[int, int] = {}
+        self.byte_class = [renumber.setdefault(c, len(renumber)) for c in byte_class[:256]]
+        self.n_classes = len(renumber)
+        self.reps = [self.byte_class.index(c) for c in range(self.n_classes)]
+        self.reset()
+
+    @staticmethod
+    def of(owner: dict, trie: "TokenTrie", make) -> "LazyRows":
+        """The ``LazyRows`` kept in ``owner`` (a dict of an automaton) for ``trie``, made by
+        ``make()`` the first time; the entry holds the trie, so its id stays valid."""
+        found = owner.get(id(trie))
+        if found is None:
+            found = owner[id(trie)] = (trie, make())
+        return found[1]
+
+    def reset(self) -> None:
+        self.ids: dict = {}
+        self.states: list = []
+        self.table = np.full((256, self.n_classes), -2, dtype=np.int32)  # -2: not made yet
+
+    def start(self, state) -> int:
+        """The number of ``state``, first forgetting every number when there are too many."""
+        if len(self.states) >= self.max_states:
+            self.reset()
+        return self.id_of(state)
+
+    def id_of(self, state) -> int:
+        key = self.key(state)
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = len(self.states)
+            self.states.append(state)
+            if found >= len(self.table):
+                grown = np.full((2 * len(self.table), self.n_classes), -2, dtype=np.int32)
+                grown[:len(self.table)] = self.table
+                self.table = grown
+        return found
+
+    def fill(self, ids: np.ndarray) -> None:
+        """Make the rows of the states ``ids`` (int array) that have none yet."""
+        step, reps = self.automaton.step, self.reps
+        for i in ids[self.table[ids, 0] == -2].tolist():
+            state = self.states[i]
+            row = [-1 if nxt is None else self.id_of(nxt)
+                   for nxt in (step(state, b) for b in reps)]
+            self.table[i] = row

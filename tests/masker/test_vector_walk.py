@@ -92,12 +92,18 @@ SCHEMAS = [
         "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
      "$ref": "#/$defs/node"},
     {"enum": ["rojo", "verde", "azul", "«amarillo»"]},
+    # counted repetitions (bounds above 32): a CountedDfa, and inside Earley (any extra value)
+    {"type": "object", "properties": {"s": {"type": "string", "maxLength": 40}},
+     "required": ["s"], "additionalProperties": False},
+    {"type": "object", "properties": {"a": {"type": ["string", "null"], "maxLength": 256}}},
 ]
 INSTANCES = [
     {"name": "Juliana \"la\" de Bringas — ñ 😀", "age": 34},
     [{"id": 1, "tags": ["a", "b\\c"]}, {"id": -20}],
     {"label": "raíz", "children": [{"label": "hoja \u00e9", "children": []}]},
     "«amarillo»",
+    {"s": "x" * 35 + "ñé"},
+    {"a": "example string", "zz": [1, {"k": None}, "libre"]},
 ]
 
 
@@ -110,6 +116,24 @@ def states_along(automaton, data: bytes):
         assert state is not None
         out.append(state)
     return out
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])
+@given(pattern=REGEXES, bound=st.integers(33, 40), seed=st.integers(0, 2**16),
+       which=st.integers(0, len(SMALL) - 1))
+def test_random_counted_regexes_along_a_walk(pattern, bound, seed, which):
+    """A repetition bounded above 32 is counted (``CountedDfa``), walked with ``walk_rows``."""
+    vocab, rng = SMALL[which], random.Random(seed)
+    automaton = compile_regex(f"(?:(?:{pattern})b){{1,{bound}}}x").automaton
+    assert type(automaton).__name__ == "CountedDfa"
+    state = automaton.start()
+    for _ in range(8):
+        mask = assert_walks_agree(automaton, state, vocab)
+        allowed = np.flatnonzero(mask)
+        if not allowed.size:
+            break
+        for b in vocab[int(rng.choice(allowed.tolist()))]:
+            state = automaton.step(state, b)
 
 
 @pytest.mark.parametrize("which", range(len(SMALL)))
@@ -131,9 +155,9 @@ def big(request):
 
 @pytest.mark.parametrize("case", range(len(SCHEMAS)))
 def test_schemas_on_real_vocabularies(big, case):
-    """The states the canonical tokenization passes through: at about ten of them vectorized =
-    Python walk, and at two (the first, one inside) also = brute force over every token; at
-    every one the vectorized mask allows the canonical token."""
+    """The states the canonical tokenization passes through: at about eight of them vectorized =
+    brute force over every token, at two also = the Python walk; at every one the vectorized
+    mask allows the canonical token."""
     tokens, encoder = big
     automaton = compile_json_schema(SCHEMAS[case]).automaton
     text = json.dumps(INSTANCES[case], ensure_ascii=False, separators=(",", ":"))
@@ -144,12 +168,14 @@ def test_schemas_on_real_vocabularies(big, case):
         for b in tokens[i]:
             state = automaton.step(state, b)
     python, vector = tries(tokens)
-    sample = set(range(0, len(states), max(1, len(states) // 10)))  # the Python walk is slow
+    brute = set(range(0, len(states), max(1, len(states) // 8)))
+    walked = {0, len(states) // 2}  # the Python walk takes seconds here
     for k, state in enumerate(states):
-        if k in sample:
-            mask = assert_walks_agree(automaton, state, tokens, brute=k in (0, len(states) // 2))
-        else:
-            mask = trie_mask(automaton, state, vector)
+        mask = trie_mask(automaton, state, vector)
+        if k in brute:
+            np.testing.assert_array_equal(mask, brute_force_mask(automaton, state, tokens))
+        if k in walked:
+            np.testing.assert_array_equal(mask, trie_mask(automaton, state, python, 10**8))
         assert mask[ids[k]], f"token {k} of the canonical tokenization must be allowed"
 
 
