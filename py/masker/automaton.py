@@ -60,7 +60,8 @@ class Automaton(ABC):
 
     def allowed_tokens(self, state: object, trie: TokenTrie, max_steps: int) -> list[int]:
         """Ids of the tokens of ``trie`` whose every byte keeps the automaton alive from
-        ``state``, in no particular order (an override may list an id twice); never the empty
+        ``state``, in no particular order (an override may list an id twice, return an int
+        array, or a new bool array of ``len(trie.vocab)``: the mask itself); never the empty
         token.
 
         Depth-first walk of the trie: one ``step`` per trie edge, and a dead byte prunes its

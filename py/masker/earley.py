@@ -128,6 +128,7 @@ class EarleyAutomaton(Automaton):
         self._inside_cache: dict[int, tuple] = {}  # id(trie) -> (trie, {(n, q, node): walk})
         self._lex_np: dict[int, tuple] = {}
         self._rows: dict = {}  # id(trie) -> (trie, LazyRows) for the vectorized walk
+        self._scan_parts: dict[int, EarleySet] = {}  # set key -> its scan items alone
         for n, dfa in lexemes.items():
             classes = dfa.byte_class[:256]
             bits = [0] * (max(classes) + 1)
@@ -250,40 +251,84 @@ class EarleyAutomaton(Automaton):
         return allowed
 
     def _vector_tokens(self, state: EarleySet, trie) -> np.ndarray:
-        """``allowed_tokens`` on a large vocabulary, a trie level at a time (NumPy):
+        """``allowed_tokens`` on a large vocabulary, a trie level at a time (NumPy). A set's
+        language is the union of its items' (Earley's closure distributes over the kernel), so
+        the set is split:
 
-        - a set whose only item is a lexeme item (inside a JSON string): the lexeme's tokens
-          come from its DFA's walk (``_inside``, kept per DFA state), and at the nodes where the
-          lexeme may end, the set where it ends (without the lexeme item, whose own walk went on
-          below: ``_lexeme_end(..., leave=True)``) takes the next byte for all those nodes at
-          once (``TrieArrays.children_of``: usually the closing quote alone);
-        - from there, and from any other set, ``TrieArrays.walk_rows``: the Earley sets met are
-          numbered, and each one's row (its next set for each byte class, from ``step``) is made
-          once and kept for later masks (``LazyRows``).
-        Returns int32 ids (an id may appear twice)."""
-        arrays, byte_class = trie.arrays, self.byte_class
+        - each lexeme item (n, q, origin) (inside a JSON string, or a free key): the tokens
+          that stay inside the lexeme come from its DFA's walk alone, kept per DFA state as a
+          mask (``_inside``, ``_inside_mask``: XGrammar's context-independent tokens); at the
+          nodes where the lexeme may end, the set where it ends (without the lexeme item, whose
+          own walk went on below: ``_lexeme_end(..., leave=True)``) takes the next byte for all
+          those nodes at once (``TrieArrays.children_of``: usually the closing quote alone);
+        - the scan items, as a set of their own (``_scans_only``), and every set met from there
+          on: ``TrieArrays.walk_rows``, where the Earley sets met are numbered and each (set,
+          byte class) step is made once and kept for later masks (``LazyRows``).
+        Returns the mask, a new bool array of ``len(trie.vocab)``."""
+        arrays, byte_class, step = trie.arrays, self.byte_class, self.step
         rows = LazyRows.of(self._rows, trie,
                            lambda: LazyRows(self, byte_class, lambda st: st.key))
-        start = rows.start(state)
-        if state.scans or len(state.lexes) != 1:
-            return arrays.walk_rows(rows, [0], [start])
-        n, q, origin = state.lexes[0]
-        inside, (nodes, states) = self._inside(trie, n, q, 0)
-        parts, from_nodes, from_states = [inside], [], []
-        for t in np.unique(states).tolist():
-            leave = origin.next.get((n, t, "leave")) or self._lexeme_end(n, t, origin, leave=True)
-            if not leave.bytes_ok:
-                continue
-            kids = arrays.children_of(nodes[states == t], _bits_array(leave.bytes_ok))
-            parts.append(arrays.token_ids(kids))
-            inner = kids[arrays.count[kids] > 0]
-            for child, byte in zip(inner.tolist(), arrays.edge[inner].tolist()):
-                from_nodes.append(child)
-                from_states.append(rows.id_of(leave.next.get(byte_class[byte]) or
-                                              self.step(leave, byte)))
+        rows.start(state)
+        mask, ids = None, []
+        from_nodes, from_states = [], []
+        for n, q, origin in state.lexes:
+            inside, (nodes, states) = self._inside(trie, n, q, 0)
+            inside_mask = self._inside_mask(trie, n, q, inside)
+            if mask is None:
+                mask = inside_mask.copy()
+            else:
+                mask |= inside_mask
+            for t in np.unique(states).tolist():
+                leave = (origin.next.get((n, t, "leave")) or
+                         self._lexeme_end(n, t, origin, leave=True))
+                if not leave.bytes_ok:
+                    continue
+                kids = arrays.children_of(nodes[states == t], _bits_array(leave.bytes_ok))
+                ids.append(arrays.token_ids(kids))
+                inner = kids[arrays.count[kids] > 0]
+                for child, byte in zip(inner.tolist(), arrays.edge[inner].tolist()):
+                    from_nodes.append(child)
+                    from_states.append(rows.id_of(leave.next.get(byte_class[byte]) or
+                                                  step(leave, byte)))
+        if state.scans:
+            from_nodes.append(0)
+            from_states.append(rows.id_of(self._scans_only(state) if state.lexes else state))
         if from_nodes:
-            parts.append(arrays.walk_rows(rows, from_nodes, from_states))
-        return np.concatenate(parts)
+            ids.append(arrays.walk_rows(rows, from_nodes, from_states))
+        if mask is None:
+            mask = np.zeros(len(trie.vocab), dtype=bool)
+        for part in ids:
+            mask[part] = True
+        return mask
+
+    def _scans_only(self, st: EarleySet) -> EarleySet:
+        """A set with ``st``'s scan items and none of its lexeme items (``waiting`` shared), under
+        a key of its own: the rest of ``st`` once its lexeme items are walked apart. Kept per
+        set; its steps are built and interned as usual."""
+        found = self._scan_parts.get(st.key)
+        if found is None:
+            found = EarleySet()
+            found.scans, found.waiting = st.scans, st.waiting
+            for mask, _, _, _ in st.scans:
+                found.bytes_ok |= mask
+            found.key = self._next_key
+            self._next_key += 1
+            if len(self._scan_parts) >= MAX_CANONICAL_STATES:
+                self._scan_parts.clear()
+            self._scan_parts[st.key] = found
+        return found
+
+    def _inside_mask(self, trie, n: int, q: int, inside: np.ndarray) -> np.ndarray:
+        """The bool mask (``len(trie.vocab)``) of the tokens that stay inside lexeme n from
+        DFA state q at the root (``inside``), kept per (trie, n, q): inside a JSON string, a
+        new string's first mask copies it (a memory copy) instead of setting ~200,000 ids."""
+        cache = self._inside_cache[id(trie)][1]
+        found = cache.get((n, q, "mask"))
+        if found is None:
+            found = np.zeros(len(trie.vocab), dtype=bool)
+            found[inside] = True
+            cache[(n, q, "mask")] = found
+        return found
 
     def _inside(self, trie, n: int, q: int, node: int) -> tuple:
         """The walk of lexeme n's DFA alone from state q over the subtrie at ``node``:

@@ -172,10 +172,11 @@ class TrieArrays:
     def walk_rows(self, rows: "LazyRows", nodes, states) -> np.ndarray:
         """The tokens below ``nodes`` (int array) allowed from the states ``states`` (ids in
         ``rows``, one per node), walked a trie level at a time as ``walk_dfa``, with the table's
-        rows made as the walk first meets each state (``LazyRows.fill``): for automata whose
+        entries made as the walk first needs them (``LazyRows.fill``): for automata whose
         states are not numbered in advance (counted repetitions, Earley sets). A node met with
         a state has that state only (a walk is deterministic), so the work is one look-up per
-        trie edge visited plus one row per new state. Returns int32 ids, each once per node."""
+        trie edge visited plus one ``step`` per new (state, byte class) pair. Returns int32 ids,
+        each once per node."""
         first, count = self.first, self.count
         classes = self.edge_classes(rows.byte_class)
         nodes = np.asarray(nodes, dtype=np.int32)
@@ -186,10 +187,14 @@ class TrieArrays:
             total = int(cnt.sum())
             if not total:
                 break
-            rows.fill(np.unique(states))
             starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
             child = starts + np.arange(total, dtype=np.int32)
-            nxt = rows.table[np.repeat(states, cnt), classes[child]]
+            st, cls = np.repeat(states, cnt), classes[child]
+            nxt = rows.table[st, cls]
+            todo = nxt == -2
+            if todo.any():  # (state, class) pairs met for the first time
+                rows.fill(st[todo], cls[todo])
+                nxt = rows.table[st, cls]
             keep = nxt >= 0
             child, nxt = child[keep], nxt[keep]
             found.append(child)
@@ -258,8 +263,11 @@ def trie_mask(automaton: Automaton, state: object, trie: TokenTrie,
     ``max_steps`` steps (only reachable with an automaton whose step is itself limited, e.g.
     Earley); a DFA's walk is bounded by the trie size and needs no limit.
     """
+    allowed = automaton.allowed_tokens(state, trie, max_steps)
+    if isinstance(allowed, np.ndarray) and allowed.dtype == bool:
+        return allowed  # a walk that built the mask itself (a new array)
     mask = np.zeros(len(trie.vocab), dtype=bool)
-    mask[automaton.allowed_tokens(state, trie, max_steps)] = True
+    mask[allowed] = True
     return mask
 
 
@@ -281,8 +289,8 @@ def brute_force_mask(automaton: Automaton, state: object, vocab: list[bytes]) ->
 class LazyRows:
     """The transition table of an automaton whose states are met one by one (``walk_rows``):
     each state met gets a number, and its row (the next state's number for each byte class,
-    -1 when dead) is made by ``automaton.step`` on one byte of each class the first time a walk
-    needs it. ``byte_class``: 256 ints, bytes of one class step every state alike; ``key``:
+    -1 when dead) is made by ``automaton.step`` on one byte of the class, entry by entry, the
+    first time a walk needs it. ``byte_class``: 256 ints, bytes of one class step every state alike; ``key``:
     a state -> a hashable key (equal keys, equal states). Rows are kept across walks, so a
     walk that meets known states costs NumPy only; past ``max_states`` numbered states every
     number is forgotten and the table starts over (``reset``; walks in progress finish with
@@ -329,11 +337,14 @@ class LazyRows:
                 self.table = grown
         return found
 
-    def fill(self, ids: np.ndarray) -> None:
-        """Make the rows of the states ``ids`` (int array) that have none yet."""
-        step, reps = self.automaton.step, self.reps
-        for i in ids[self.table[ids, 0] == -2].tolist():
-            state = self.states[i]
-            row = [-1 if nxt is None else self.id_of(nxt)
-                   for nxt in (step(state, b) for b in reps)]
-            self.table[i] = row
+    def fill(self, ids: np.ndarray, classes: np.ndarray) -> None:
+        """Make the table's entries for the pairs (state ``ids[k]``, byte class
+        ``classes[k]``) (int arrays), each pair once."""
+        step, reps, states = self.automaton.step, self.reps, self.states
+        pairs = np.unique(ids.astype(np.int64) * self.n_classes + classes)
+        made = []
+        for pair in pairs.tolist():
+            i, c = divmod(pair, self.n_classes)
+            nxt = step(states[i], reps[c])
+            made.append(-1 if nxt is None else self.id_of(nxt))
+        self.table.ravel()[pairs] = made  # after id_of, which may grow the table
