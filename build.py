@@ -54,6 +54,7 @@ from sitebuild.plan import own_assets, plan_site
 from sitebuild.render import make_env, render_pages
 from sitebuild.texmath import typeset_math
 from sitebuild.vendor import bundle_script, check_runtime, numpy_wheel
+from sitebuild.vocabularies import site_files as vocabulary_files
 
 PAGE_SCRIPT = Path("browser/js/page.js")  # relative to the build root
 EARLY_SCRIPT = Path("browser/js/early.js")  # starts Python's worker while the page is parsed
@@ -75,6 +76,7 @@ PAGES = (
      "summary":
      "Del «responde en JSON» a una gramática: qué garantiza cada nivel, medido en vivo con el mini-GPT."},
     {"template": "automata.html", "out": "automata.html", "title": "Del esquema al autómata",
+     "vocabularies": True,
      "notebook": "automata.ipynb", "figures": "lesson.automata.figures", "summary":
      "Cómo una restricción se convierte en máscara: autómatas, el trie de tokens, el índice por "
      "estado, la pila que necesita JSON y los tokens forzados."},
@@ -176,7 +178,8 @@ def render_site(root: Path = ROOT, pages: tuple[dict, ...] | None = None):
     weights = site_weights(collect_weights(root / "weights"))                   # 5
     model_dir = weights_folder(weights, root / ".cache")  # what the page loads, for CPython
     figures = lesson_figures(PAGES, root, weights, root / ".cache", model_dir)
-    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures)  # 6
+    plan = plan_site(runtime, wheel, own_assets(root, script, py_zip, early), weights, figures,  # 6
+                     vocabulary_files())
     plan.service_worker = worker
     rendered = render_pages(plan, make_env(root / "templates"), editions() if pages is None else pages)  # 7
     return plan, rendered, model_dir

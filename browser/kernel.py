@@ -18,6 +18,7 @@ The value of a cell's last expression is displayed, as in a notebook. Objects wi
 """
 from __future__ import annotations
 
+import json
 import ast
 import contextlib
 import io
@@ -334,18 +335,26 @@ def redirect_stdin(stream: io.TextIOBase):
         sys.stdin = saved
 
 
-def prepare(py_dir: str, weights_dir: str, language: str = "es") -> None:
+def prepare(py_dir: str, weights_dir: str, language: str = "es",
+            vocabularies: str = "{}") -> None:
     """Put the project's Python on ``sys.path``, point the model at its weights, and make the
     lesson code write in the page's ``language`` ("es" or "en": ``lesson.i18n.set_language``,
     which raises ValueError for any other).
 
     Called by the worker before any project code runs. ``minigpt`` reads ``MINIGPT_WEIGHTS`` to
     find the tokenizer and model files (``minigpt.bpe.weights_dir``); in the page, this is the one
-    place that sets it. Mutates ``sys.path`` and ``os.environ``.
+    place that sets it. ``vocabularies``: JSON, file name -> URL of the site's real tokenizers'
+    files (``vocab/``), put in ``COURSE_VOCABULARIES`` for ``vocabularies.load``; "{}" (a page
+    that lists none, or the build's CPython) removes it, so ``load`` reads ``node_modules/``.
+    Mutates ``sys.path`` and ``os.environ``.
     """
     if py_dir not in sys.path:
         sys.path.insert(0, py_dir)
     os.environ["MINIGPT_WEIGHTS"] = weights_dir
+    if json.loads(vocabularies):
+        os.environ["COURSE_VOCABULARIES"] = vocabularies
+    else:
+        os.environ.pop("COURSE_VOCABULARIES", None)
     from lesson import i18n  # after sys.path has py_dir
     i18n.set_language(language)  # raises ValueError for a language the course lacks
     global LANGUAGE

@@ -43,6 +43,7 @@ class SitePlan:
     urls: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     weights: list[dict] = field(default_factory=list)
+    vocabularies: list[dict] = field(default_factory=list)  # the real tokenizers' files
     figures: dict | None = None  # {page out: its computed figures} (see lesson_figures)
     service_worker: bytes = b""  # the bundled browser/js/sw.js, before the file list goes in
 

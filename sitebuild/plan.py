@@ -31,11 +31,13 @@ def own_assets(root: Path, script: bytes, py_zip: bytes,
 
 
 def plan_site(runtime: Path, wheel: Path, own: dict[str, tuple[str, bytes]],
-              weights: list[tuple[str, bytes]], figures: dict | None) -> SitePlan:
+              weights: list[tuple[str, bytes]], figures: dict | None,
+              vocabularies: list[tuple[str, bytes]] | None = None) -> SitePlan:
     """Every file of the site in memory, with its path in ``site/`` (no writes yet).
 
     ``runtime`` is the checked Pyodide folder, ``wheel`` the verified NumPy wheel, ``own`` the
-    result of ``own_assets`` and ``weights`` that of ``collect_weights``. The runtime keeps its
+    result of ``own_assets``, ``weights`` that of ``collect_weights`` and ``vocabularies`` that
+    of ``sitebuild.vocabularies.site_files`` (None: none shipped). The runtime keeps its
     names in a versioned folder; every other file gets its content hash in its name.
     """
     plan = SitePlan(figures=figures)
@@ -49,4 +51,7 @@ def plan_site(runtime: Path, wheel: Path, own: dict[str, tuple[str, bytes]],
     for name, data in weights:
         path = plan.add("weight:" + name, "weights/" + hashed_name(name, data), data)
         plan.weights.append({"name": name, "url": path, "size": len(data)})
+    for name, data in vocabularies or ():
+        path = plan.add("vocab:" + name, "vocab/" + hashed_name(name, data), data)
+        plan.vocabularies.append({"name": name, "url": path, "size": len(data)})
     return plan

@@ -195,16 +195,21 @@ def course_entries(pages, rendered: dict[str, Page]) -> list[dict]:
 STOP_GRACE_MS = 3000
 
 
-def runtime_config(plan: SitePlan, prefix: str = "", language: str = "es") -> dict:
+def runtime_config(plan: SitePlan, prefix: str = "", language: str = "es",
+                   vocabularies: bool = False) -> dict:
     """What the page script and the worker need to start Python (``<script id="runtime-config">``):
     the URLs of the worker, the runtime, the project code and the weights, each relative to the
     page (``prefix``: ``"../"`` from ``site/en/``), the page's ``language`` for the kernel, and
-    ``stopGraceMs`` (``STOP_GRACE_MS``)."""
+    ``stopGraceMs`` (``STOP_GRACE_MS``). ``vocabularies``: the page's cells may load a real
+    tokenizer's vocabulary, so the config lists those files (fetched only when a cell asks:
+    ``vocabularies.load``); an empty list otherwise."""
     urls = plan.urls
     return {
         "worker": prefix + urls["worker_js"], "pyodideIndex": prefix + urls["pyodide_index"],
         "pyodideScript": prefix + urls["pyodide.js"],
         "weights": [{**w, "url": prefix + w["url"]} for w in plan.weights],
+        "vocabularies": [{**v, "url": prefix + v["url"]} for v in plan.vocabularies]
+        if vocabularies else [],
         "early": prefix + urls["early_js"] if urls.get("early_js") else None,  # None: the page script starts the worker
         "code": [{"name": name, "url": prefix + urls[key], "size": plan.sizes.get(key, 0)}
                  for name, key in (("py.zip", "py_zip"), ("kernel.py", "kernel_py"))],
@@ -246,7 +251,8 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
             html = env.get_template(page["template"]).render(
                 page=page, course=course_entries(edition, rendered), fig=fig, lang=language,
                 urls={key: prefix + url for key, url in plan.urls.items()},
-                runtime_config=runtime_config(plan, prefix, language),
+                runtime_config=runtime_config(plan, prefix, language,
+                                              bool(page.get("vocabularies"))),
                 alternates=alternates(page, pages), script_messages=messages, tools=tools,
                 sw_url=prefix + SERVICE_WORKER, build=BUILD_PLACEHOLDER,
                 **context)

@@ -1,6 +1,8 @@
 """The real tokenizers' vocabularies the site ships (``py/vocabularies``): read from the npm
-package ``js-tiktoken`` (pinned in ``package-lock.json``), packed into ``vocab/<name>.bin`` with
-its manifest ``vocab/<name>.json``."""
+package ``js-tiktoken`` (pinned in ``package-lock.json``), packed into ``vocab/<name>.<hash>.bin``
+with its manifest ``vocab/<name>.<hash>.json``. Only the pages whose spec says ``"vocabularies":
+True`` list them in their runtime config, and their cells fetch them when first asked
+(``vocabularies.load``)."""
 from __future__ import annotations
 
 import json
@@ -31,14 +33,14 @@ def read(name: str):
 
 
 def site_files() -> list[tuple[str, bytes]]:
-    """``[(path in the site, bytes)]``: ``vocab/<name>.bin`` and ``vocab/<name>.json`` of each
+    """``[(file name, bytes)]``: ``<name>.json`` (the manifest) and ``<name>.bin`` of each
     vocabulary of ``NAMES``."""
     use_py()
     from vocabularies import pack
     out = []
     for name in NAMES:
         data, manifest = pack(read(name))
-        out.append((f"vocab/{name}.json",
+        out.append((f"{name}.json",
                     (json.dumps(manifest, indent=1, ensure_ascii=False) + "\n").encode()))
-        out.append((f"vocab/{name}.bin", data))
+        out.append((f"{name}.bin", data))
     return out

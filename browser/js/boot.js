@@ -35,6 +35,8 @@ export function launchWorker(config) {
       pyodideIndex: absolute(config.pyodideIndex),
       code: config.code.map((f) => ({ ...f, url: absolute(f.url) })),
       weights: config.weights.map((f) => ({ ...f, url: absolute(f.url) })),
+      // a real tokenizer's files: not fetched here, only handed to the kernel (vocabularies.load)
+      vocabularies: (config.vocabularies || []).map((f) => ({ ...f, url: absolute(f.url) })),
       interruptBuffer,
       appleMobile: isAppleMobile(),
       lang: config.lang || "es", // the page's language: the kernel's views write in it

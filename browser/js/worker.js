@@ -126,7 +126,10 @@ async function init(config) {
   pyodide.FS.writeFile(`${KERNEL_DIR}/kernel.py`, new Uint8Array(kernelSource));
   pyodide.runPython(`import sys; sys.path.insert(0, "${KERNEL_DIR}")`);
   const kernelModule = pyodide.pyimport("kernel");
-  kernelModule.prepare(PY_DIR, WEIGHTS_DIR, config.lang || "es"); // weights go to WEIGHTS_DIR; the views write in the page's language
+  // weights go to WEIGHTS_DIR; the views write in the page's language; a real tokenizer's files
+  // are fetched by Python when a cell first asks (vocabularies.load), from these URLs
+  const vocabularies = Object.fromEntries((config.vocabularies || []).map((f) => [f.name, f.url]));
+  kernelModule.prepare(PY_DIR, WEIGHTS_DIR, config.lang || "es", JSON.stringify(vocabularies));
   mark("kernel-imported");
   stage("code", "done");
 

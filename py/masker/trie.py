@@ -50,6 +50,18 @@ class TokenTrie:
             if not isinstance(tok, (bytes, bytearray)):
                 raise TypeError(f"vocab[{i}] must be bytes, got {type(tok).__name__}")
         self.vocab = [bytes(t) for t in vocab]
+        self.longest = max(map(len, self.vocab), default=0)  # bytes of the longest token
+        self.vectorized = len(self.vocab) >= VECTOR_MIN_TOKENS
+        self._arrays: TrieArrays | None = None
+        self._lists: tuple | None = None
+        if self.vectorized:  # the arrays first, with NumPy; the Python lists only if asked for
+            self._arrays = TrieArrays.from_vocab(self.vocab)
+        else:
+            self._lists = self._python_lists()
+
+    def _python_lists(self) -> tuple:
+        """(children, tokens, child_at, child_bits) built in Python from the vocabulary: a dict
+        per node, then renumbered breadth first with children in byte order."""
         maps: list[dict[int, int]] = [{}]
         ends: dict[int, list[int]] = {}
         for token_id, tok in enumerate(self.vocab):
@@ -62,19 +74,39 @@ class TokenTrie:
                 node = nxt
             if tok:
                 ends.setdefault(node, []).append(token_id)
-        # Renumber breadth first, children in byte order.
         order, new_of = [0], {0: 0}
         for old in order:
             for b in sorted(maps[old]):
                 new_of[maps[old][b]] = len(order)
                 order.append(maps[old][b])
-        self.child_at = [{b: new_of[c] for b, c in sorted(maps[old].items())} for old in order]
-        self.children = [tuple(m.items()) for m in self.child_at]
-        self.tokens = [tuple(ends.get(old, ())) for old in order]
-        self.child_bits = [sum(1 << b for b in m) for m in self.child_at]
-        self.longest = max(map(len, self.vocab), default=0)  # bytes of the longest token
-        self.vectorized = len(self.vocab) >= VECTOR_MIN_TOKENS
-        self._arrays: TrieArrays | None = None
+        child_at = [{b: new_of[c] for b, c in sorted(maps[old].items())} for old in order]
+        return ([tuple(m.items()) for m in child_at], [tuple(ends.get(old, ())) for old in order],
+                child_at, [sum(1 << b for b in m) for m in child_at])
+
+    def _lists_from_arrays(self) -> tuple:
+        """The same lists read off the arrays (a large vocabulary's Python walks: budgets, the
+        tests' reference walk)."""
+        a = self._arrays
+        edge, first, count = a.edge.tolist(), a.first.tolist(), a.count.tolist()
+        extra: dict[int, list[int]] = {}
+        for node, i in zip(a.extra_nodes.tolist(), a.extra_ids.tolist()):
+            extra.setdefault(node, []).append(i)
+        children = [tuple((edge[c], c) for c in range(f, f + k)) if k else ()
+                    for f, k in zip(first, count)]
+        tokens = [((t,) + tuple(extra.get(node, ()))) if t >= 0 else ()
+                  for node, t in enumerate(a.token.tolist())]
+        child_at = [dict(kids) for kids in children]
+        return children, tokens, child_at, [sum(1 << b for b, _ in kids) for kids in children]
+
+    def _get_lists(self) -> tuple:
+        if self._lists is None:
+            self._lists = self._lists_from_arrays()
+        return self._lists
+
+    children = property(lambda self: self._get_lists()[0])
+    tokens = property(lambda self: self._get_lists()[1])
+    child_at = property(lambda self: self._get_lists()[2])
+    child_bits = property(lambda self: self._get_lists()[3])
 
     @classmethod
     def shared(cls, vocab) -> "TokenTrie":
@@ -92,7 +124,7 @@ class TokenTrie:
 
     @property
     def n_nodes(self) -> int:
-        return len(self.children)
+        return len(self._arrays.count) if self._arrays is not None else len(self.children)
 
     @property
     def arrays(self) -> "TrieArrays":
@@ -135,6 +167,69 @@ class TrieArrays:
         self.extra_nodes = np.array(extra_nodes, dtype=np.int32)
         self.extra_ids = np.array(extra_ids, dtype=np.int32)
         self._classes: dict[tuple, np.ndarray] = {}
+
+    @classmethod
+    def from_vocab(cls, vocab: list[bytes]) -> "TrieArrays":
+        """The arrays built straight from the vocabulary with NumPy, no Python trie: sort the
+        tokens; a token's new nodes are its prefixes longer than its longest common prefix
+        with the token before it (``lcp``); at each depth d the tokens that make a node
+        (``lcp < d <= length``), in sorted order, are that depth's nodes in breadth-first
+        order, and a node's parent is the node of depth d - 1 made by the last such token at
+        or before it (``np.searchsorted``). Equal to the arrays of the Python trie
+        (``tests/masker/test_vector_walk.py``). Memory: a ``(len(vocab), longest)`` uint8 table
+        while it runs (26 MB for ``o200k_base``)."""
+        self = cls.__new__(cls)
+        n = len(vocab)
+        order = sorted(range(n), key=vocab.__getitem__)
+        lengths = np.fromiter((len(vocab[i]) for i in order), dtype=np.int64, count=n)
+        width = int(lengths.max()) if n else 0
+        table = np.zeros((n, max(width, 1)), dtype=np.uint8)
+        flat = np.frombuffer(b"".join(vocab[i] for i in order), dtype=np.uint8)
+        rows = np.repeat(np.arange(n), lengths)
+        cols = np.arange(flat.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        table[rows, cols] = flat
+        lcp = np.zeros(n, dtype=np.int64)
+        if n > 1:
+            differ = table[1:] != table[:-1]
+            first_diff = np.where(differ.any(axis=1), differ.argmax(axis=1), width)
+            lcp[1:] = np.minimum(first_diff, np.minimum(lengths[1:], lengths[:-1]))
+        makers, bases, total = [], [], 1  # per depth: sorted ranks of the tokens making a node
+        for d in range(1, width + 1):
+            makers.append(np.flatnonzero((lcp < d) & (lengths >= d)))
+            bases.append(total)
+            total += makers[-1].size
+        count = np.zeros(total, dtype=np.int64)
+        edge = np.zeros(total, dtype=np.uint8)
+        token = np.full(total, -1, dtype=np.int32)
+        for d in range(1, width + 1):
+            made, base = makers[d - 1], bases[d - 1]
+            edge[base:base + made.size] = table[made, d - 1]
+            if d == 1:
+                count[0] = made.size
+            else:
+                parents = bases[d - 2] + np.searchsorted(makers[d - 2], made, side="right") - 1
+                count += np.bincount(parents, minlength=total)
+        ids = np.asarray(order, dtype=np.int64)
+        nonempty = np.flatnonzero(lengths > 0)
+        ends = np.empty(nonempty.size, dtype=np.int64)
+        for d in range(1, width + 1):
+            at = nonempty[lengths[nonempty] == d]
+            where = np.flatnonzero(lengths[nonempty] == d)
+            ends[where] = bases[d - 1] + np.searchsorted(makers[d - 1], at, side="right") - 1
+        end_ids = ids[nonempty]
+        by_node = np.lexsort((end_ids, ends))  # per node, its ids in increasing order
+        ends, end_ids = ends[by_node], end_ids[by_node]
+        lead = np.ones(ends.size, dtype=bool)
+        lead[1:] = ends[1:] != ends[:-1]
+        token[ends[lead]] = end_ids[lead]
+        self.count = count.astype(np.int32)
+        self.first = np.ones(total, dtype=np.int32)
+        self.first[1:] += np.cumsum(self.count[:-1], dtype=np.int32)
+        self.edge, self.token = edge, token
+        self.extra_nodes = ends[~lead].astype(np.int32)
+        self.extra_ids = end_ids[~lead].astype(np.int32)
+        self._classes = {}
+        return self
 
     @property
     def nbytes(self) -> int:
@@ -205,7 +300,8 @@ class TrieArrays:
         return self.token_ids(np.concatenate(found))
 
     def walk_dfa(self, table: np.ndarray, byte_class, state: int, node: int = 0,
-                 accepting: np.ndarray | None = None, alive: np.ndarray | None = None):
+                 accepting: np.ndarray | None = None, alive: np.ndarray | None = None,
+                 stats: list | None = None):
         """The tokens below ``node`` whose every byte keeps a DFA alive from ``state``, walked
         one trie level at a time: at each level, every (node, state) pair of the frontier steps
         all its children with one table look-up (NumPy), and the dead ones drop out.
@@ -218,7 +314,8 @@ class TrieArrays:
         has children (``earley.py``: where a lexeme may end and the walk goes on outside it),
         else None. ``alive`` (bool per state): a pair whose state cannot continue leaves the
         frontier (default: every state may continue). Work: one look-up per trie edge visited,
-        in about 12 NumPy calls per level (the longest token's bytes, at most).
+        in about 12 NumPy calls per level (the longest token's bytes, at most). ``stats``: a
+        list that gets, per level, the number of edges stepped there (the lesson prints it).
         """
         first, count = self.first, self.count
         classes = self.edge_classes(byte_class)
@@ -232,6 +329,8 @@ class TrieArrays:
             total = int(cnt.sum())
             if not total:
                 break
+            if stats is not None:
+                stats.append(total)
             starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
             child = starts + np.arange(total, dtype=np.int32)
             nxt = flat[np.repeat(states, cnt) * n_classes + classes[child]]

@@ -6,6 +6,7 @@ tokenizer is ``minigpt``'s; these vocabularies come with no model, only masks.
 """
 
 from .encoder import BpeEncoder
+from .load import load
 from .store import Vocabulary, pack, read_js_tiktoken, unpack
 
-__all__ = ["BpeEncoder", "Vocabulary", "pack", "read_js_tiktoken", "unpack"]
+__all__ = ["BpeEncoder", "Vocabulary", "load", "pack", "read_js_tiktoken", "unpack"]

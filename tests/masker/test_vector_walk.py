@@ -191,3 +191,38 @@ def test_large_vocabularies_walk_vectorized_by_default(big):
     tokens, _ = big
     assert TokenTrie(tokens).vectorized
     assert not TokenTrie(BYTE_VOCAB).vectorized
+
+
+ARRAY_FIELDS = ("count", "edge", "token", "extra_nodes", "extra_ids")
+
+
+def assert_same_arrays(numpy_built, python_built):
+    for name in ARRAY_FIELDS:
+        np.testing.assert_array_equal(getattr(numpy_built, name), getattr(python_built, name),
+                                      err_msg=name)
+    inner = python_built.count > 0
+    np.testing.assert_array_equal(numpy_built.first[inner], python_built.first[inner])
+
+
+@settings(max_examples=200)
+@given(vocab=st.lists(st.binary(max_size=6), max_size=40))
+def test_numpy_built_arrays_equal_the_python_tries(vocab):
+    """``TrieArrays.from_vocab`` (sorting, common prefixes) = the arrays read off the Python
+    trie, on random vocabularies with empty and repeated tokens."""
+    from masker.trie import TrieArrays
+    trie = TokenTrie(vocab)
+    trie.vectorized = False
+    assert_same_arrays(TrieArrays.from_vocab(trie.vocab), TrieArrays(trie))
+
+
+def test_numpy_built_arrays_on_a_real_vocabulary(big, monkeypatch):
+    import masker.trie as trie_module
+    tokens, _ = big
+    fast = TokenTrie(tokens)
+    monkeypatch.setattr(trie_module, "VECTOR_MIN_TOKENS", 10**9)
+    slow = TokenTrie(tokens)
+    assert fast._lists is None and slow._arrays is None  # each built its own way
+    assert_same_arrays(fast.arrays, slow.arrays)
+    # and the Python lists read back off the arrays are the Python trie's
+    for name in ("children", "tokens", "child_bits"):
+        assert getattr(fast, name) == getattr(slow, name), name

@@ -25,6 +25,7 @@ from .phones import PhoneCheck
 from .forced import compare_fast_forward, exact_splits, path_probability
 from .route import crossings, keys_regex, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
+from .scale import SCALE_VOCAB, answer_positions, date_mask_costs, real_trie
 from .trie import MaskIndex, trie_walk
 
 YES_NO = "sí|no"
@@ -49,6 +50,12 @@ PHONE_PROMPT = "El teléfono de doña Paca es el "
 PHONE_N = 1000
 PHONE_FREE_TOKENS = 11    # as many tokens as the longest masked answer has
 BIG_VOCAB = 128_000
+STRING = r'"([^"\\]|\\.)*"'  # a quoted string: inside it nearly every token is allowed
+STRING_PREFIX = '"'
+SCALE_SCHEMA = {"type": "object", "properties": {"nombre": {"type": "string"},
+                                                 "edad": {"type": "integer"}},
+                "required": ["nombre", "edad"], "additionalProperties": False}
+SCALE_ANSWER = {"nombre": "Benina", "edad": 60}
 # Published: llguidance's README (github.com/guidance-ai/llguidance, "About"): a mask takes on average
 # about 50 µs of single-core CPU time for a 128k-token tokenizer (JSON Schema Bench; p99 0.5 ms).
 PUBLISHED = {"engine": "llguidance", "us_per_mask": 50, "vocab": 128_000,
@@ -123,6 +130,38 @@ def walk_figures(vocab) -> dict:
             "big_vocab": BIG_VOCAB, "big_table_bytes": big_table,
             "big_brute_bytes": round(w.vocab_bytes / len(vocab) * BIG_VOCAB),
             "vocab_size": len(vocab), "published": PUBLISHED}
+
+
+def scale_figures() -> dict:
+    """§4 on ``o200k_base`` (``scale.py``): the trie, one narrow and one wide mask (their counts
+    and the trie edges walked per level; the times are the cell's, measured where it runs) and
+    the positions of the JSON answer."""
+    from vocabularies import load, pack
+    real = real_trie(SCALE_VOCAB)
+    data, _ = pack(load(SCALE_VOCAB))
+
+    def costs(pattern, prefix):
+        c = date_mask_costs(real, pattern, prefix, min_time=0)
+        return {"allowed": c.allowed, "same": c.same, "edges": c.edges,
+                "levels": len(c.level_edges), "widest": max(c.level_edges),
+                "index_states": c.index_states, "index_bytes": c.index_bytes}
+
+    positions = answer_positions(real, SCALE_SCHEMA, SCALE_ANSWER)
+    written, after = b"", {}
+    for p in positions:
+        after[written] = p.allowed
+        written += p.text
+    crossing = [p.label for p in positions if p.crosses]
+    return {"vocab": SCALE_VOCAB, "n_tokens": real.n_tokens, "nodes": real.nodes,
+            "arrays_mib": round(real.arrays_bytes / 2**20, 1), "longest": real.longest,
+            "download_mb": round(len(data) / 1e6, 1),
+            "date": costs(DATE, WALK_PREFIX), "string": costs(STRING, STRING_PREFIX),
+            "string_prefix": STRING_PREFIX, "answer": written.decode(),
+            "positions": len(positions), "after_open": after.get(b'{"'),
+            "forced": sum(p.forced for p in positions),
+            "crossing": crossing, "crossing_count": len(crossing),
+            "max_allowed": max(p.allowed for p in positions),
+            "min_allowed": min(p.allowed for p in positions)}
 
 
 def refused_route(depth: int, limit: int) -> dict:
@@ -236,5 +275,5 @@ def compute_figures(model, tok) -> dict:
         "fast": fast_forward_figures(model, tok), "phone": phone_figures(model, tok),
         "phone_pattern": PHONE, "phone_prompt": PHONE_PROMPT, "schema_max": SCHEMA["properties"]["nombre"]["maxLength"],
         "vocab_size": len(vocab), "month_count": len(MONTHS), "order": order_figures(),
-        "word_u": route_figures(WORD_U),
+        "word_u": route_figures(WORD_U), "scale": scale_figures(),
     }

@@ -1,0 +1,184 @@
+"""«Del esquema al autómata» §4 at the scale of today's models: the same masks over OpenAI's
+``o200k_base`` vocabulary (199,998 tokens, ``vocabularies.load``), in the reader's browser.
+
+- ``real_trie``: the vocabulary's token trie, built with NumPy (``masker.trie.TrieArrays``), its
+  size and what it took;
+- ``date_mask_costs``: one mask of the date regex four ways (brute force, the trie walk in
+  Python, the vectorized walk, a row of the precomputed index), checked equal and timed;
+- ``answer_positions``: a JSON answer tokenized as the model would write it (canonical BPE,
+  ``vocabularies.BpeEncoder``), and at each position how many of the vocabulary's tokens the
+  mask allows, whether the position is forced (one token allowed) and whether the token written
+  there crosses the JSON's structure (``":"`` holds a quote, a colon and a quote).
+
+Times are measured, never asserted: they change with the machine and its load.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from masker import compile_json_schema, compile_regex
+from masker.trie import TokenTrie, brute_force_mask
+from vocabularies import BpeEncoder, load
+
+from ..views import token_label
+from .trie import _per_call_us
+
+SCALE_VOCAB = "o200k_base"
+STRUCTURE = set(b'{}[]:,"')  # the bytes that JSON's structure is written with
+
+
+@dataclass
+class RealTrie:
+    """A real vocabulary and its trie: ``name``, ``n_tokens``, ``nodes`` (trie nodes, the root
+    included), ``arrays_bytes`` (the trie's NumPy arrays), ``longest`` (bytes of the longest
+    token), ``load_ms`` and ``build_ms`` (wall time to load the vocabulary and to build the
+    trie, this run), ``trie`` (the ``TokenTrie``, shared with every grammar's matchers) and
+    ``encoder`` (its ``BpeEncoder``)."""
+    name: str
+    n_tokens: int
+    nodes: int
+    arrays_bytes: int
+    longest: int
+    load_ms: float
+    build_ms: float
+    trie: TokenTrie
+    encoder: BpeEncoder
+
+    @property
+    def tokens(self) -> list[bytes]:
+        return self.trie.vocab
+
+
+def real_trie(name: str = SCALE_VOCAB) -> RealTrie:
+    """Load ``name`` and build its trie (once per process: a second call finds both). Raises what
+    ``vocabularies.load`` raises."""
+    start = time.perf_counter()
+    vocab = load(name)
+    loaded = time.perf_counter()
+    trie = TokenTrie.shared(vocab.tokens)
+    built = time.perf_counter()
+    return RealTrie(name, len(vocab.tokens), trie.n_nodes, trie.arrays.nbytes, trie.longest,
+                    (loaded - start) * 1e3, (built - loaded) * 1e3, trie, BpeEncoder(vocab))
+
+
+def python_walk(dfa, state: int, lists) -> list[int]:
+    """The depth-first trie walk of ``masker.dfa.Dfa.python_walk``, reading the trie's arrays
+    as Python lists (``lists``: first, count, edge, token): one table look-up per edge, a dead
+    byte prunes its subtree. Token ids, each once (a vocabulary without repeated tokens)."""
+    first, count, edge, token = lists
+    table, byte_class = dfa.table, dfa.byte_class
+    allowed, stack = [], [(0, state)]
+    while stack:
+        node, st = stack.pop()
+        row = table[st]
+        start = first[node]
+        for child in range(start, start + count[node]):
+            nxt = row[byte_class[edge[child]]]
+            if nxt < 0:
+                continue
+            if token[child] >= 0:
+                allowed.append(token[child])
+            if count[child]:
+                stack.append((child, nxt))
+    return allowed
+
+
+@dataclass
+class MaskCosts:
+    """One mask of a DFA grammar on a real vocabulary, four ways. ``allowed``: tokens allowed;
+    ``same``: the four masks are equal; ``us``: microseconds per mask (``brute_force``,
+    ``python_walk``, ``numpy_walk``, ``lookup``); ``index_states`` and ``index_bytes``: the
+    precomputed index (a bit per token and state); ``index_ms``: what building it took;
+    ``level_edges``: the trie edges both walks step, per level of the trie (the Python walk one
+    by one, the vectorized walk a level per round of NumPy calls)."""
+    allowed: int
+    same: bool
+    us: dict
+    index_states: int
+    index_bytes: int
+    index_ms: float
+    level_edges: list
+
+    @property
+    def edges(self) -> int:
+        return sum(self.level_edges)
+
+
+def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
+                    min_time: float = 0.02) -> MaskCosts:
+    """The mask after ``prefix`` in ``compile_regex(pattern)`` (a DFA), by brute force, by the
+    Python walk, by the vectorized walk (``TrieArrays.walk_dfa``) and by a row of the index of
+    every state's mask; each timed over as many calls as fit in ``min_time`` seconds (at least
+    one). Raises TypeError if the pattern's automaton is not a plain DFA."""
+    dfa = compile_regex(pattern).automaton
+    if not hasattr(dfa, "np_table"):
+        raise TypeError(f"{pattern!r} compiles to a {type(dfa).__name__}, not a plain DFA")
+    state = dfa.start()
+    for b in prefix.encode():
+        state = dfa.step(state, b)
+    arrays, tokens, n = real.trie.arrays, real.tokens, real.n_tokens
+    lists = (arrays.first.tolist(), arrays.count.tolist(), arrays.edge.tolist(),
+             arrays.token.tolist())
+
+    def as_mask(ids):
+        mask = np.zeros(n, dtype=bool)
+        mask[ids] = True
+        return mask
+
+    start = time.perf_counter()
+    index = np.stack([as_mask(arrays.walk_dfa(dfa.np_table, dfa.byte_class, s)[0])
+                      for s in range(dfa.n_states)])
+    index_ms = (time.perf_counter() - start) * 1e3
+    level_edges: list[int] = []
+    arrays.walk_dfa(dfa.np_table, dfa.byte_class, state, stats=level_edges)
+    masks = [brute_force_mask(dfa, state, tokens), as_mask(python_walk(dfa, state, lists)),
+             as_mask(arrays.walk_dfa(dfa.np_table, dfa.byte_class, state)[0]), index[state]]
+    us = {"brute_force": _per_call_us(lambda: brute_force_mask(dfa, state, tokens), min_time),
+          "python_walk": _per_call_us(lambda: python_walk(dfa, state, lists), min_time),
+          "numpy_walk": _per_call_us(
+              lambda: arrays.walk_dfa(dfa.np_table, dfa.byte_class, state), min_time),
+          "lookup": _per_call_us(lambda: index[state], min_time)}
+    return MaskCosts(int(masks[0].sum()), all(np.array_equal(masks[0], m) for m in masks[1:]),
+                     us, dfa.n_states, dfa.n_states * math.ceil(n / 8), index_ms, level_edges)
+
+
+@dataclass
+class Position:
+    """One position of a tokenized answer: ``text`` (the token written there, as bytes),
+    ``label`` (printable), ``allowed`` (tokens the mask allows there), ``forced`` (only one),
+    ``crosses`` (the token mixes JSON structure, ``{}[]:,"``, with anything else), ``ms``
+    (what the mask took, this run)."""
+    text: bytes
+    label: str
+    allowed: int
+    forced: bool
+    crosses: bool
+    ms: float
+
+
+def answer_positions(real: RealTrie, schema: dict, answer) -> list[Position]:
+    """``answer`` written compactly (``json.dumps``, no spaces), tokenized with the canonical
+    BPE of ``real``'s vocabulary, and walked through the mask of ``compile_json_schema(schema)``:
+    one ``Position`` per token. Raises ValueError when the mask refuses a token of the answer
+    (the answer does not fit the schema, or its keys are out of the schema's order)."""
+    text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+    matcher = compile_json_schema(schema).matcher(real.tokens)
+    out = []
+    for token_id in real.encoder.encode(text):
+        start = time.perf_counter()
+        mask = matcher.mask()
+        ms = (time.perf_counter() - start) * 1e3
+        piece = real.tokens[token_id]
+        if not mask[token_id]:
+            raise ValueError(f"the mask refuses {piece!r} after {matcher.prefix_bytes!r}")
+        allowed = int(mask.sum())
+        out.append(Position(piece, token_label(piece), allowed, allowed == 1,
+                            bool(set(piece) & STRUCTURE) and len(piece) > 1, ms))
+        matcher.consume(token_id)
+    return out
