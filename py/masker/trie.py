@@ -181,14 +181,15 @@ class TrieArrays:
         self = cls.__new__(cls)
         n = len(vocab)
         order = sorted(range(n), key=vocab.__getitem__)
-        lengths = np.fromiter((len(vocab[i]) for i in order), dtype=np.int64, count=n)
+        # np.intp: np.repeat takes its counts as the platform's index type (int32 in Pyodide)
+        lengths = np.fromiter((len(vocab[i]) for i in order), dtype=np.intp, count=n)
         width = int(lengths.max()) if n else 0
         table = np.zeros((n, max(width, 1)), dtype=np.uint8)
         flat = np.frombuffer(b"".join(vocab[i] for i in order), dtype=np.uint8)
         rows = np.repeat(np.arange(n), lengths)
         cols = np.arange(flat.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
         table[rows, cols] = flat
-        lcp = np.zeros(n, dtype=np.int64)
+        lcp = np.zeros(n, dtype=np.intp)
         if n > 1:
             differ = table[1:] != table[:-1]
             first_diff = np.where(differ.any(axis=1), differ.argmax(axis=1), width)
@@ -198,7 +199,7 @@ class TrieArrays:
             makers.append(np.flatnonzero((lcp < d) & (lengths >= d)))
             bases.append(total)
             total += makers[-1].size
-        count = np.zeros(total, dtype=np.int64)
+        count = np.zeros(total, dtype=np.intp)
         edge = np.zeros(total, dtype=np.uint8)
         token = np.full(total, -1, dtype=np.int32)
         for d in range(1, width + 1):
@@ -209,9 +210,9 @@ class TrieArrays:
             else:
                 parents = bases[d - 2] + np.searchsorted(makers[d - 2], made, side="right") - 1
                 count += np.bincount(parents, minlength=total)
-        ids = np.asarray(order, dtype=np.int64)
+        ids = np.asarray(order, dtype=np.intp)
         nonempty = np.flatnonzero(lengths > 0)
-        ends = np.empty(nonempty.size, dtype=np.int64)
+        ends = np.empty(nonempty.size, dtype=np.intp)
         for d in range(1, width + 1):
             at = nonempty[lengths[nonempty] == d]
             where = np.flatnonzero(lengths[nonempty] == d)
