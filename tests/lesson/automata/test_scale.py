@@ -1,0 +1,62 @@
+"""«Del esquema al autómata» §4 on o200k_base (``lesson.automata.scale``): the four masks agree
+with the masker and with brute force, the answer's positions are the masker's counts, and the
+figures the prose quotes hold the relations its words state."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from lesson.automata import figures
+from lesson.automata.scale import STRUCTURE, answer_positions, date_mask_costs, real_trie
+from masker import compile_json_schema, compile_regex
+from masker.trie import brute_force_mask
+
+
+@pytest.fixture(scope="module")
+def real():
+    return real_trie("o200k_base")
+
+
+@pytest.mark.parametrize("pattern, prefix", [(figures.DATE, figures.WALK_PREFIX),
+                                             (figures.STRING, figures.STRING_PREFIX)])
+def test_the_four_masks_are_the_maskers(real, pattern, prefix):
+    costs = date_mask_costs(real, pattern, prefix, min_time=0)
+    assert costs.same
+    matcher = compile_regex(pattern).matcher(real.tokens)
+    matcher.consume_bytes(prefix)
+    assert costs.allowed == int(matcher.mask().sum())
+    assert costs.edges == sum(costs.level_edges) and len(costs.level_edges) <= real.longest
+    assert costs.index_bytes == costs.index_states * -(-real.n_tokens // 8)
+
+
+def test_each_position_counts_the_brute_force_mask(real):
+    positions = answer_positions(real, figures.SCALE_SCHEMA, figures.SCALE_ANSWER)
+    text = json.dumps(figures.SCALE_ANSWER, ensure_ascii=False, separators=(",", ":")).encode()
+    assert b"".join(p.text for p in positions) == text
+    grammar = compile_json_schema(figures.SCALE_SCHEMA)
+    automaton, state = grammar.automaton, grammar.automaton.start()
+    for k, p in enumerate(positions):
+        if k in (0, 2, 3, len(positions) - 1):  # brute force over 200,000 tokens: a few
+            assert int(brute_force_mask(automaton, state, real.tokens).sum()) == p.allowed
+        assert p.forced == (p.allowed == 1)
+        assert p.crosses == (bool(set(p.text) & STRUCTURE) and len(p.text) > 1)
+        for b in p.text:
+            state = automaton.step(state, b)
+
+
+def test_the_figures_hold_what_the_prose_says():
+    fig = figures.scale_figures()
+    assert fig["n_tokens"] == 199_998 and fig["nodes"] > fig["n_tokens"]
+    assert fig["date"]["same"] and fig["string"]["same"]
+    # «entre min y max», «tras {" , N», «ninguna posición queda forzada» when none is
+    assert fig["min_allowed"] <= fig["after_open"] <= fig["max_allowed"] <= fig["n_tokens"]
+    assert (fig["forced"] == 0) == (fig["min_allowed"] > 1)
+    assert fig["crossing_count"] == len(fig["crossing"]) > 0
+    assert all(set(t.encode()) & STRUCTURE for t in fig["crossing"])
+    assert '":"' in fig["crossing"]  # the prose's example
+    # the wide state is wide and the narrow one narrow: the contrast the prose draws
+    assert fig["string"]["edges"] > 100 * fig["date"]["edges"]
+    assert fig["string"]["levels"] > fig["date"]["levels"]
+    assert fig["string"]["widest"] <= fig["string"]["edges"]
