@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 # Re-exported: tests/engines/test_pages.py runs the same check in Firefox and WebKit.
 OUTPUTS = helpers.OUTPUTS
 # The one thing that differs between runs of the same cell: a measured time ("· 2,16 s").
-DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:,\d+)? ?(?:s|ms|µs)(?![\w])")
+DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:,\d+)? ?(?:s|ms|µs|ns)(?![\w])")
 LESSONS = [spec["out"] for spec in build.editions() if render.is_lesson(spec)]
 # Before «Ejecutar todo»: how many cells, outputs marked precomputed and notes; the first note's
 # visibility and text.

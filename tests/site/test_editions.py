@@ -38,7 +38,7 @@ NUMBER = {
     "en": re.compile(r"(?<![\w.,{])([-−]?\d{1,3}(?:,\d{3})+|[-−]?\d+)(?:\.(\d+))?" + POWER),
 }
 # A measured time ("· 2,16 s", "13 ms"): different in every run, so never compared.
-DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:[.,]\d+)? ?(?:s|ms|µs)(?![\w])")
+DURATION = re.compile(r"\d+(?:[.,\u202f\u00a0]\d+)*(?:[.,]\d+)? ?(?:s|ms|µs|ns)(?![\w])")
 SKIP_TAGS = {"script", "style", "template", "annotation"}
 # What the model or the reader's data wrote (token boxes, answers): compared character for
 # character, since it is the same text in both editions, not read as numbers.

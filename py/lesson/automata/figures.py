@@ -147,9 +147,9 @@ def scale_figures() -> dict:
                 "index_states": c.index_states, "index_bytes": c.index_bytes}
 
     positions = answer_positions(real, SCALE_SCHEMA, SCALE_ANSWER)
-    written, after = b"", {}
+    written, after, few = b"", {}, {}
     for p in positions:
-        after[written] = p.allowed
+        after[written], few[written] = p.allowed, p.few
         written += p.text
     crossing = [p.label for p in positions if p.crosses]
     return {"vocab": SCALE_VOCAB, "n_tokens": real.n_tokens, "nodes": real.nodes,
@@ -158,7 +158,9 @@ def scale_figures() -> dict:
             "date": costs(DATE, WALK_PREFIX), "string": costs(STRING, STRING_PREFIX),
             "string_prefix": STRING_PREFIX, "answer": written.decode(),
             "positions": len(positions), "after_open": after.get(b'{"'),
+            "after_open_tokens": few.get(b'{"', []),
             "forced": sum(p.forced for p in positions),
+            "one_first_byte": sum(p.first_bytes == 1 and p.allowed > 1 for p in positions),
             "crossing": crossing, "crossing_count": len(crossing),
             "max_allowed": max(p.allowed for p in positions),
             "min_allowed": min(p.allowed for p in positions)}

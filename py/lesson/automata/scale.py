@@ -31,6 +31,7 @@ from .trie import _per_call_us
 
 SCALE_VOCAB = "o200k_base"
 STRUCTURE = set(b'{}[]:,"')  # the bytes that JSON's structure is written with
+FEW = 8  # a position lists its allowed tokens when there are at most this many
 
 
 @dataclass
@@ -38,7 +39,8 @@ class RealTrie:
     """A real vocabulary and its trie: ``name``, ``n_tokens``, ``nodes`` (trie nodes, the root
     included), ``arrays_bytes`` (the trie's NumPy arrays), ``longest`` (bytes of the longest
     token), ``load_ms`` and ``build_ms`` (wall time to load the vocabulary and to build the
-    trie, this run), ``trie`` (the ``TokenTrie``, shared with every grammar's matchers) and
+    trie, the first time this process did it: a later call finds both in memory and reports
+    those times), ``trie`` (the ``TokenTrie``, shared with every grammar's matchers) and
     ``encoder`` (its ``BpeEncoder``)."""
     name: str
     n_tokens: int
@@ -55,16 +57,23 @@ class RealTrie:
         return self.trie.vocab
 
 
+_FIRST: dict[str, RealTrie] = {}
+
+
 def real_trie(name: str = SCALE_VOCAB) -> RealTrie:
-    """Load ``name`` and build its trie (once per process: a second call finds both). Raises what
-    ``vocabularies.load`` raises."""
-    start = time.perf_counter()
-    vocab = load(name)
-    loaded = time.perf_counter()
-    trie = TokenTrie.shared(vocab.tokens)
-    built = time.perf_counter()
-    return RealTrie(name, len(vocab.tokens), trie.n_nodes, trie.arrays.nbytes, trie.longest,
-                    (loaded - start) * 1e3, (built - loaded) * 1e3, trie, BpeEncoder(vocab))
+    """Load ``name`` and build its trie, once per process: a second call returns the first
+    one's ``RealTrie``, with its times. Raises what ``vocabularies.load`` raises."""
+    found = _FIRST.get(name)
+    if found is None:
+        start = time.perf_counter()
+        vocab = load(name)
+        loaded = time.perf_counter()
+        trie = TokenTrie.shared(vocab.tokens)
+        built = time.perf_counter()
+        found = _FIRST[name] = RealTrie(name, len(vocab.tokens), trie.n_nodes, trie.arrays.nbytes,
+                                        trie.longest, (loaded - start) * 1e3,
+                                        (built - loaded) * 1e3, trie, BpeEncoder(vocab))
+    return found
 
 
 def python_walk(dfa, state: int, lists) -> list[int]:
@@ -94,7 +103,8 @@ class MaskCosts:
     """One mask of a DFA grammar on a real vocabulary, four ways. ``allowed``: tokens allowed;
     ``same``: the four masks are equal; ``us``: microseconds per mask (``brute_force``,
     ``python_walk``, ``numpy_walk``, ``lookup``); ``index_states`` and ``index_bytes``: the
-    precomputed index (a bit per token and state); ``index_ms``: what building it took;
+    precomputed index as a table of bits (a bit per token and state; the cell keeps it as bool,
+    8 times that); ``index_ms``: what building it took;
     ``level_edges``: the trie edges both walks step, per level of the trie (the Python walk one
     by one, the vectorized walk a level per round of NumPy calls)."""
     allowed: int
@@ -152,14 +162,19 @@ def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
 class Position:
     """One position of a tokenized answer: ``text`` (the token written there, as bytes),
     ``label`` (printable), ``allowed`` (tokens the mask allows there), ``forced`` (only one),
-    ``crosses`` (the token mixes JSON structure, ``{}[]:,"``, with anything else), ``ms``
-    (what the mask took, this run)."""
+    ``crosses`` (a token of more than one byte holding a byte of JSON's structure, ``{}[]:,"``),
+    ``first_bytes`` (how many different first bytes the allowed tokens have: 1 when the next
+    byte is forced and the tokens differ only in how many bytes they take), ``ms`` (what the
+    mask took, this run; near 0 when the state's mask was in the cache), ``few`` (the allowed
+    tokens' labels, shortest first, when there are at most ``FEW``; else empty)."""
     text: bytes
     label: str
     allowed: int
     forced: bool
     crosses: bool
+    first_bytes: int
     ms: float
+    few: list
 
 
 def answer_positions(real: RealTrie, schema: dict, answer) -> list[Position]:
@@ -178,7 +193,11 @@ def answer_positions(real: RealTrie, schema: dict, answer) -> list[Position]:
         if not mask[token_id]:
             raise ValueError(f"the mask refuses {piece!r} after {matcher.prefix_bytes!r}")
         allowed = int(mask.sum())
+        ids = np.flatnonzero(mask).tolist()
+        firsts = len({real.tokens[i][0] for i in ids})
+        few = ([token_label(t) for t in sorted((real.tokens[i] for i in ids), key=len)]
+               if allowed <= FEW else [])
         out.append(Position(piece, token_label(piece), allowed, allowed == 1,
-                            bool(set(piece) & STRUCTURE) and len(piece) > 1, ms))
+                            bool(set(piece) & STRUCTURE) and len(piece) > 1, firsts, ms, few))
         matcher.consume(token_id)
     return out
