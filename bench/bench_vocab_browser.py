@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT))
 from bench_lesson import READY_TIMEOUT_MS, served_browser  # noqa: E402
 
 CELL = "[data-testid=cell][data-cell=escala]"
-NUMBER = r"(\d+(?:[  ]\d{3})*(?:,\d+)?)"
+NUMBER = r"(\d+(?:[\u00a0\u202f ]\d{3})*(?:,\d+)?)"  # Spanish: grouped, decimal comma
 
 
 def es_float(text: str) -> float:
-    return float(re.sub(r"[  ]", "", text).replace(",", "."))
+    return float(re.sub(r"[\u00a0\u202f ]", "", text).replace(",", "."))
 
 
 def one_run(browser, url: str) -> dict:
@@ -40,12 +40,12 @@ def one_run(browser, url: str) -> dict:
         page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(
             timeout=READY_TIMEOUT_MS)
         cell = page.locator(CELL)
-        start = page.evaluate("performance.now()")
+        start = page.evaluate("() => performance.now()")
         cell.locator("[data-testid=cell-run]").click()
-        page.wait_for_function(f"document.querySelector('{CELL}').dataset.state === 'done' || "
-                               f"document.querySelector('{CELL}').dataset.state === 'error'",
+        page.wait_for_function("selector => ['done', 'error'].includes("
+                               "document.querySelector(selector).dataset.state)", arg=CELL,
                                timeout=300_000, polling=50)
-        wall = (page.evaluate("performance.now()") - start) / 1000
+        wall = (page.evaluate("() => performance.now()") - start) / 1000
         if cell.get_attribute("data-state") == "error":
             raise SystemExit(cell.locator("[data-testid=cell-output]").inner_text())
         text = cell.locator("[data-testid=cell-output]").inner_text()
@@ -55,7 +55,7 @@ def one_run(browser, url: str) -> dict:
         rf"cargado en {NUMBER} ms, trie en {NUMBER} ms", text).groups())
     ways = [(name, es_float(us)) for name, us in
             re.findall(rf"^\s+(brute_force|python_walk|numpy_walk|lookup)\s+{NUMBER} µs", text, re.M)]
-    masks = [es_float(ms) for ms in re.findall(rf"\s{NUMBER} ms$", text, re.M)]
+    masks = [es_float(ms) for ms in re.findall(rf"\s(?:sí|no)\s+(?:sí|no)\s+{NUMBER} ms", text)]
     return {"wall": wall, "load": load, "build": build, "ways": ways, "masks": masks}
 
 
