@@ -77,7 +77,8 @@ class Dfa(Automaton):
         (``TrieArrays.walk_dfa``) and returns an int32 array; otherwise it is the Python walk
         below, the readable reference, and returns a list."""
         if trie.vectorized:
-            return trie.arrays.walk_dfa(self.np_table, self.byte_class, state)[0]
+            return trie.arrays.walk_dfa(self.np_table, self.byte_class, state,
+                                        rows=self.table)[0]
         return self.python_walk(state, trie)
 
     def python_walk(self, state: int, trie: TokenTrie) -> list[int]:

@@ -350,7 +350,7 @@ class EarleyAutomaton(Automaton):
             dfa = self.lexemes[n]
             ids, (nodes, states) = trie.arrays.walk_dfa(
                 dfa.np_table, self.lex_class[n], q, node, accepting=self._lex_arrays(n)[0],
-                alive=self._lex_arrays(n)[1])
+                alive=self._lex_arrays(n)[1], rows=dfa.table)
             found = cache[1][(n, q, node)] = (ids, (nodes, states))
             return found
         children, tokens = trie.children, trie.tokens

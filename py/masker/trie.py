@@ -22,6 +22,7 @@ DEFAULT_MAX_TRIE_STEPS = 200_000
 
 
 VECTOR_MIN_TOKENS = 8192  # vocabularies at least this large walk DFAs with NumPy (TrieArrays)
+SMALL_LEVEL = 256  # a level of the NumPy walk with at most this many edges is stepped in Python
 
 
 class TokenTrie:
@@ -300,9 +301,19 @@ class TrieArrays:
             return np.zeros(0, dtype=np.int32)
         return self.token_ids(np.concatenate(found))
 
+    def lists(self) -> tuple:
+        """``(first, count, edge, token)`` as Python lists, made at the first call (about 30 MB
+        for ``o200k_base``): what the walk's small levels read, one element at a time."""
+        found = self.__dict__.get("_lists")
+        if found is None:
+            found = self._lists = (self.first.tolist(), self.count.tolist(), self.edge.tolist(),
+                                   self.token.tolist())
+        return found
+
     def walk_dfa(self, table: np.ndarray, byte_class, state: int, node: int = 0,
                  accepting: np.ndarray | None = None, alive: np.ndarray | None = None,
-                 stats: list | None = None):
+                 stats: list | None = None, rows: list | None = None,
+                 small_level: int | None = None):
         """The tokens below ``node`` whose every byte keeps a DFA alive from ``state``, walked
         one trie level at a time: at each level, every (node, state) pair of the frontier steps
         all its children with one table look-up (NumPy), and the dead ones drop out.
@@ -315,16 +326,27 @@ class TrieArrays:
         has children (``earley.py``: where a lexeme may end and the walk goes on outside it),
         else None. ``alive`` (bool per state): a pair whose state cannot continue leaves the
         frontier (default: every state may continue). Work: one look-up per trie edge visited,
-        in about 12 NumPy calls per level (the longest token's bytes, at most). ``stats``: a
+        in about twenty NumPy calls per level (the longest token's bytes, at most). ``stats``: a
         list that gets, per level, the number of edges stepped there (the lesson prints it).
+
+        While a level has at most ``small_level`` edges, and ``rows`` (the table as a list of
+        lists, the DFA's own) is given, the level is stepped in Python instead (the NumPy calls'
+        fixed cost would dominate: a literal key, a date's few live branches); from the first
+        larger level on, NumPy. ``small_level``: default ``SMALL_LEVEL``; 0: NumPy at every level.
         """
+        if small_level is None:
+            small_level = SMALL_LEVEL
         first, count = self.first, self.count
         classes = self.edge_classes(byte_class)
         n_classes = table.shape[1]
         flat = table.ravel()
-        nodes = np.array([node], dtype=np.int32)
-        states = np.array([state], dtype=np.int32)
         found, exit_nodes, exit_states = [], [], []
+        frontier = [(node, state)]
+        if rows is not None and small_level > 0:
+            frontier = self._small_levels(frontier, rows, byte_class, small_level, accepting,
+                                          alive, stats, found, exit_nodes, exit_states)
+        nodes = np.array([n for n, _ in frontier], dtype=np.int32)
+        states = np.array([s for _, s in frontier], dtype=np.int32)
         while nodes.size:
             cnt = count[nodes]
             total = int(cnt.sum())
@@ -346,12 +368,51 @@ class TrieArrays:
             if alive is not None:
                 inner &= alive[nxt]
             nodes, states = child[inner], nxt[inner]
-        nodes = np.concatenate(found) if found else np.zeros(0, dtype=np.int32)
+        nodes = (np.concatenate([np.asarray(f, dtype=np.int32) for f in found]) if found
+                 else np.zeros(0, dtype=np.int32))
         exits = None
         if accepting is not None:
-            exits = (np.concatenate(exit_nodes) if exit_nodes else nodes[:0],
-                     np.concatenate(exit_states) if exit_states else nodes[:0])
+            exits = (np.concatenate([np.asarray(e, dtype=np.int32) for e in exit_nodes])
+                     if exit_nodes else nodes[:0],
+                     np.concatenate([np.asarray(e, dtype=np.int32) for e in exit_states])
+                     if exit_states else nodes[:0])
         return self.token_ids(nodes), exits
+
+    def _small_levels(self, frontier, rows, byte_class, small_level, accepting, alive, stats,
+                      found, exit_nodes, exit_states) -> list:
+        """``walk_dfa``'s levels of at most ``small_level`` edges, in Python over ``lists()``;
+        appends to the walk's lists as the NumPy levels do and returns the frontier left (the
+        (node, state) pairs of the first larger level, or none)."""
+        first, count, edge, _ = self.lists()
+        accepting = accepting.tolist() if accepting is not None else None
+        alive = alive.tolist() if alive is not None else None
+        while frontier:
+            total = sum(count[n] for n, _ in frontier)
+            if not total or total > small_level:
+                return frontier if total else []
+            if stats is not None:
+                stats.append(total)
+            kept, ends, end_states, nxt_frontier = [], [], [], []
+            for n, s in frontier:
+                row = rows[s]
+                start = first[n]
+                for child in range(start, start + count[n]):
+                    nxt = row[byte_class[edge[child]]]
+                    if nxt < 0:
+                        continue
+                    kept.append(child)
+                    if count[child]:
+                        if accepting is not None and accepting[nxt]:
+                            ends.append(child)
+                            end_states.append(nxt)
+                        if alive is None or alive[nxt]:
+                            nxt_frontier.append((child, nxt))
+            found.append(kept)
+            if accepting is not None:
+                exit_nodes.append(ends)
+                exit_states.append(end_states)
+            frontier = nxt_frontier
+        return []
 
 
 def trie_mask(automaton: Automaton, state: object, trie: TokenTrie,

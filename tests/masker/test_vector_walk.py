@@ -33,10 +33,21 @@ def tries(vocab) -> tuple[TokenTrie, TokenTrie]:
 
 
 def assert_walks_agree(automaton, state, vocab, brute: bool = True) -> np.ndarray:
+    """Python walk = vectorized walk (small levels in Python, as by default) = vectorized walk
+    with NumPy at every level (``SMALL_LEVEL = 0``) [= brute force]."""
+    import masker.trie as trie_module
     python, vector = tries(vocab)
     slow = trie_mask(automaton, state, python, max_steps=10**8)  # no limit for the reference
     fast = trie_mask(automaton, state, vector)
     np.testing.assert_array_equal(fast, slow)
+    saved, trie_module.SMALL_LEVEL = trie_module.SMALL_LEVEL, 0
+    try:
+        # the caches keyed by state hold walks made with the small levels: walk afresh
+        getattr(automaton, "_inside_cache", {}).clear()
+        np.testing.assert_array_equal(trie_mask(automaton, state, vector), slow)
+    finally:
+        trie_module.SMALL_LEVEL = saved
+        getattr(automaton, "_inside_cache", {}).clear()
     if brute:
         np.testing.assert_array_equal(fast, brute_force_mask(automaton, state, vocab))
     return fast
