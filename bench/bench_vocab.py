@@ -61,7 +61,8 @@ def main(argv=None):
     ap.add_argument("--vocab", default="o200k_base", choices=vocabularies.NAMES)
     ap.add_argument("--stride", type=int, default=10)
     ap.add_argument("--instances", type=int, default=2)
-    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--json", help="also write the figures to this file (the lesson «Trampas» "
+                    "quotes py/lesson/trampas/measured_vocab.json)")
     args = ap.parse_args(argv)
 
     import llguidance
@@ -157,7 +158,12 @@ def main(argv=None):
     us = lambda xs: [1e6 * x for x in xs]  # noqa: E731
     o50, o99, omax = quantiles(us(ours))
     l50, l99, lmax = quantiles(us(theirs))
+    import os
+    import platform
     figures = {
+        "measured": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
+        "cpus": os.cpu_count(), "command": "python bench/bench_vocab.py " + " ".join(
+            sys.argv[1:] if argv is None else argv),
         "vocab": args.vocab, "n_tokens": n, "llguidance": llguidance.__version__,
         "stride": args.stride, "instances_per_schema": args.instances,
         "schemas": schemas, "files": len(files), "masks": len(ours),
@@ -170,6 +176,7 @@ def main(argv=None):
         "ratio": {"p50": o50 / l50, "p99": o99 / l99, "max": omax / lmax},
         "compile_ms": {"ours": [1e3 * q for q in quantiles(compile_ours)[:2]],
                        "llguidance": [1e3 * q for q in quantiles(compile_theirs)[:2]]},
+        "maskbench_files": len(maskbench_files()),
         "matcher_creation_ms": [1e3 * q for q in quantiles(creation)],
         "slowest": [(round(1e3 * d, 2), f, at) for d, f, at in sorted(worst)[-5:]],
     }
