@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -70,6 +71,33 @@ ENGINE_FIGURES = {
 }
 
 
+# Measured here, not quoted: ``bench/bench_vocab.py --stride 10 --instances 2 --json`` wrote it
+# (this masker and llguidance 1.9.1 side by side, o200k_base, every 10th MaskBench schema).
+MEASURED_VOCAB = Path(__file__).with_name("measured_vocab.json")
+
+
+def measured_figures() -> dict:
+    """Our figures on a real vocabulary, from the last run of ``bench/bench_vocab.py`` kept in
+    ``measured_vocab.json`` (see its ``command``, ``measured`` date and ``cpus``): µs per mask
+    (p50, p99, max) and ms per compile (p50) for this masker and for llguidance measured beside
+    it, and their ratios. Raises FileNotFoundError when the file is missing."""
+    data = json.loads(MEASURED_VOCAB.read_text(encoding="utf-8"))
+    ours, theirs = data["mask_us"]["ours"], data["mask_us"]["llguidance"]
+    year, month, day = data["measured"].split("-")
+    return {"measured": f"{day}-{month}-{year}",  # as ``date`` above: day-month-year
+            "cpus": data["cpus"], "python": data["python"],
+            "vocab": data["vocab"], "n_tokens": data["n_tokens"], "schemas": data["schemas"],
+            "files": data["maskbench_files"], "stride": data["stride"],
+            "instances": data["instances_per_schema"], "masks": data["masks"],
+            "llguidance": data["llguidance"], "command": data["command"],
+            "ours": {"compile_ms": data["compile_ms"]["ours"][0], "p50": ours[0], "p99": ours[1],
+                     "max": ours[2]},
+            "theirs": {"compile_ms": data["compile_ms"]["llguidance"][0], "p50": theirs[0],
+                       "p99": theirs[1], "max": theirs[2]},
+            "ratio_p50": ours[0] / theirs[0], "ratio_p99": ours[1] / theirs[1],
+            "ratio_compile": data["compile_ms"]["ours"][0] / data["compile_ms"]["llguidance"][0]}
+
+
 OUTCOMES = ("passing", "compile_errors", "timeouts", "segfaults", "out_of_memory",
             "validation_errors", "invalidation_errors")
 
@@ -112,6 +140,7 @@ def compute_figures(model, tok) -> dict:
         "date": date_figures(model, tok),
         "enum": enum_figures(tok),
         "engines": engine_figures(),
+        "measured": measured_figures(),
         "thread": thread_figures(model, tok),
         "json_mode": json_mode_figures(model, tok),
     }
