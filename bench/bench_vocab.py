@@ -16,8 +16,11 @@ Measured in one run, on the same tokens:
   (``TokenTrie.shared``), against nothing for llguidance (its tokenizer is built once, as ours);
 - **cold masks**: a fresh grammar per instance, so every automaton state's mask is computed the
   first time the walk meets it (later visits to the same state in the instance are cache hits,
-  as in any decode loop); ``Matcher.mask()`` at every token against llguidance's
-  ``compute_bitmask`` on a fresh matcher per instance (forcing off); p50, p99 and max;
+  as in any decode loop; their share, and the computed masks alone, are printed apart);
+  ``Matcher.mask()`` at every token against llguidance's ``compute_bitmask`` on a fresh matcher
+  per instance (forcing off); p50, p99 and max;
+- **time to first mask**: compile + matcher + first mask, against building an ``LLMatcher`` and
+  its first ``compute_bitmask`` (what the MaskBench table calls TTFM);
 - the masks' agreement: at every token, both engines' allowed sets, compared (while llguidance's
   matcher is not in error). Differences by design: JSON allows U+007F unescaped in a string and
   llguidance refuses it; the masker refuses escapes in a free object key (so that no key can
@@ -47,6 +50,19 @@ from masker.trie import TokenTrie  # noqa: E402
 from sitebuild import vocabularies  # noqa: E402
 from test_maskbench_support import Serializer, load, maskbench_files  # noqa: E402
 from vocabularies import BpeEncoder  # noqa: E402
+
+
+def _first_mask(matcher) -> float:
+    """Seconds for the matcher's first mask (a fresh grammar: computed, not cached)."""
+    t0 = time.perf_counter()
+    matcher.mask()
+    return time.perf_counter() - t0
+
+
+def _share_of_slowest(worst, top: int = 100) -> list:
+    """The schemas of the ``top`` slowest masks, with how many of them each has."""
+    from collections import Counter
+    return Counter(name for _, name, _ in sorted(worst)[-top:]).most_common(5)
 
 
 def quantiles(xs):
@@ -83,6 +99,9 @@ def main(argv=None):
     ours, theirs, compile_ours, compile_theirs, creation = [], [], [], [], []
     skipped = {"ours_refused": 0, "llg_refused": 0, "llg_rejects_token": 0, "ours_rejects": 0}
     disagree, other, masks_compared, schemas = 0, 0, 0, 0
+    schemas_with_masks, instances, hits, first_ours, first_theirs = 0, 0, [], [], []
+    del_only = 0
+    skipped["no_serializer"] = 0
     worst = []
     files = maskbench_files()[::args.stride]
     for path in files:
@@ -108,18 +127,31 @@ def main(argv=None):
         try:
             ser = Serializer(schema)
         except Exception:
+            skipped["no_serializer"] += 1
             continue
         valid = [c["data"] for c in data["tests"] if c["valid"]][:args.instances]
+        schemas_with_masks += bool(valid)
         for instance in valid:
+            instances += 1
             text = ser.dumps(instance)
             ids = encoder.encode(text)
+            t_start = time.perf_counter()
             grammar = compile_json_schema(schema)
             t0 = time.perf_counter()
             matcher = grammar.matcher(tokens)
             creation.append(time.perf_counter() - t0)
+            first_ours.append(time.perf_counter() - t_start + _first_mask(matcher))
+            t0 = time.perf_counter()
+            llm = LLMatcher(lltok, lark, log_level=0)
+            llm.compute_bitmask()
+            first_theirs.append(time.perf_counter() - t0)
+            grammar._indexes.clear()  # the walk below starts afresh on both sides
+            matcher = grammar.matcher(tokens)
             llm = LLMatcher(lltok, lark, log_level=0)
             ok = True
             for tid in ids + [None]:
+                key = grammar.automaton.mask_key(matcher.state, matcher._index.longest)
+                hit = key is not None and key in matcher._index.masks
                 t0 = time.perf_counter()
                 mask = matcher.mask()
                 dt = time.perf_counter() - t0
@@ -128,6 +160,7 @@ def main(argv=None):
                 dl = time.perf_counter() - t0
                 ours.append(dt)
                 theirs.append(dl)
+                hits.append(hit)
                 worst.append((dt, Path(path).name, len(matcher.prefix_bytes)))
                 llg_mask = np.unpackbits(np.frombuffer(bits, dtype=np.uint8),
                                          bitorder="little")[:n].astype(bool)
@@ -143,6 +176,7 @@ def main(argv=None):
                         other += not all(b"\x7f" in tokens[i] or b"\\" in tokens[i]
                                          or not tokens[i].strip(b"0123456789-.")
                                          for i in diff.tolist())
+                        del_only += all(b"\x7f" in tokens[i] for i in diff.tolist())
                 if tid is None:
                     break
                 if not mask[tid]:
@@ -168,7 +202,8 @@ def main(argv=None):
         "stride": args.stride, "instances_per_schema": args.instances,
         "schemas": schemas, "files": len(files), "masks": len(ours),
         "masks_compared": masks_compared, "masks_disagreeing": disagree,
-        "masks_disagreeing_otherwise": other, "skipped": skipped,
+        "masks_disagreeing_otherwise": other, "masks_disagreeing_on_del_only": del_only,
+        "skipped": skipped,
         "trie_build_s": trie_s, "llg_tokenizer_s": lltok_s,
         "trie_nodes": TokenTrie.shared(tokens).n_nodes,
         "trie_arrays_bytes": TokenTrie.shared(tokens).arrays.nbytes,
@@ -177,6 +212,13 @@ def main(argv=None):
         "compile_ms": {"ours": [1e3 * q for q in quantiles(compile_ours)[:2]],
                        "llguidance": [1e3 * q for q in quantiles(compile_theirs)[:2]]},
         "maskbench_files": len(maskbench_files()),
+        "files_taken": len(files), "schemas_with_masks": schemas_with_masks,
+        "instances": instances, "cache_hits": sum(hits),
+        "mask_us_computed": {"ours": list(quantiles(
+            [1e6 * t for t, h in zip(ours, hits) if not h])), },
+        "first_mask_ms": {"ours": [1e3 * q for q in quantiles(first_ours)[:2]],
+                          "llguidance": [1e3 * q for q in quantiles(first_theirs)[:2]]},
+        "slowest_schema_share": _share_of_slowest(worst),
         "matcher_creation_ms": [1e3 * q for q in quantiles(creation)],
         "slowest": [(round(1e3 * d, 2), f, at) for d, f, at in sorted(worst)[-5:]],
     }
@@ -193,6 +235,14 @@ def main(argv=None):
         *figures["compile_ms"]["ours"], *figures["compile_ms"]["llguidance"]))
     print("matcher creation ms p50/p99/max: %.3f / %.3f / %.3f" % tuple(
         figures["matcher_creation_ms"]))
+    print("time to first mask ms p50/p99 (compile + matcher + first mask): ours %.2f / %.2f, "
+          "llguidance %.2f / %.2f" % (*figures["first_mask_ms"]["ours"],
+                                      *figures["first_mask_ms"]["llguidance"]))
+    print(f"{instances} instances of {schemas_with_masks} schemas (of {schemas} compiled by both; "
+          f"{len(files)} files taken); our cache hits: {sum(hits)} of {len(hits)} masks; "
+          "ours computed only, µs p50/p99/max: %.1f / %.1f / %.1f" % tuple(
+              figures["mask_us_computed"]["ours"]))
+    print("schemas of the 100 slowest masks:", figures["slowest_schema_share"])
     print(f"masks compared {masks_compared}, disagreeing {disagree}, of which {other} on "
           f"tokens outside the differences by design; skipped {skipped}")
     print("slowest masks (ms, schema, prefix bytes):", figures["slowest"])

@@ -80,10 +80,13 @@ def test_random_dfas(dfa_state, which):
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 @given(pattern=REGEXES, seed=st.integers(0, 2**16), which=st.integers(0, len(SMALL) - 1))
 def test_random_regexes_along_a_walk(pattern, seed, which):
-    vocab, rng = SMALL[which], random.Random(seed)
-    automaton = compile_regex(pattern).automaton
+    walk_agreeing(compile_regex(pattern).automaton, SMALL[which], random.Random(seed), 6)
+
+
+def walk_agreeing(automaton, vocab, rng: random.Random, steps: int) -> None:
+    """A random walk of ``steps`` tokens through the mask, the walks compared at every state."""
     state = automaton.start()
-    for _ in range(6):
+    for _ in range(steps):
         mask = assert_walks_agree(automaton, state, vocab)
         allowed = np.flatnonzero(mask)
         if not allowed.size:
@@ -134,17 +137,9 @@ def states_along(automaton, data: bytes):
        which=st.integers(0, len(SMALL) - 1))
 def test_random_counted_regexes_along_a_walk(pattern, bound, seed, which):
     """A repetition bounded above 32 is counted (``CountedDfa``), walked with ``walk_rows``."""
-    vocab, rng = SMALL[which], random.Random(seed)
     automaton = compile_regex(f"(?:(?:{pattern})b){{1,{bound}}}x").automaton
     assert type(automaton).__name__ == "CountedDfa"
-    state = automaton.start()
-    for _ in range(8):
-        mask = assert_walks_agree(automaton, state, vocab)
-        allowed = np.flatnonzero(mask)
-        if not allowed.size:
-            break
-        for b in vocab[int(rng.choice(allowed.tolist()))]:
-            state = automaton.step(state, b)
+    walk_agreeing(automaton, SMALL[which], random.Random(seed), 8)
 
 
 @pytest.mark.parametrize("which", range(len(SMALL)))
