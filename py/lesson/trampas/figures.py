@@ -79,10 +79,16 @@ MEASURED_VOCAB = Path(__file__).with_name("measured_vocab.json")
 def measured_figures() -> dict:
     """Our figures on a real vocabulary, from the last run of ``bench/bench_vocab.py`` kept in
     ``measured_vocab.json`` (see its ``command``, ``measured`` date and ``cpus``): µs per mask
-    (p50, p99, max) and ms per compile (p50) for this masker and for llguidance measured beside
-    it, and their ratios. Raises FileNotFoundError when the file is missing."""
+    (p50, p99, max; ours also for the computed masks alone, without cache hits), ms to the first
+    mask (p50) for this masker and for llguidance measured beside it, and their ratios; what was
+    taken and dropped, how many masks differ, and the schema with most of the slowest masks.
+    Raises FileNotFoundError when the file is missing."""
     data = json.loads(MEASURED_VOCAB.read_text(encoding="utf-8"))
     ours, theirs = data["mask_us"]["ours"], data["mask_us"]["llguidance"]
+    computed = data["mask_us_computed"]["ours"]
+    first_ours, first_theirs = (data["first_mask_ms"]["ours"][0],
+                                data["first_mask_ms"]["llguidance"][0])
+    slow_name, slow_count = data["slowest_schema_share"][0]
     year, month, day = data["measured"].split("-")
     return {"measured": f"{day}-{month}-{year}",  # as ``date`` above: day-month-year
             "cpus": data["cpus"], "python": data["python"],
@@ -95,7 +101,18 @@ def measured_figures() -> dict:
             "theirs": {"compile_ms": data["compile_ms"]["llguidance"][0], "p50": theirs[0],
                        "p99": theirs[1], "max": theirs[2]},
             "ratio_p50": ours[0] / theirs[0], "ratio_p99": ours[1] / theirs[1],
-            "ratio_compile": data["compile_ms"]["ours"][0] / data["compile_ms"]["llguidance"][0]}
+            "ratio_compile": data["compile_ms"]["ours"][0] / data["compile_ms"]["llguidance"][0],
+            "files_taken": data["files_taken"], "ours_refused": data["skipped"]["ours_refused"],
+            "llg_refused": data["skipped"]["llg_refused"],
+            "schemas_with_masks": data["schemas_with_masks"], "instances_walked": data["instances"],
+            "cache_hits": data["cache_hits"],
+            "computed": {"p50": computed[0], "p99": computed[1], "max": computed[2]},
+            "first_ms": {"ours": first_ours, "theirs": first_theirs},
+            "ratio_first": first_ours / first_theirs,
+            "disagreeing": data["masks_disagreeing"],
+            "disagreeing_known": data["masks_disagreeing"] - data["masks_disagreeing_otherwise"],
+            "disagreeing_other": data["masks_disagreeing_otherwise"],
+            "slowest_schema": slow_name.removesuffix(".json"), "slowest_share": slow_count}
 
 
 OUTCOMES = ("passing", "compile_errors", "timeouts", "segfaults", "out_of_memory",

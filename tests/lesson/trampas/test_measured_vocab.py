@@ -21,5 +21,11 @@ def test_the_measured_figures_are_the_benchs_file():
     assert fig["ratio_p99"] == pytest.approx(fig["ours"]["p99"] / fig["theirs"]["p99"])
     assert fig["ratio_compile"] == pytest.approx(fig["ours"]["compile_ms"]
                                                  / fig["theirs"]["compile_ms"])
+    assert fig["computed"]["p50"] >= fig["ours"]["p50"]  # the cache hits only lower it
+    assert fig["cache_hits"] < fig["masks"] and fig["schemas_with_masks"] <= fig["schemas"]
+    assert fig["schemas"] + fig["ours_refused"] + fig["llg_refused"] <= fig["files_taken"]
+    assert fig["disagreeing_known"] + fig["disagreeing_other"] == fig["disagreeing"]
+    assert fig["ratio_first"] == pytest.approx(fig["first_ms"]["ours"] / fig["first_ms"]["theirs"])
+    assert 0 < fig["slowest_share"] <= 100
     day, month, year = fig["measured"].split("-")
     assert f"{year}-{month}-{day}" == data["measured"]
