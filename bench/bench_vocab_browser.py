@@ -54,7 +54,7 @@ def one_run(browser, url: str) -> dict:
     load, build = (es_float(x) for x in re.search(
         rf"cargado en {NUMBER} ms, trie en {NUMBER} ms", text).groups())
     ways = [(name, es_float(us)) for name, us in
-            re.findall(rf"^\s+(brute_force|python_walk|numpy_walk|lookup)\s+{NUMBER} µs", text, re.M)]
+            re.findall(rf"^\s+(fuerza bruta|en Python|por niveles|índice)\s+{NUMBER} µs", text, re.M)]
     masks = [es_float(ms) for ms in re.findall(rf"\s(?:sí|no)\s+(?:sí|no)\s+{NUMBER} ms", text)]
     return {"wall": wall, "load": load, "build": build, "ways": ways, "masks": masks}
 
@@ -77,10 +77,10 @@ def main() -> None:
           f"{med([r['load'] for r in runs]):.0f} ms, trie {med([r['build'] for r in runs]):.0f} ms")
     for k, (name, _) in enumerate(runs[0]["ways"]):
         state = "date" if k < 4 else "string"
-        print(f"  {state:6} {name:12} {med([r['ways'][k][1] for r in runs]):12.1f} µs")
+        print(f"  {state:6} {name:13} {med([r['ways'][k][1] for r in runs]):12.1f} µs")
     largest = max(max(r["masks"]) for r in runs)
-    print(f"largest mask of the answer, over all runs: {largest:.2f} ms "
-          f"(the wide walks above: numpy_walk, µs)")
+    print(f"largest mask of the answer, over all runs: {largest:.2f} ms (the first one also "
+          f"makes the trie's Python lists for the small levels)")
 
 
 if __name__ == "__main__":
