@@ -6,30 +6,18 @@ True`` list them in their runtime config, and their cells fetch them when first 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 
-from .files import NODE_MODULES, use_py
+from .files import use_py
 
-NAMES = ("o200k_base", "cl100k_base")
-PACKAGE = NODE_MODULES / "js-tiktoken"
-
-
-def package_version() -> str:
-    """``js-tiktoken``'s version, from its ``package.json``; FileNotFoundError when the package
-    is not installed (``make setup`` installs it)."""
-    return json.loads((PACKAGE / "package.json").read_text())["version"]
+use_py()
+from vocabularies import NAMES  # noqa: E402  (py/ is on the path from here on)
 
 
-@lru_cache(maxsize=None)
 def read(name: str):
-    """The ``vocabularies.Vocabulary`` ``name`` (one of ``NAMES``) from ``js-tiktoken``'s rank
-    file. Raises FileNotFoundError when the package is missing, ValueError for a bad file."""
-    if name not in NAMES:
-        raise ValueError(f"unknown vocabulary {name!r}; expected one of {', '.join(NAMES)}")
-    use_py()
-    from vocabularies import read_js_tiktoken
-    return read_js_tiktoken(PACKAGE / "dist" / "ranks" / f"{name}.js", name,
-                            f"js-tiktoken {package_version()} (MIT licence), dist/ranks/{name}.js")
+    """The ``vocabularies.Vocabulary`` ``name`` (one of ``NAMES``), read from ``js-tiktoken``'s
+    rank file by ``vocabularies.load`` (once per process). Raises what ``load`` raises."""
+    from vocabularies import load
+    return load(name)
 
 
 def site_files() -> list[tuple[str, bytes]]:

@@ -36,6 +36,7 @@ class Dfa(Automaton):
         self.accepting: list[bool] = accepting
         self.byte_class: list[int] = byte_class
         self.continues = [max(row) >= 0 for row in table]
+        self._np_table = None  # ``np_table``, made at the first use
         # What building it cost, set by ``determinize``/``minimize`` (scaling tests read it):
         # "dfa_states_built", "subset_moves" (NFA moves followed), "refine_visits".
         self.build_work: dict[str, int] = {}
@@ -63,11 +64,9 @@ class Dfa(Automaton):
     @property
     def np_table(self):
         """``table`` as an int32 NumPy array ``(n_states, n_classes)``, made at the first use."""
-        found = self.__dict__.get("_np_table")
-        if found is None:
-            found = self._np_table = np.array(self.table, dtype=np.int32).reshape(
-                len(self.table), -1)
-        return found
+        if self._np_table is None:
+            self._np_table = np.array(self.table, dtype=np.int32).reshape(len(self.table), -1)
+        return self._np_table
 
     def allowed_tokens(self, state: int, trie: TokenTrie, max_steps: int):
         """The generic trie walk (``Automaton.allowed_tokens``) with table look-ups in place of

@@ -32,6 +32,8 @@ LimitExceeded rather than freezing the page; highly ambiguous grammars are the u
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .automaton import Automaton, too_many_steps
@@ -65,8 +67,9 @@ def byte_classes(terminals, partitions=()) -> list[int]:
     return cls
 
 
+@lru_cache(maxsize=1024)
 def _bits_array(bits: int) -> np.ndarray:
-    """An int byte mask (bit b = byte b) as a bool array of 256 entries."""
+    """An int byte mask (bit b = byte b) as a bool array of 256 entries (shared: read only)."""
     return np.array([bits >> b & 1 for b in range(256)], dtype=bool)
 
 
@@ -488,7 +491,7 @@ class EarleyAutomaton(Automaton):
         for state in self._canonical.values():
             state.next = {}
         self._canonical.clear()
-
+        self._scan_parts.clear()
 
     def cache_key(self, state: EarleySet) -> int:
         """The interned id of the state: equal ids imply equal futures."""

@@ -168,6 +168,7 @@ class TrieArrays:
         self.extra_nodes = np.array(extra_nodes, dtype=np.int32)
         self.extra_ids = np.array(extra_ids, dtype=np.int32)
         self._classes: dict[tuple, np.ndarray] = {}
+        self._lists: tuple | None = None
 
     @classmethod
     def from_vocab(cls, vocab: list[bytes]) -> "TrieArrays":
@@ -231,6 +232,7 @@ class TrieArrays:
         self.extra_nodes = ends[~lead].astype(np.int32)
         self.extra_ids = end_ids[~lead].astype(np.int32)
         self._classes = {}
+        self._lists = None
         return self
 
     @property
@@ -257,13 +259,18 @@ class TrieArrays:
             ids = np.concatenate([ids, self.extra_ids[np.isin(self.extra_nodes, nodes)]])
         return ids
 
+    def expand(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every child of ``nodes`` (int array), node after node: ``(children, counts)``, the
+        children (int32, each node's in byte order) and how many each node has (to repeat a
+        per-node value, such as its state, once per child)."""
+        cnt = self.count[nodes]
+        starts = np.repeat(self.first[nodes] - (np.cumsum(cnt) - cnt), cnt)
+        return starts + np.arange(starts.size, dtype=np.int32), cnt
+
     def children_of(self, nodes: np.ndarray, byte_ok: np.ndarray) -> np.ndarray:
         """The children (int32) of ``nodes`` whose edge byte is allowed by ``byte_ok`` (bool per
         byte, 256 entries), all levels of ``nodes`` at once."""
-        cnt = self.count[nodes]
-        total = int(cnt.sum())
-        starts = np.repeat(self.first[nodes] - (np.cumsum(cnt) - cnt), cnt)
-        child = starts + np.arange(total, dtype=np.int32)
+        child, _ = self.expand(nodes)
         return child[byte_ok[self.edge[child]]]
 
     def walk_rows(self, rows: "LazyRows", nodes, states) -> np.ndarray:
@@ -274,18 +281,15 @@ class TrieArrays:
         a state has that state only (a walk is deterministic), so the work is one look-up per
         trie edge visited plus one ``step`` per new (state, byte class) pair. Returns int32 ids,
         each once per node."""
-        first, count = self.first, self.count
+        count = self.count
         classes = self.edge_classes(rows.byte_class)
         nodes = np.asarray(nodes, dtype=np.int32)
         states = np.asarray(states, dtype=np.int32)
         found = []
         while nodes.size:
-            cnt = count[nodes]
-            total = int(cnt.sum())
-            if not total:
+            child, cnt = self.expand(nodes)
+            if not child.size:
                 break
-            starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
-            child = starts + np.arange(total, dtype=np.int32)
             st, cls = np.repeat(states, cnt), classes[child]
             nxt = rows.table[st, cls]
             todo = nxt == -2
@@ -304,11 +308,10 @@ class TrieArrays:
     def lists(self) -> tuple:
         """``(first, count, edge, token)`` as Python lists, made at the first call (about 30 MB
         for ``o200k_base``): what the walk's small levels read, one element at a time."""
-        found = self.__dict__.get("_lists")
-        if found is None:
-            found = self._lists = (self.first.tolist(), self.count.tolist(), self.edge.tolist(),
-                                   self.token.tolist())
-        return found
+        if self._lists is None:
+            self._lists = (self.first.tolist(), self.count.tolist(), self.edge.tolist(),
+                           self.token.tolist())
+        return self._lists
 
     def walk_dfa(self, table: np.ndarray, byte_class, state: int, node: int = 0,
                  accepting: np.ndarray | None = None, alive: np.ndarray | None = None,
@@ -336,7 +339,7 @@ class TrieArrays:
         """
         if small_level is None:
             small_level = SMALL_LEVEL
-        first, count = self.first, self.count
+        count = self.count
         classes = self.edge_classes(byte_class)
         n_classes = table.shape[1]
         flat = table.ravel()
@@ -348,14 +351,11 @@ class TrieArrays:
         nodes = np.array([n for n, _ in frontier], dtype=np.int32)
         states = np.array([s for _, s in frontier], dtype=np.int32)
         while nodes.size:
-            cnt = count[nodes]
-            total = int(cnt.sum())
-            if not total:
+            child, cnt = self.expand(nodes)
+            if not child.size:
                 break
             if stats is not None:
-                stats.append(total)
-            starts = np.repeat(first[nodes] - (np.cumsum(cnt) - cnt), cnt)
-            child = starts + np.arange(total, dtype=np.int32)
+                stats.append(child.size)
             nxt = flat[np.repeat(states, cnt) * n_classes + classes[child]]
             keep = nxt >= 0
             child, nxt = child[keep], nxt[keep]

@@ -6,7 +6,7 @@ tokenizer is ``minigpt``'s; these vocabularies come with no model, only masks.
 """
 
 from .encoder import BpeEncoder
-from .load import load
+from .load import NAMES, load
 from .store import Vocabulary, pack, read_js_tiktoken, unpack
 
-__all__ = ["BpeEncoder", "Vocabulary", "load", "pack", "read_js_tiktoken", "unpack"]
+__all__ = ["BpeEncoder", "NAMES", "Vocabulary", "load", "pack", "read_js_tiktoken", "unpack"]

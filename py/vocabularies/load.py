@@ -40,8 +40,9 @@ def load(name: str = "o200k_base") -> Vocabulary:
             path = RANKS / f"{name}.js"
             if not path.is_file():
                 raise OSError(f"{path} not found: run `make setup` (it installs js-tiktoken)")
-            found = read_js_tiktoken(path, name, "js-tiktoken (MIT licence), dist/ranks/"
-                                     f"{name}.js")
+            version = json.loads((RANKS.parents[1] / "package.json").read_text())["version"]
+            found = read_js_tiktoken(path, name, f"js-tiktoken {version} (MIT licence), "
+                                     f"dist/ranks/{name}.js")
         _LOADED[name] = found
     return found
 

@@ -27,7 +27,7 @@ from masker.trie import TokenTrie, brute_force_mask
 from vocabularies import BpeEncoder, load
 
 from ..views import token_label
-from .trie import _per_call_us
+from .trie import timed
 
 SCALE_VOCAB = "o200k_base"
 STRUCTURE = set(b'{}[]:,"')  # the bytes that JSON's structure is written with
@@ -147,15 +147,18 @@ def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
     index_ms = (time.perf_counter() - start) * 1e3
     level_edges: list[int] = []
     arrays.walk_dfa(dfa.np_table, dfa.byte_class, state, stats=level_edges)
-    masks = [brute_force_mask(dfa, state, tokens), as_mask(python_walk(dfa, state, lists)),
-             as_mask(arrays.walk_dfa(dfa.np_table, dfa.byte_class, state)[0]), index[state]]
-    us = {"brute_force": _per_call_us(lambda: brute_force_mask(dfa, state, tokens), min_time),
-          "python_walk": _per_call_us(lambda: python_walk(dfa, state, lists), min_time),
-          "numpy_walk": _per_call_us(
-              lambda: arrays.walk_dfa(dfa.np_table, dfa.byte_class, state), min_time),
-          "lookup": _per_call_us(lambda: index[state], min_time)}
+    ways = {"brute_force": lambda: brute_force_mask(dfa, state, tokens),
+            "python_walk": lambda: python_walk(dfa, state, lists),
+            "numpy_walk": lambda: arrays.walk_dfa(dfa.np_table, dfa.byte_class, state)[0],
+            "lookup": lambda: index[state]}
+    results, us = {}, {}
+    for name, way in ways.items():  # the first call's result is the mask checked below
+        results[name], us[name] = timed(way, min_time)
+    masks = [results["brute_force"], as_mask(results["python_walk"]),
+             as_mask(results["numpy_walk"]), results["lookup"]]
     return MaskCosts(int(masks[0].sum()), all(np.array_equal(masks[0], m) for m in masks[1:]),
                      us, dfa.n_states, dfa.n_states * math.ceil(n / 8), index_ms, level_edges)
+
 
 
 @dataclass

@@ -317,15 +317,23 @@ class MaskIndex:
             + "".join(rows) + "</tbody></table></div>")
 
 
-def _per_call_us(fn, min_time: float = 0.02, max_calls: int = 2000) -> float:
-    """Mean wall time of ``fn()`` in microseconds, over as many calls as fit in ``min_time`` s."""
-    calls, start = 0, time.perf_counter()
+def timed(fn, min_time: float = 0.02, max_calls: int = 2000) -> tuple:
+    """``(first result of fn(), mean wall time of fn() in microseconds)``, over as many calls
+    as fit in ``min_time`` s (at least one, at most ``max_calls``)."""
+    calls, start, first = 0, time.perf_counter(), None
     while True:
-        fn()
+        result = fn()
+        if not calls:
+            first = result
         calls += 1
         elapsed = time.perf_counter() - start
         if elapsed >= min_time or calls >= max_calls:
-            return elapsed / calls * 1e6
+            return first, elapsed / calls * 1e6
+
+
+def _per_call_us(fn, min_time: float = 0.02, max_calls: int = 2000) -> float:
+    """Mean wall time of ``fn()`` in microseconds, over as many calls as fit in ``min_time`` s."""
+    return timed(fn, min_time, max_calls)[1]
 
 
 def mask_timings(grammar, vocab: list[bytes], state, min_time: float = 0.02) -> dict[str, float]:
