@@ -244,7 +244,7 @@ def main(argv=None):
               figures["mask_us_computed"]["ours"]))
     print("schemas of the 100 slowest masks:", figures["slowest_schema_share"])
     print(f"masks compared {masks_compared}, disagreeing {disagree}, of which {other} on "
-          f"tokens outside the differences by design; skipped {skipped}")
+          f"tokens without the form of the differences by design; skipped {skipped}")
     print("slowest masks (ms, schema, prefix bytes):", figures["slowest"])
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))

@@ -111,6 +111,10 @@ def measured_figures() -> dict:
             "ratio_first": first_ours / first_theirs,
             "disagreeing": data["masks_disagreeing"],
             "disagreeing_known": data["masks_disagreeing"] - data["masks_disagreeing_otherwise"],
+            "disagreeing_percent": round(100 * data["masks_disagreeing"] / data["masks"]),
+            "after_ours_refused": data["files_taken"] - data["skipped"]["ours_refused"],
+            "ratio_computed_p50": computed[0] / theirs[0],
+            "ratio_computed_p99": computed[1] / theirs[1],
             "disagreeing_other": data["masks_disagreeing_otherwise"],
             "slowest_schema": slow_name.removesuffix(".json"), "slowest_share": slow_count}
 

@@ -42,6 +42,9 @@ def test_each_position_counts_the_brute_force_mask(real):
             assert int(brute_force_mask(automaton, state, real.tokens).sum()) == p.allowed
         assert p.forced == (p.allowed == 1)
         assert p.crosses == (bool(set(p.text) & STRUCTURE) and len(p.text) > 1)
+        if b"".join(q.text for q in positions[:k]) == b'{"':
+            # «tras {" … el BPE canónico nunca escribiría aquí los más cortos»: it wrote the longest
+            assert len(p.few) > 1 and p.label == p.few[-1]
         for b in p.text:
             state = automaton.step(state, b)
 
