@@ -91,6 +91,7 @@ PAGES = (
      "Pesos de importancia y Monte Carlo secuencial: la máscara como propuesta, corregida hasta "
      "la distribución condicionada exacta."},
     {"template": "laboratorio.html", "out": "laboratorio.html", "title": "Laboratorio", "tool": True,
+     "vocabularies": True,
      "summary": "Cualquier restricción sobre el mini-GPT, posición a posición, sin escribir código."},
 )
 

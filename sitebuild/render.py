@@ -145,6 +145,14 @@ def lab_limits() -> dict:
     return {"exact_paths": MAX_PATHS, "exact_positions": MAX_POSITIONS}
 
 
+def lab_vocabularies() -> dict:
+    """The «Laboratorio»'s «vocabulario» menu: the mini-GPT's token count (``GPTConfig``'s
+    ``vocab_size``) and each real vocabulary's name and token count (``vocabularies.load``)."""
+    from minigpt.config import GPTConfig
+    from vocabularies import NAMES, load
+    return {"minigpt": GPTConfig().vocab_size, "real": [{"name": n, "tokens": len(load(n).tokens)} for n in NAMES]}
+
+
 def is_lesson(spec: dict) -> bool:
     """Every entry of the page table (``build.PAGES``) but the course map (``index.html``) and the tools (``"tool": True``,
     the «Laboratorio») is a lesson of the course."""
@@ -233,7 +241,7 @@ def render_pages(plan: SitePlan, env: jinja2.Environment, pages) -> list[Page]:
     context = {"pages": pages, "has_model": has_model(names),
                "has_tokenizer": "merges.txt" in names, "weight_names": names,
                "csp": CONTENT_SECURITY_POLICY, "lab_presets": lab_presets(),
-               "lab_limits": lab_limits()}
+               "lab_limits": lab_limits(), "lab_vocabularies": lab_vocabularies()}
     outline = env.globals["outline"]
     rendered: dict[str, Page] = {}
     for language in ("es", "en"):

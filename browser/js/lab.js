@@ -9,6 +9,7 @@ import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
 import { esInt } from "./views.js";
 import { decimal, pageLanguage, t, tn } from "./i18n.js";
+import { MINIGPT, VocabMode } from "./lab-vocab.js";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
 const COMPILERS = {
@@ -252,6 +253,7 @@ export class Lab {
       temperature: $("lab-temperature"), top_k: $("lab-top-k"), top_p: $("lab-top-p"),
       max_tokens: $("lab-max-tokens"), stop_at_accept: $("lab-stop"), compare: $("lab-compare"),
     };
+    this.vocab = new VocabMode(this, root); // «Vocabulario»: a real vocabulary's masks, no model
     this.temperatureValue = $("lab-temperature-value");
     this.preset = $("lab-preset");
     this.shown = null; // the experiment on show: { state, tree, preset }, or null
@@ -280,7 +282,7 @@ export class Lab {
         // every setting a preset depends on, so the same preset always gives the same result
         this.apply({ kind: preset.kind, constraint: preset.constraint, prompt: preset.prompt,
                      seed: 0, max_tokens: 120, temperature: 1, top_k: null, top_p: null,
-                     stop_at_accept: false, compare: false, ...(preset.settings || {}) });
+                     stop_at_accept: false, compare: false, text: "", ...(preset.settings || {}) });
         this.presetKey = key(this.state()); // the form as this preset left it, not edited yet
       }
     });
@@ -288,7 +290,8 @@ export class Lab {
     this.form.addEventListener("change", () => this.changed());
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      this.run("generate");
+      if (this.vocab.active()) this.vocab.run("masks");
+      else this.run("generate");
     });
     root.querySelector("[data-testid=lab-step]").addEventListener("click", () => this.run("step"));
     root.querySelector("[data-testid=lab-next]").addEventListener("click", () => this.run("next"));
@@ -339,7 +342,7 @@ export class Lab {
    * reader's own edits, however many presets were passed over. */
   keepUndo() {
     if (this.undoState && this.presetKey === key(this.state())) return;
-    this.undoState = this.state();
+    this.undoState = { vocab: MINIGPT, ...this.state() };
     this.undoButton.hidden = false;
   }
 
@@ -360,7 +363,7 @@ export class Lab {
       seed: f.seed.value.trim() === "" ? 0 : parseNumber(f.seed.value), temperature: Number(f.temperature.value),
       top_k: numberOrNull(f.top_k), top_p: numberOrNull(f.top_p),
       max_tokens: numberOrNull(f.max_tokens), stop_at_accept: f.stop_at_accept.checked,
-      compare: f.compare.checked,
+      compare: f.compare.checked, ...this.vocab.state(),
     };
   }
 
@@ -377,6 +380,7 @@ export class Lab {
     for (const key of ["stop_at_accept", "compare"]) {
       if (state[key] !== undefined) f[key].checked = Boolean(state[key]);
     }
+    this.vocab.apply(state);
     this.changed();
   }
 
@@ -408,6 +412,8 @@ export class Lab {
         }
       }
     }
+    this.linkProblem ||= this.vocab.linkProblem(state.vocab);
+    state.vocab ??= MINIGPT; // a link without one: the mini-GPT's, as before the choice existed
     this.restoring = true;
     this.apply(state);
     this.restoring = false;
@@ -419,6 +425,7 @@ export class Lab {
 
   /* After any edit of the form: the stale mark on the result, and the address. */
   changed() {
+    this.vocab.refresh();
     this.markUnusedConstraint();
     if (this.restoring) {
       this.writeHash();
@@ -562,6 +569,7 @@ export class Lab {
   /* The same experiment as code a reader can paste into a cell. */
   python(state) {
     const en = pageLanguage() === "en";
+    if (state.vocab) return this.vocabPython(state, en);
     const grammar = en ? "grammar" : "gramatica", branchName = en ? "branch" : "rama";
     const lines = [
       "import json",
@@ -599,6 +607,19 @@ export class Lab {
     return lines.join("\n");
   }
 
+  /* The «vocabulario» mode as code: the same masks over the same text. */
+  vocabPython(state, en) {
+    const grammar = en ? "grammar" : "gramatica";
+    return [
+      "import json",
+      "from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex",
+      "from lesson.laboratorio.vocab import VocabMasks",
+      "",
+      `${grammar} = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,
+      `VocabMasks(${py(state.vocab)}, ${grammar}, ${py(state.text)})`,
+    ].join("\n");
+  }
+
   /* Clicks in the result: a token (choose it at its position) or a branch (show it). */
   clicked(event) {
     const token = event.target.closest("[data-testid=lab-allowed-token]");
@@ -625,6 +646,10 @@ export class Lab {
   }
 
   runRestore() {
+    if (this.vocab.active()) {
+      this.vocab.run("masks");
+      return;
+    }
     this.run("restore", { ...(this.pending || NO_TREE) });
   }
 

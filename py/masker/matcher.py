@@ -221,6 +221,12 @@ class Matcher:
             masks[key] = mask
         return mask
 
+    def mask_is_cached(self) -> bool:
+        """True when ``mask()`` (no budget) would come from the vocabulary's index, computed
+        earlier for a state with the same ``mask_key``, instead of a new trie walk."""
+        key = self.grammar.automaton.mask_key(self.state, self._index.longest)
+        return key is not None and key in self._index.masks
+
     def brute_force_mask(self) -> np.ndarray:
         """The reference mask (each token run on its own); equal to ``mask()``, only slower."""
         return brute_force_mask(self.grammar.automaton, self.state, self.vocab)

@@ -182,3 +182,32 @@ def test_aligned_formulas_line_up_their_columns(context, base_url):
         .map(e => Math.round(e.getBoundingClientRect().left));
     }""")
     assert len(lefts) == 2 and abs(lefts[0] - lefts[1]) <= 1, lefts
+
+
+# The rows of a table of «Del esquema al autómata» §4 (o200k_base), as laid out: each row's
+# height and one line of its cells, and the table's region.
+SCALE_ROWS = """(testid) => {
+  const region = document.querySelector(`[data-testid=${testid}]`);
+  const line = parseFloat(getComputedStyle(region.querySelector('tbody td')).lineHeight);
+  return {rows: [...region.querySelectorAll('tbody tr')].map((r) => r.getBoundingClientRect().height),
+          heads: [...region.querySelectorAll('thead th')].map((h) => h.getBoundingClientRect().height),
+          line, scrolls: region.scrollWidth > region.clientWidth,
+          page: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("name", ["automata.html", "en/automata.html"])
+def test_the_real_vocabularys_positions_stay_one_line_each_on_a_phone(context, base_url, name):
+    """The build's output of the «escala» cell, at 390 px (no kernel needed): its two tables (the
+    four ways' times, the answer's positions) keep each row on one line, the wide one sideways
+    in its own scroll region, and the page itself does not scroll sideways."""
+    page = without_python(context.new_page())
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(base_url + name)
+    page.locator("[data-testid=scale-positions]").wait_for(state="attached")
+    for testid, wide in (("scale-costs", False), ("scale-positions", True)):
+        got = page.evaluate(SCALE_ROWS, testid)
+        assert got["rows"] and got["page"] <= 390, (testid, got)
+        assert got["scrolls"] or not wide, (testid, got)  # the positions are wider than a phone
+        # one line: a row is its line plus the cell's padding, never two lines
+        assert max(got["rows"] + got["heads"]) < 2 * got["line"], (testid, got)

@@ -26,7 +26,12 @@ from masker import compile_json_schema, compile_regex
 from masker.trie import TokenTrie, brute_force_mask
 from vocabularies import BpeEncoder, load
 
-from ..views import token_label
+from html import escape
+
+from ..i18n import _
+from ..numbers import fmt_decimal, fmt_int
+from ..views import styled, token_label
+from .route import header_cells
 from .trie import timed
 
 SCALE_VOCAB = "o200k_base"
@@ -161,6 +166,38 @@ def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
 
 
 
+
+def _us(us: float) -> str:
+    """Microseconds with one decimal below 1000, else a grouped whole number («23 321»)."""
+    return fmt_decimal(us, 1) if us < 1000 else fmt_int(round(us))
+
+
+class CostsTable:
+    """``costs`` (a name → ``MaskCosts`` mapping, one per state) as a table of microseconds per
+    mask: a row per way, a column per state. Test hook: ``[data-testid=scale-costs]``, each
+    ``<td>`` with ``data-us`` (Python ``repr`` of the float)."""
+
+    def __init__(self, costs: dict):
+        self.costs = dict(costs)
+
+    def _repr_html_(self) -> str:
+        ways = {"brute_force": _("fuerza bruta"), "python_walk": _("recorrido en Python"),
+                "numpy_walk": _("recorrido por niveles"), "lookup": _("fila del índice")}
+        rows = "".join(
+            f"<tr><th scope='row'>{label}</th>"
+            + "".join(f"<td class='num' data-us='{c.us[way]!r}'>{_us(c.us[way])} µs</td>"
+                      for c in self.costs.values()) + "</tr>"
+            for way, label in ways.items())
+        ways_head = _("manera")
+        head = f"<th scope='col'>{ways_head}</th>" + "".join(
+            f"<th scope='col'>{escape(name)}</th>" for name in self.costs)
+        caption = _("Microsegundos por máscara, cada estado de las cuatro maneras")
+        return styled(
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(caption)}" '
+            f'data-testid="scale-costs"><table class="compact-table scale-positions">'
+            f"<caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>"
+            "</table></div>")
+
 @dataclass
 class Position:
     """One position of a tokenized answer: ``text`` (the token written there, as bytes),
@@ -180,14 +217,41 @@ class Position:
     few: list
 
 
-def answer_positions(real: RealTrie, schema: dict, answer) -> list[Position]:
+class AnswerPositions(list):
+    """The ``Position`` of each token of an answer, in order (a list), shown as a table: one row
+    per token, the token written there and the mask just before it; wide, so it scrolls sideways
+    in its own region instead of wrapping on a phone. Test hook:
+    ``[data-testid=scale-positions]``, one ``<tr>`` per position with ``data-allowed``,
+    ``data-forced`` and ``data-crosses`` ("1"/"0")."""
+
+    def _repr_html_(self) -> str:
+        yes, no = _("sí"), _("no")
+        rows = "".join(
+            f'<tr data-allowed="{p.allowed}" data-forced="{int(p.forced)}" data-crosses="{int(p.crosses)}">'
+            f"<td><code>{escape(p.label)}</code></td><td class='num'>{fmt_int(p.allowed)}</td>"
+            f"<td class='num'>{p.first_bytes}</td><td>{yes if p.forced else no}</td>"
+            f"<td>{yes if p.crosses else no}</td><td class='num'>{fmt_decimal(p.ms, 2)} ms</td>"
+            f"<td class='few'>{' '.join(f'<code>{escape(t)}</code>' for t in p.few)}</td></tr>"
+            for p in self)
+        head = header_cells(_("escrito|permitidos|primeros bytes|forzado|cruza|máscara|"
+                              "cuáles (si son {few} o menos)").format(few=FEW))
+        caption = _("Cada fila: el token que se escribe y la máscara de justo antes")
+        return styled(
+            f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(caption)}" '
+            f'data-testid="scale-positions"><table class="compact-table scale-positions">'
+            f"<caption>{caption}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>"
+            "</table></div>")
+
+
+def answer_positions(real: RealTrie, schema: dict, answer) -> AnswerPositions:
     """``answer`` written compactly (``json.dumps``, no spaces), tokenized with the canonical
     BPE of ``real``'s vocabulary, and walked through the mask of ``compile_json_schema(schema)``:
-    one ``Position`` per token. Raises ValueError when the mask refuses a token of the answer
-    (the answer does not fit the schema, or its keys are out of the schema's order)."""
+    one ``Position`` per token, in an ``AnswerPositions`` (a list that renders as a table).
+    Raises ValueError when the mask refuses a token of the answer (the answer does not fit the
+    schema, or its keys are out of the schema's order)."""
     text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
     matcher = compile_json_schema(schema).matcher(real.tokens)
-    out = []
+    out = AnswerPositions()
     for token_id in real.encoder.encode(text):
         start = time.perf_counter()
         mask = matcher.mask()

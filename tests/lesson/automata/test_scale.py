@@ -3,13 +3,17 @@ with the masker and with brute force, the answer's positions are the masker's co
 figures the prose quotes hold the relations its words state."""
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import numpy as np
 import pytest
 
 from lesson.automata import figures
-from lesson.automata.scale import STRUCTURE, answer_positions, date_mask_costs, real_trie
+from lesson.automata.scale import (STRUCTURE, CostsTable, answer_positions, date_mask_costs,
+                                   real_trie)
+from lesson.i18n import get_language, set_language
 from masker import compile_json_schema, compile_regex
 from masker.trie import brute_force_mask
 
@@ -63,3 +67,25 @@ def test_the_figures_hold_what_the_prose_says():
     assert fig["string"]["edges"] > 100 * fig["date"]["edges"]
     assert fig["string"]["levels"] > fig["date"]["levels"]
     assert fig["string"]["widest"] <= fig["string"]["edges"]
+
+
+@pytest.mark.parametrize("language, yes", [("es", "sí"), ("en", "yes")])
+def test_the_tables_show_the_positions_and_the_costs_they_were_given(real, language, yes):
+    """The cell's two views: one row per position with its counts and words, and each way's
+    microseconds in its state's column, in the page's language."""
+    positions = answer_positions(real, figures.SCALE_SCHEMA, figures.SCALE_ANSWER)
+    costs = {"a": date_mask_costs(real, figures.DATE, figures.WALK_PREFIX, min_time=0),
+             "b": date_mask_costs(real, figures.STRING, figures.STRING_PREFIX, min_time=0)}
+    saved = get_language()
+    set_language(language)
+    try:
+        rows = re.findall(r'<tr data-allowed="(\d+)" data-forced="(\d)" data-crosses="(\d)">'
+                          r"<td><code>(.*?)</code>.*?</td><td>(\w+)</td>", positions._repr_html_())
+        table = CostsTable(costs)._repr_html_()
+    finally:
+        set_language(saved)
+    assert [(int(a), f == "1", c == "1", html.unescape(label)) for a, f, c, label, _ in rows] == [
+        (p.allowed, p.forced, p.crosses, p.label) for p in positions]
+    assert all((word == yes) == (f == "1") for _, f, _, _, word in rows)
+    cells = [float(us) for us in re.findall(r"data-us='([^']+)'", table)]
+    assert cells == [c.us[way] for way in costs["a"].us for c in costs.values()]
