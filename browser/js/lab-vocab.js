@@ -47,6 +47,8 @@ VocabRun.count = 0;
 export class VocabMode {
   constructor(lab, root) {
     this.lab = lab;
+    this.root = root;
+    this.shown = null; // the settings of the table on show: its panels use them, whatever the form says
     this.select = root.querySelector("[data-testid=lab-vocab]");
     this.text = root.querySelector("[data-testid=lab-text]");
     this.running = false;
@@ -91,9 +93,32 @@ export class VocabMode {
       input: this.select };
   }
 
-  /* The form shows the fields of the vocabulary chosen: the model's, or the text and «Calcular». */
+  /* The page shows the fields of the vocabulary chosen (the model's, or the text and «Calcular»),
+   * and a table of masks whose settings the form no longer holds says so. */
   refresh() {
-    this.lab.form.classList.toggle("lab-real-vocab", this.active());
+    this.root.classList.toggle("lab-real-vocab", this.active());
+    const view = this.lab.result.querySelector("[data-testid=vocab-view]");
+    let note = this.lab.result.querySelector("[data-testid=vocab-stale]");
+    const stale = Boolean(view && this.shown) && JSON.stringify(this.formState()) !== JSON.stringify(this.shown);
+    if (!stale) {
+      note?.remove();
+      return;
+    }
+    if (note) return;
+    note = document.createElement("p");
+    note.className = "lab-stale";
+    note.dataset.testid = "vocab-stale";
+    note.setAttribute("role", "status");
+    note.textContent = t("Cambiaste el formulario: esta tabla es de los ajustes de antes (su «ver» también). Pulsa " +
+      "«Calcular las máscaras» para los nuevos.");
+    view.before(note);
+  }
+
+  /* What a table of masks depends on, as the form holds it now. */
+  formState() {
+    const f = this.lab.fields;
+    return { vocab: this.select.value, kind: f.kind.value, constraint: this.lab.editor.state.doc.toString(),
+      text: this.text.value };
   }
 
   run(action, { position = null, query = "" } = {}) {
@@ -101,9 +126,8 @@ export class VocabMode {
       if (action === "panel") this.queued = { position, query };
       return;
     }
-    const f = this.lab.fields;
-    const state = { vocab: this.select.value, kind: f.kind.value, constraint: this.lab.editor.state.doc.toString(),
-      text: this.text.value };
+    // a panel belongs to the table on show: its own settings, not the form's
+    const state = action === "panel" && this.shown ? this.shown : this.formState();
     const code = `from lesson.laboratorio.vocab import act_vocab\nact_vocab(${py(action)}, ` +
       `${py(JSON.stringify(state))}, ${py(position)}, ${py(query)})`;
     this.searching = action === "panel" && document.activeElement?.matches?.("[data-testid=vocab-search]");
@@ -116,7 +140,9 @@ export class VocabMode {
       this.lab.status.textContent = t("Calculando las máscaras con {vocab} (la primera vez, Python carga el " +
         "vocabulario y construye su trie: unos segundos)…", { vocab: state.vocab });
     }
-    this.lab.kernel.enqueue(new VocabRun(this, action, code));
+    const run = new VocabRun(this, action, code);
+    run.state = state;
+    this.lab.kernel.enqueue(run);
   }
 
   setRunning(running) {
@@ -141,11 +167,18 @@ export class VocabMode {
     const view = this.lab.result.querySelector("[data-testid=vocab-view]");
     const error = this.lab.result.querySelector("[data-testid=lab-error], .out-error");
     if (run.action === "masks") {
+      this.shown = view ? run.state : null;
+      this.refresh();
       this.lab.status.textContent = error ? t("Error: mira el resultado.")
         : view?.querySelector(".lab-summary")?.textContent || "";
       this.lab.markErrorSpan();
-      (view?.querySelector("[data-testid=vocab-open]:not([disabled])")
-        || this.lab.form.querySelector("[data-testid=lab-masks]")).focus();
+      const first = view?.querySelector("[data-testid=vocab-open]:not([disabled])");
+      if (first) {
+        // the table scrolls sideways on a phone: keep its first columns (position, token) in view
+        first.focus({ preventScroll: true });
+        view.querySelector(".table-scroll").scrollLeft = 0;
+        view.scrollIntoView({ block: "nearest" });
+      } else this.lab.form.querySelector("[data-testid=lab-masks]").focus();
     } else {
       const search = this.lab.result.querySelector("[data-testid=vocab-search]");
       this.lab.status.textContent = this.lab.result.querySelector("[data-testid=vocab-count]")?.textContent || "";

@@ -484,6 +484,8 @@ export class Lab {
   refreshStale() {
     const output = this.result.querySelector("[data-testid=lab-output]");
     const stale = Boolean(output) && this.stale();
+    const orNow = this.result.querySelector(".lab-stale-or");
+    if (orNow) orNow.textContent = this.staleOr();
     this.result.dataset.stale = String(stale);
     this.result.querySelectorAll("[data-testid=lab-allowed-token], .lab-branch-open").forEach((button) => {
       if (stale) button.setAttribute("aria-disabled", "true");
@@ -511,20 +513,28 @@ export class Lab {
     back.textContent = t("Volver a los ajustes de este árbol");
     back.addEventListener("click", () => this.backToShown());
     const or = document.createElement("span");
-    or.textContent = " " + t("o pulsa «Generar» para empezar uno con los ajustes nuevos.");
+    or.className = "lab-stale-or";
     const why = document.createElement("p");
     why.className = "lab-stale-why";
     why.dataset.testid = "lab-stale-why";
     const actions = document.createElement("p");
+    or.textContent = this.staleOr();
     actions.append(back, or);
     note.append(text, actions, why);
     this.result.prepend(note);
   }
 
+  /* The stale mark's other way out: «Generar» with the mini-GPT, «Calcular las máscaras» with a real
+   * vocabulary (where «Generar» is hidden). */
+  staleOr() {
+    return " " + (this.vocab.active() ? t("o pulsa «Calcular las máscaras» para ver las del vocabulario elegido.")
+      : t("o pulsa «Generar» para empezar uno con los ajustes nuevos."));
+  }
+
   /* The stale mark's button: the form back to the settings of the result on show. */
   backToShown() {
     if (!this.shown) return;
-    this.apply(this.shown.state);
+    this.apply({ vocab: MINIGPT, ...this.shown.state }); // a tree is the mini-GPT's
     this.preset.value = this.shown.preset ?? "";
     this.status.textContent = t("Ajustes de este árbol de vuelta en el formulario; el enlace lo guarda otra vez.");
   }
@@ -610,9 +620,11 @@ export class Lab {
   /* The «vocabulario» mode as code: the same masks over the same text. */
   vocabPython(state, en) {
     const grammar = en ? "grammar" : "gramatica";
+    const compiler = { choice: "compile_choice", regex: "compile_regex", json_schema: "compile_json_schema",
+      gbnf: "compile_cfg" }[state.kind];
     return [
-      "import json",
-      "from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex",
+      ...(state.kind === "json_schema" ? ["import json"] : []),
+      ...(compiler ? [`from masker import ${compiler}`] : []),
       "from lesson.laboratorio.vocab import VocabMasks",
       "",
       `${grammar} = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,

@@ -4,7 +4,7 @@ each piece's bytes, the pair of lowest rank first, until no adjacent pair is a t
 Source of the algorithm: tiktoken's ``_byte_pair_merge`` (OpenAI, MIT licence), here with a plain
 quadratic loop over a piece's parts; pieces are short (a word, a number of at most three digits,
 a run of spaces or punctuation), so that costs little. The result is compared with ``tiktoken``
-itself, built from the same ranks, in ``tests/vocabularies/test_encoder.py``.
+itself, built from the same ranks, in ``tests/vocabularies/test_bpe_encoder.py``.
 """
 
 from __future__ import annotations

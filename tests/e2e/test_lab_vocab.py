@@ -48,6 +48,14 @@ def test_a_real_vocabulary_shows_each_positions_mask_and_its_tokens(lab):  # noq
     assert labels and all("ma" in label.lower() for label in labels)
     assert page.evaluate("document.activeElement.dataset.testid") == "vocab-search"
 
+    # an edit marks the table as the previous settings', and its «ver» still opens the table's own
+    page.locator("[data-testid=lab-text]").fill("1 de mayo de 1800")
+    assert page.locator("[data-testid=vocab-stale]").count() == 1
+    act(page, lambda: page.locator("[data-testid=vocab-open][data-position='2']").click())
+    assert int(page.locator("[data-testid=vocab-allowed][data-position='2']").get_attribute("data-allowed")) == allowed[1]
+    page.locator("[data-testid=lab-text]").fill("12 de mayo de 1897")
+    assert page.locator("[data-testid=vocab-stale]").count() == 0
+
 
 def test_a_link_with_a_vocabulary_reopens_its_masks_and_a_bad_one_is_said(browser, servers):
     context = browser.new_context(service_workers="block", viewport={"width": 390, "height": 844})
@@ -59,6 +67,9 @@ def test_a_link_with_a_vocabulary_reopens_its_masks_and_a_bad_one_is_said(browse
         assert page.locator("[data-testid=lab-vocab]").input_value() == "cl100k_base"
         assert view.get_attribute("data-text") == "000"  # the constraint's shortest example
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        # the focus on the first «ver» (the last column) leaves the table's first columns in view
+        assert page.evaluate("document.activeElement.dataset.testid") == "vocab-open"
+        assert page.evaluate("document.querySelector('.vocab-view .table-scroll').scrollLeft") == 0
         page.goto(servers["plain"] + PAGE + "#kind=regex&constraint=a&vocab=gpt9")
         error = page.locator("[data-testid=lab-error]")
         page.locator("[data-testid=kernel-status][data-state=ready]").wait_for(timeout=TIMEOUT_MS)
@@ -66,6 +77,19 @@ def test_a_link_with_a_vocabulary_reopens_its_masks_and_a_bad_one_is_said(browse
         assert "gpt9" in error.inner_text()
     finally:
         context.close()
+
+
+def test_a_mini_gpt_tree_then_a_real_vocabulary_the_stale_mark_brings_the_model_back(lab):  # noqa: F811
+    page = lab
+    page.locator("[data-testid=lab-vocab]").select_option("minigpt")
+    page.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+    page.locator("[data-testid=lab-vocab]").select_option("cl100k_base")
+    stale = page.locator("[data-testid=lab-stale]")
+    assert "Calcular las máscaras" in stale.inner_text() and "Generar" not in stale.inner_text()
+    page.locator("[data-testid=lab-stale-restore]").click()
+    assert page.locator("[data-testid=lab-vocab]").input_value() == "minigpt"
+    assert stale.count() == 0 and page.locator("[data-testid=lab-generate]").is_visible()
 
 
 def test_back_to_the_mini_gpt_the_link_has_no_vocabulary(lab):  # noqa: F811

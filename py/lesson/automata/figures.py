@@ -25,7 +25,7 @@ from .phones import PhoneCheck
 from .forced import compare_fast_forward, exact_splits, path_probability
 from .route import crossings, keys_regex, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
-from .scale import SCALE_VOCAB, answer_positions, date_mask_costs, real_trie
+from .scale import SCALE_VOCAB, answer_positions, brute_steps, date_mask_costs, real_trie
 from .trie import MaskIndex, trie_walk
 
 YES_NO = "sí|no"
@@ -142,7 +142,13 @@ def scale_figures() -> dict:
 
     def costs(pattern, prefix):
         c = date_mask_costs(real, pattern, prefix, min_time=0)
+        dfa = compile_regex(pattern).automaton
+        state = dfa.start()
+        for b in prefix.encode():
+            state = dfa.step(state, b)
+        brute = brute_steps(dfa, state, real.tokens)
         return {"allowed": c.allowed, "same": c.same, "edges": c.edges,
+                "brute_steps": brute, "brute_ratio": round(brute / c.edges, 1),
                 "levels": len(c.level_edges), "widest": max(c.level_edges),
                 "index_states": c.index_states, "index_bytes": c.index_bytes}
 

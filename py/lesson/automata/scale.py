@@ -44,7 +44,7 @@ class RealTrie:
     """A real vocabulary and its trie: ``name``, ``n_tokens``, ``nodes`` (trie nodes, the root
     included), ``arrays_bytes`` (the trie's NumPy arrays), ``longest`` (bytes of the longest
     token), ``load_ms`` and ``build_ms`` (wall time to load the vocabulary and to build the
-    trie, the first time this process did it: a later call finds both in memory and reports
+    trie with its Python lists (``TrieArrays.lists``), the first time this process did it: a later call finds both in memory and reports
     those times), ``trie`` (the ``TokenTrie``, shared with every grammar's matchers) and
     ``encoder`` (its ``BpeEncoder``)."""
     name: str
@@ -74,6 +74,7 @@ def real_trie(name: str = SCALE_VOCAB) -> RealTrie:
         vocab = load(name)
         loaded = time.perf_counter()
         trie = TokenTrie.shared(vocab.tokens)
+        trie.arrays.lists()  # the Python lists of the walks' small levels: part of building it
         built = time.perf_counter()
         found = _FIRST[name] = RealTrie(name, len(vocab.tokens), trie.n_nodes, trie.arrays.nbytes,
                                         trie.longest, (loaded - start) * 1e3,
@@ -125,9 +126,24 @@ class MaskCosts:
         return sum(self.level_edges)
 
 
+def brute_steps(dfa, state: int, tokens: list[bytes]) -> int:
+    """The automaton steps brute force takes from ``state``: each token on its own, one step per
+    byte up to and including the first byte the DFA refuses (or the token's end)."""
+    table, byte_class, steps = dfa.table, dfa.byte_class, 0
+    for token in tokens:
+        s = state
+        for b in token:
+            steps += 1
+            s = table[s][byte_class[b]]
+            if s < 0:
+                break
+    return steps
+
+
 def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
                     min_time: float = 0.02) -> MaskCosts:
-    """The mask after ``prefix`` in ``compile_regex(pattern)`` (a DFA), by brute force, by the
+    """One state's mask four ways (the lesson runs it for the date regex and for a quoted
+    string): the mask after ``prefix`` in ``compile_regex(pattern)`` (a DFA), by brute force, by the
     Python walk, by the vectorized walk (``TrieArrays.walk_dfa``) and by a row of the index of
     every state's mask; each timed over as many calls as fit in ``min_time`` seconds (at least
     one). Raises TypeError if the pattern's automaton is not a plain DFA."""
@@ -191,7 +207,7 @@ class CostsTable:
         ways_head = _("manera")
         head = f"<th scope='col'>{ways_head}</th>" + "".join(
             f"<th scope='col'>{escape(name)}</th>" for name in self.costs)
-        caption = _("Microsegundos por máscara, cada estado de las cuatro maneras")
+        caption = _("Microsegundos por máscara: cada estado, calculado de las cuatro maneras")
         return styled(
             f'<div class="table-scroll" tabindex="0" role="region" aria-label="{escape(caption)}" '
             f'data-testid="scale-costs"><table class="compact-table scale-positions">'
@@ -233,7 +249,7 @@ class AnswerPositions(list):
             f"<td>{yes if p.crosses else no}</td><td class='num'>{fmt_decimal(p.ms, 2)} ms</td>"
             f"<td class='few'>{' '.join(f'<code>{escape(t)}</code>' for t in p.few)}</td></tr>"
             for p in self)
-        head = header_cells(_("escrito|permitidos|primeros bytes|forzado|cruza|máscara|"
+        head = header_cells(_("escrito|permitidos|primeros bytes|forzada|cruza|tiempo de la máscara|"
                               "cuáles (si son {few} o menos)").format(few=FEW))
         caption = _("Cada fila: el token que se escribe y la máscara de justo antes")
         return styled(

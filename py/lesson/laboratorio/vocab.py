@@ -6,13 +6,13 @@ text is tokenized as a model with that vocabulary would write it (canonical BPE,
 ``vocabularies.BpeEncoder``), and :class:`VocabMasks` walks it through the constraint's matcher:
 at each position, how many of the vocabulary's tokens the mask allows, whether the position is
 forced (one token allowed), what the mask cost (wall time, this run; near 0 when the state's mask
-was in the index already) and, on request, the allowed tokens, searchable
+was in the matcher's cache already) and, on request, the allowed tokens, searchable
 (:meth:`VocabMasks.search`).
 
 :func:`act_vocab` is the one call the page makes for this mode, as :func:`lesson.laboratorio.act`
 is for the mini-GPT's.
 
-Test hooks: ``[data-testid=vocab-view]`` (``data-vocab``, ``data-tokens``, ``data-positions``,
+Test hooks: ``[data-testid=vocab-view]`` (``data-vocab``, ``data-tokens``, ``data-positions`` (the text's tokens),
 ``data-accepted`` "1"/"0", ``data-refused``: the refused position or ""), one
 ``[data-testid=vocab-position]`` row per position (``data-position`` 1-based, ``data-token-id``,
 ``data-allowed``, ``data-forced``, ``data-cached``), a ``[data-testid=vocab-open]`` button per row;
@@ -23,6 +23,7 @@ with one ``<li data-token-id>`` per token shown and the search box ``[data-testi
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from html import escape
@@ -36,6 +37,7 @@ from vocabularies import NAMES
 from ..automata.scale import real_trie
 from ..i18n import _, ngettext
 from ..numbers import fmt_decimal, fmt_int
+from ..views import _VISIBLE as VISIBLE  # how a label shows whitespace
 from ..views import styled, token_label
 from .words import count
 
@@ -84,7 +86,7 @@ class VocabPosition:
     """One position of the text: ``index`` (1-based), ``token_id`` and ``piece`` (the token the
     text writes there; None for the row after the last token), ``allowed`` (tokens the mask
     allows), ``forced`` (just one), ``refused`` (the mask does not allow the text's token),
-    ``cached`` (the mask came from the index) and ``ms`` (what ``mask()`` took, wall time)."""
+    ``cached`` (the mask came from the matcher's cache) and ``ms`` (what ``mask()`` took, wall time)."""
     index: int
     token_id: int | None
     piece: bytes | None
@@ -122,6 +124,7 @@ class VocabMasks:
         self.load_ms, self.build_ms = real.load_ms, real.build_ms
         self.tokens = real.tokens
         ids = real.encoder.encode(text)
+        self.text_tokens = len(ids)
         if len(ids) > MAX_TEXT_TOKENS:
             raise VocabError(_("el texto tiene {n} tokens de {name}: el laboratorio recorre {limit} como "
                                "mucho").format(n=fmt_int(len(ids)), name=name, limit=MAX_TEXT_TOKENS),
@@ -158,13 +161,14 @@ class VocabMasks:
 
     def search(self, index: int, query: str = "") -> tuple[int, list[int]]:
         """``(matches, ids)``: how many allowed tokens at ``index`` contain ``query`` in their
-        label (``views.token_label``: a space is «␣»), ignoring case, and the first ``SHOWN`` of
+        label (``views.token_label``: a space is «␣»), compared by ``search_key`` (case, a typed
+        space, a byte's ``<0x..>`` spelling left out), and the first ``SHOWN`` of
         them in id order (a BPE vocabulary's ids follow its merges: common pieces first). Raises
         IndexError for a position the text does not have."""
         if not 1 <= index <= len(self.positions):
             raise IndexError(index)
         ids = self.allowed_ids(index)
-        needle = query.lower()
+        needle = search_key(query)
         if not needle:
             return len(ids), ids[:SHOWN].tolist()
         labels = _labels(self.name, self.tokens)
@@ -180,26 +184,28 @@ class VocabMasks:
         computed = [p for p in shown if not p.cached]
         slowest = max((p.ms for p in computed), default=0.0)
         refused = self.refused
-        tokens = len(shown) - (0 if refused else 1)
+        tokens = self.text_tokens
         if refused:
             verdict = _("la máscara no deja pasar el token de la posición {i}: el texto no cumple la "
                         "restricción a partir de ahí").format(i=refused.index)
         elif self.accepted:
             verdict = _("el texto cumple la restricción")
         else:
-            verdict = _("la máscara deja pasar todo el texto, pero aún no está completo: la restricción "
-                        "pide más")
-        source = (_("el ejemplo de la restricción (el texto más corto que acepta)") if self.example
+            verdict = _("la máscara deja pasar todo el texto, pero el texto aún no está completo: la "
+                        "restricción pide más")
+        source = (_("el ejemplo de la restricción (uno de sus textos más cortos, en bytes)") if self.example
                   else _("tu texto"))
-        summary = _("{name} ({n} tokens). {source}, «{text}», en {k} con el BPE canónico; posiciones "
+        summary = _("{name} ({n} tokens). {source}, {text}, que el BPE canónico parte en {k}; posiciones "
                     "forzadas: {forced}; {verdict}.").format(
             name=self.name, n=fmt_int(self.n_tokens), source=source[:1].upper() + source[1:],
-            text=escape(self.text), k=count(ngettext("{n} token", "{n} tokens", tokens), tokens),
+            text=_quoted_text(self.text), k=count(ngettext("{n} token", "{n} tokens", tokens), tokens),
             forced=sum(p.forced for p in shown), verdict=verdict)
-        costs = _("Máscaras calculadas: {computed} (la más lenta, {slowest} ms); sacadas del índice: "
-                  "{cached}. Crear el emparejador: {matcher} ms; cargar el vocabulario y su trie, la primera "
-                  "vez en esta sesión: {load} ms y {build} ms. Tiempos de este navegador, en esta ejecución.").format(
-            computed=len(computed), slowest=fmt_decimal(slowest, 1), cached=len(shown) - len(computed),
+        costs = _("Máscaras calculadas: {computed} (la más lenta, {slowest}); sacadas de la caché (ya "
+                  "calculadas para un estado igual): {cached}. Preparar la restricción para este vocabulario: "
+                  "{matcher} ms; cargar el "
+                  "vocabulario y construir su trie, la primera vez en esta sesión: {load} ms y {build} ms. "
+                  "Tiempos medidos en este navegador, en esta ejecución.").format(
+            computed=len(computed), slowest=_duration(slowest), cached=len(shown) - len(computed),
             matcher=fmt_decimal(self.matcher_ms, 1), load=fmt_decimal(self.load_ms, 0),
             build=fmt_decimal(self.build_ms, 0))
         yes, no = _("sí"), _("no")
@@ -212,7 +218,7 @@ class VocabMasks:
                 written = f"<code>{escape(token_label(p.piece))}</code>"
                 if p.refused:
                     written += f" <strong>{refused_word}</strong>"
-            state = _("índice") if p.cached else _duration(p.ms)
+            state = _("caché") if p.cached else _duration(p.ms)
             look = _("ver los tokens de la posición {i}").format(i=p.index)
             rows.append(
                 f'<tr data-testid="vocab-position" data-position="{p.index}" '
@@ -224,9 +230,11 @@ class VocabMasks:
                 f'<td><button type="button" data-testid="vocab-open" data-position="{p.index}" '
                 f'aria-label="{escape(look)}" aria-controls="vocab-panel"'
                 f'{" disabled" if p.allowed == 0 else ""}>{see}</button></td></tr>')
-        caption = _("Cada fila: el token que el texto escribe en esa posición y la máscara de justo antes")
+        caption = _("Cada fila: el token que el texto escribe en esa posición y la máscara de justo antes; "
+                    "la última, la máscara tras el texto entero (0 tokens cuando ya está completo y la "
+                    "restricción no admite más: el fin del texto no es un token de estas listas)")
         head = "".join(f'<th scope="col">{h}</th>' for h in _(
-            "posición|token del texto|permitidos|forzada|máscara|tokens").split("|"))
+            "posición|token del texto|permitidos|forzada|tiempo de la máscara|tokens").split("|"))
         return styled(
             f'<div class="vocab-view" data-testid="vocab-view" data-vocab="{escape(self.name)}" '
             f'data-tokens="{self.n_tokens}" data-positions="{tokens}" data-accepted="{int(self.accepted)}" '
@@ -267,15 +275,40 @@ class VocabMasks:
 
 
 def _duration(ms: float) -> str:
-    """A mask's wall time: «40 µs» below a millisecond, else «1,7 ms» (one decimal)."""
-    return f"{fmt_int(round(ms * 1000))} µs" if ms < 1 else f"{fmt_decimal(ms, 1)} ms"
+    """A mask's wall time in milliseconds with one decimal («1,7 ms»), and «< 0,1 ms» below that:
+    a browser's clock may step in 0.1 ms, so finer digits would be noise."""
+    return f"< {fmt_decimal(0.1, 1)} ms" if ms < 0.1 else f"{fmt_decimal(ms, 1)} ms"
+
+
+QUOTE_CHARS = 80  # the summary quotes a text up to this many characters
+
+
+def _quoted_text(text: str) -> str:
+    """The text as the summary quotes it, escaped for HTML: whole up to ``QUOTE_CHARS``
+    characters, else its beginning and «…» with its length; the empty text by name."""
+    if not text:
+        return _("el texto vacío")
+    if len(text) > QUOTE_CHARS:
+        return _("«{start}…» ({n} caracteres)").format(start=escape(text[:QUOTE_CHARS]), n=fmt_int(len(text)))
+    return _("«{text}»").format(text=escape(text))
+
+
+_ESCAPES = re.compile(r"<0x[0-9A-F]{2}>")
+
+
+def search_key(text: str) -> str:
+    """What the search compares: lower case, the whitespace a label shows as a sign (a space
+    is «␣») written as that sign, and a byte shown as ``<0xE2>`` left out (a search for «a» does
+    not find it)."""
+    text = "".join(VISIBLE.get(c, c) for c in text)
+    return _ESCAPES.sub("", text).lower()
 
 
 def _labels(name: str, tokens: list[bytes]) -> list[str]:
     """Each token's label, lower-cased, computed once per vocabulary."""
     found = _LABELS.get(name)
     if found is None:
-        found = _LABELS[name] = [token_label(t).lower() for t in tokens]
+        found = _LABELS[name] = [search_key(token_label(t)) for t in tokens]
     return found
 
 
@@ -297,7 +330,7 @@ def act_vocab(action: str, state, position: int | None = None, query: str = ""):
     try:
         if name not in NAMES:
             raise ConstraintError(_("el vocabulario {name} no existe: tiene que ser uno de estos: {names}").format(
-                name=escape(str(name)), names=", ".join(VOCABULARIES)),
+                name=escape(str(name)), names=", ".join(NAMES)),
                 _("elige el vocabulario en la lista «Vocabulario»"), "settings.vocab")
         key = json.dumps([name, kind, state.get("constraint", ""), state.get("text", "")])
         masks = _SESSION["masks"] if _SESSION["key"] == key else None

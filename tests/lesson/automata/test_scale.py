@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from lesson.automata import figures
-from lesson.automata.scale import (STRUCTURE, CostsTable, answer_positions, date_mask_costs,
-                                   real_trie)
+from lesson.automata.scale import (STRUCTURE, CostsTable, answer_positions, brute_steps,
+                                   date_mask_costs, real_trie)
 from lesson.i18n import get_language, set_language
 from masker import compile_json_schema, compile_regex
 from masker.trie import brute_force_mask
@@ -53,6 +53,23 @@ def test_each_position_counts_the_brute_force_mask(real):
             state = automaton.step(state, b)
 
 
+def test_brute_steps_count_each_tokens_bytes_up_to_the_refused_one(real):
+    dfa = compile_regex(figures.DATE).automaton
+    state = dfa.start()
+    for b in figures.WALK_PREFIX.encode():
+        state = dfa.step(state, b)
+    tokens = real.tokens[:2000]
+    expected = 0
+    for token in tokens:  # the automaton's own step, byte by byte
+        s = state
+        for b in token:
+            expected += 1
+            s = dfa.step(s, b)
+            if s is None:
+                break
+    assert brute_steps(dfa, state, tokens) == expected
+
+
 def test_the_figures_hold_what_the_prose_says():
     fig = figures.scale_figures()
     assert fig["n_tokens"] == 199_998 and fig["nodes"] > fig["n_tokens"]
@@ -61,6 +78,10 @@ def test_the_figures_hold_what_the_prose_says():
     assert fig["min_allowed"] <= fig["after_open"] <= fig["max_allowed"] <= fig["n_tokens"]
     assert (fig["forced"] == 0) == (fig["min_allowed"] > 1)
     assert fig["crossing_count"] == len(fig["crossing"]) > 0
+    # «la fuerza bruta da N pasos, R veces los del recorrido»: counted token by token
+    for state in ("date", "string"):
+        assert fig[state]["brute_steps"] > fig[state]["edges"]
+        assert fig[state]["brute_ratio"] == round(fig[state]["brute_steps"] / fig[state]["edges"], 1)
     assert all(set(t.encode()) & STRUCTURE for t in fig["crossing"])
     assert '":"' in fig["crossing"]  # the prose's example
     # the wide state is wide and the narrow one narrow: the contrast the prose draws

@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 
 from lesson.i18n import get_language, set_language
 from lesson.laboratorio.lab import PRESETS, compile_constraint
-from lesson.laboratorio.vocab import (MAX_TEXT_TOKENS, SHOWN, VocabMasks, act_vocab, example_text)
+from lesson.laboratorio.vocab import (MAX_TEXT_TOKENS, SHOWN, VocabMasks, act_vocab, example_text,
+                                      search_key)
+from lesson.automata.scale import real_trie
 from lesson.views import token_label
 from masker import compile_regex
 from masker.trie import brute_force_mask
@@ -98,6 +100,10 @@ def test_the_search_is_a_filter_of_the_allowed_tokens(date_masks):
         assert (matches, ids) == (len(expected), expected[:SHOWN])
     with pytest.raises(IndexError):
         masks.search(len(masks.positions) + 1)
+    # a typed space finds the «␣» of a label; a byte's <0x..> spelling is not searched
+    spaced = masks.search(3, " ma")[1]
+    assert spaced and all(token_label(masks.tokens[i]).startswith("␣") for i in spaced)
+    assert search_key("<0xE2>a B") == "a␣b" and search_key("\n") == "↵"
 
 
 def test_a_text_the_mask_refuses_stops_there_and_an_unfinished_one_says_so():
@@ -107,6 +113,10 @@ def test_a_text_the_mask_refuses_stops_there_and_an_unfinished_one_says_so():
     assert last.refused and refused.refused is last and not refused.accepted
     assert b"x" in last.piece and all(not p.refused for p in refused.positions[:-1])
     assert f'data-refused="{last.index}"' in refused.view()
+    # the summary counts the whole text's tokens, not the positions walked before the refusal
+    whole = len(real_trie(VOCAB).encoder.encode("12 de mayx de 1897"))
+    assert refused.text_tokens == whole > len(refused.positions)
+    assert f'data-positions="{whole}"' in refused.view() and f"{whole} tokens" in refused.view()
     unfinished = VocabMasks(VOCAB, grammar, "12 de ma")
     assert unfinished.refused is None and not unfinished.accepted and unfinished.positions[-1].allowed > 0
 
