@@ -25,8 +25,8 @@ from .phones import PhoneCheck
 from .forced import compare_fast_forward, exact_splits, path_probability
 from .route import crossings, keys_regex, regex_route
 from .stack import NESTED_GBNF, bounded_regex, nested_prefix, stack_growth
-from .scale import SCALE_VOCAB, answer_positions, brute_steps, date_mask_costs, real_trie
-from .trie import MaskIndex, trie_walk
+from .scale import SCALE_VOCAB, answer_positions, date_mask_costs, real_trie
+from .trie import MaskIndex, brute_steps, trie_walk
 
 YES_NO = "sí|no"
 YES_NO_PROMPT = "¿Es Benina la protagonista? Responde sí o no.\n"

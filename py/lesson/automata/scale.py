@@ -126,20 +126,6 @@ class MaskCosts:
         return sum(self.level_edges)
 
 
-def brute_steps(dfa, state: int, tokens: list[bytes]) -> int:
-    """The automaton steps brute force takes from ``state``: each token on its own, one step per
-    byte up to and including the first byte the DFA refuses (or the token's end)."""
-    table, byte_class, steps = dfa.table, dfa.byte_class, 0
-    for token in tokens:
-        s = state
-        for b in token:
-            steps += 1
-            s = table[s][byte_class[b]]
-            if s < 0:
-                break
-    return steps
-
-
 def date_mask_costs(real: RealTrie, pattern: str, prefix: str,
                     min_time: float = 0.02) -> MaskCosts:
     """One state's mask four ways (the lesson runs it for the date regex and for a quoted
