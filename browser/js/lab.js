@@ -201,7 +201,10 @@ class LabRun {
 
   code() { return this.source; }
   markQueued() { this.lab.setRunning(true); }
-  start() { this.lab.setRunning(true); }
+  start() {
+    this.started = performance.now();
+    this.lab.setRunning(true);
+  }
   cancel() { this.lab.setRunning(false); }
   reset() { this.lab.setRunning(false); }
 
@@ -216,7 +219,10 @@ class LabRun {
   }
 
   output(message) {
-    if (message.type === "display" && message.html !== undefined) this.lab.showHtml(message.html);
+    if (message.type === "display" && message.html !== undefined) {
+      if (this.lab.keepsResultOver(message.html)) this.keptOld = true;
+      else this.lab.showHtml(message.html);
+    }
     else if (message.type === "error" && /\bKeyboardInterrupt\b/.test(message.traceback || "")) {
       // the kernel bar's «Detener» interrupted Python (isolated pages) outside the lab's own catch
       this.interrupted = true;
@@ -228,6 +234,7 @@ class LabRun {
 }
 LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
+const PIECE_MS = 2000; // a slow grammar's pieces are made smaller, to about this long each
 // messages in the page's language (functions: the catalog is read when one is shown)
 const STOPPED = () => t("Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
   "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.");
@@ -237,7 +244,7 @@ const STALE = () => t("Cambiaste los ajustes: este árbol es del experimento ant
 const STALE_ACTION = () => t("Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
   "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».");
 // actions on the result on show: they need the settings it was made with
-const ON_RESULT = ["choose", "pick", "open", "branch", "continue", "stop"];
+const ON_RESULT = ["choose", "pick", "open", "branch", "compare", "continue", "stop"];
 
 export class Lab {
   constructor(root, kernel) {
@@ -293,11 +300,16 @@ export class Lab {
       if (this.vocab.active()) this.vocab.run("masks");
       else this.run("generate");
     });
+    root.querySelector("[data-testid=lab-copy-link]").addEventListener("click", () => this.copyLink());
     root.querySelector("[data-testid=lab-step]").addEventListener("click", () => this.run("step"));
     root.querySelector("[data-testid=lab-next]").addEventListener("click", () => this.run("next"));
     root.querySelector("[data-testid=lab-continue]").addEventListener("click", () => this.run("continue"));
     this.result.addEventListener("click", (event) => this.clicked(event));
     this.result.addEventListener("change", (event) => {
+      if (event.target.matches("[data-testid=lab-compare-with]")) {
+        this.run("compare", { branch: Number(event.target.value) }, { quiet: true });
+        return;
+      }
       const entry = event.target.closest("[data-testid=lab-position]");
       // in a stale result the strip still shows each position's panel (no script needed), but
       // nothing runs with settings that are not this tree's
@@ -384,6 +396,20 @@ export class Lab {
     this.changed();
   }
 
+  /* «Copiar el enlace»: the page's address (the experiment and its tree) to the clipboard, or,
+   * where the browser gives no clipboard (a page not served over https or localhost), the way to
+   * copy it by hand. */
+  async copyLink() {
+    const said = this.form.querySelector("[data-testid=lab-copied]");
+    if (this.pendingHash) window.history.replaceState(null, "", this.pendingHash); // the latest one
+    try {
+      await navigator.clipboard.writeText(window.location.href);
+      said.textContent = t("Enlace copiado: abre este mismo experimento.");
+    } catch {
+      said.textContent = t("Este navegador no deja copiar desde la página: copia la dirección de la barra.");
+    }
+  }
+
   /* The fragment holds the state and the tree of branches; returns whether it held one. The
    * link's experiment becomes the one the page stands for (its tree stays in the address) until
    * its result comes. */
@@ -392,6 +418,10 @@ export class Lab {
     if (!hash || hash === this.written) return false;
     const params = new URLSearchParams(hash);
     const state = {};
+    // a part that is not valid percent-encoding: the browser would read it as «�» without a word
+    const damaged = hash.split("&").find((part) => {
+      try { decodeURIComponent(part.replace(/\+/g, " ")); return false; } catch { return true; }
+    });
     const tree = { tree: params.get("tree") || "", branch: params.get("branch") || "", open: params.get("open") || "" };
     this.linkProblem = null;
     for (const [name, value] of params) {
@@ -413,6 +443,10 @@ export class Lab {
       }
     }
     this.linkProblem ||= this.vocab.linkProblem(state.vocab);
+    if (damaged) {
+      this.linkProblem = { message: t("el enlace está dañado: «{part}» no es texto bien codificado; vuelve a copiar el " +
+        "enlace entero", { part: damaged.slice(0, 60) }), input: null };
+    }
     state.vocab ??= MINIGPT; // a link without one: the mini-GPT's, as before the choice existed
     this.restoring = true;
     this.apply(state);
@@ -668,31 +702,31 @@ export class Lab {
   /* The form's fields checked here, so the message is in the page's language, the same as Python's
    * check_settings, from the field and a link alike. */
   invalid() {
-    const f = this.fields;
-    for (const spec of FIELD_RULES) {
-      const input = f[spec.field];
-      const must = t("{name} tiene que ser {rule}", { name: spec.name(), rule: rule(input, spec) });
-      if (input.validity?.badInput) return { message: t("{must}; lo escrito no es un número", { must }), input };
-      if (input.value.trim() === "") {
-        if (spec.emptyOk) continue;
-        return { message: t("{must}; ahora está vacío", { must }), input };
-      }
-      const value = parseNumber(input.value);
-      const max = input.max === "" ? Infinity : Number(input.max);
-      const ok = Number.isFinite(value) && value <= max && (spec.integer
-        ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
-      if (Number.isNaN(value) && pageLanguage() === "en" && input.value.includes(",")) {
-        return { message: t("{must}; «{text}» tiene una coma: escribe el número sin separador de miles, y " +
-          "con punto si lleva decimales", { must, text: input.value.trim() }), input };
-      }
-      if (Number.isNaN(value)) {
-        return { message: t("{must}; «{text}» no es un número", { must, text: input.value.trim() }), input };
-      }
-      // an integer of more than 15 digits is not the JavaScript number: quote the text instead
-      const shown = /^\d{16,}$/.test(input.value.trim()) ? quoted(input.value.trim()) : number(value);
-      if (!ok) return { message: t("{must}; ahora vale {value}", { must, value: shown }), input };
+    return FIELD_RULES.map((spec) => this.fieldProblem(spec)).filter(Boolean);
+  }
+
+  /* One number field's problem ({ message, input }), or null when its value is fine. */
+  fieldProblem(spec) {
+    const input = this.fields[spec.field];
+    const must = t("{name} tiene que ser {rule}", { name: spec.name(), rule: rule(input, spec) });
+    if (input.validity?.badInput) return { message: t("{must}; lo escrito no es un número", { must }), input };
+    if (input.value.trim() === "") {
+      return spec.emptyOk ? null : { message: t("{must}; ahora está vacío", { must }), input };
     }
-    return "";
+    const value = parseNumber(input.value);
+    const max = input.max === "" ? Infinity : Number(input.max);
+    const ok = Number.isFinite(value) && value <= max && (spec.integer
+      ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
+    if (Number.isNaN(value) && pageLanguage() === "en" && input.value.includes(",")) {
+      return { message: t("{must}; «{text}» tiene una coma: escribe el número sin separador de miles, y " +
+        "con punto si lleva decimales", { must, text: input.value.trim() }), input };
+    }
+    if (Number.isNaN(value)) {
+      return { message: t("{must}; «{text}» no es un número", { must, text: input.value.trim() }), input };
+    }
+    // an integer of more than 15 digits is not the JavaScript number: quote the text instead
+    const shown = /^\d{16,}$/.test(input.value.trim()) ? quoted(input.value.trim()) : number(value);
+    return ok ? null : { message: t("{must}; ahora vale {value}", { must, value: shown }), input };
   }
 
   /* An action, from the form or the result. ``quiet``: an action the reader did not ask for by
@@ -707,9 +741,10 @@ export class Lab {
       if (!quiet) this.status.textContent = STALE_ACTION();
       return;
     }
-    const problem = this.linkProblem || this.invalid();
-    if (problem) {
-      this.showFormError(problem);
+    // every field's problem at once, each beside its field; a link's value first
+    const problems = [this.linkProblem, ...this.invalid()].filter(Boolean);
+    if (problems.length) {
+      this.showFormError(problems);
       return;
     }
     this.clearFormError();
@@ -725,13 +760,15 @@ export class Lab {
   enqueue(action, state, args) {
     const code = `from lesson.laboratorio import act\nact(${py(action)}, ${py(JSON.stringify(state))}, ` +
       `${py(args.token_id)}, ${py(args.position)}, ${py(args.branch)}, ${py(args.limit)})`;
-    const trigger = ["generate", "continue", "stop"].includes(action) ? "generate" : action === "open" ? "open" : "step";
+    const trigger = ["generate", "continue", "stop"].includes(action) ? "generate"
+      : ["open", "compare"].includes(action) ? action : "step";
     const labRun = new LabRun(this, code, trigger, action);
     labRun.args = args;
     // the settings it ran with, without the tree: every piece of a long run keeps them, whatever
     // the reader edits meanwhile, and the result on show is theirs
     labRun.state = Object.fromEntries(Object.entries(state).filter(([name]) => !(name in NO_TREE)));
     this.kernel.enqueue(labRun);
+    return labRun;
   }
 
   /* After a piece of a long run: queue the next one (true), or stop there, keeping the text. */
@@ -745,19 +782,45 @@ export class Lab {
       return true;
     }
     const tokens = this.result.querySelectorAll("[data-testid=lab-position]").length;
+    // a slow grammar: smaller pieces, so that the text on show grows at least every PIECE_MS
+    const added = tokens - (labRun.tokensBefore ?? 0);
+    const ms = labRun.started ? performance.now() - labRun.started : 0;
+    const perToken = added > 0 ? ms / added : 0;
+    const limit = perToken > 0 ? Math.max(1, Math.min(PIECE, Math.floor(PIECE_MS / perToken))) : PIECE;
+    const items = output.dataset.items === "" ? null : Number(output.dataset.items);
+    if (labRun.firstItems === undefined) labRun.firstItems = items;
+    if (labRun.firstPerToken === undefined) labRun.firstPerToken = perToken;
     this.status.textContent = t("Generando: {tokens} hasta ahora («Detener» o Esc para parar).", { tokens: tokensText(tokens) });
-    this.progress(tokens);
-    this.enqueue("continue", { ...labRun.state, ...tree }, { limit: PIECE });
+    this.progress(tokens, { perToken, firstPerToken: labRun.firstPerToken, items, firstItems: labRun.firstItems, limit });
+    const next = this.enqueue("continue", { ...labRun.state, ...tree }, { limit });
+    next.tokensBefore = tokens;
+    next.firstItems = labRun.firstItems;
+    next.firstPerToken = labRun.firstPerToken;
     return true;
   }
 
-  progress(tokens) {
+  /* The progress line of a long run: the tokens so far, what the last piece cost per token and, for
+   * a grammar parsed with Earley sets, how many items the parser holds now against the first piece's
+   * (an ambiguous grammar's grow with the text, and so does each token's cost). */
+  progress(tokens, { perToken = 0, firstPerToken = 0, items = null, firstItems = null, limit = PIECE } = {}) {
     const note = this.form.parentElement.querySelector("[data-testid=lab-progress]");
-    if (note) {
-      note.textContent = tokens === null ? "" :
-        t("Generando… {tokens} hasta ahora. «Detener» (o Esc) la para al acabar el trozo en curso ({piece} " +
-          "tokens como mucho) y guarda el texto.", { tokens: tokensText(tokens), piece: PIECE });
+    if (!note) return;
+    if (tokens === null) {
+      note.textContent = "";
+      return;
     }
+    let text = t("Generando… {tokens} hasta ahora. «Detener» (o Esc) la para al acabar el trozo en curso ({piece} " +
+      "tokens como mucho) y guarda el texto.", { tokens: tokensText(tokens), piece: limit });
+    if (perToken >= 100) {
+      text += " " + t("El último trozo costó {ms} ms por token; el primero, {first} ms.",
+        { ms: int(Math.round(perToken)), first: int(Math.round(firstPerToken)) });
+      if (items !== null && firstItems !== null && items > firstItems) {
+        text += " " + t("El analizador de Earley tiene ahora {items} elementos en su conjunto, y {first} al " +
+          "principio: con una gramática ambigua crecen con el texto, y cada token cuesta más.",
+        { items: int(items), first: int(firstItems) });
+      }
+    }
+    note.textContent = text;
   }
 
   /* «Detener» or Esc: the run stops after its current piece; the branch keeps its text, «detenida». */
@@ -778,23 +841,46 @@ export class Lab {
 
   /* An error of the page's own (a field's value): with a result on show, above it, which stays;
    * else in its place. The field says it is invalid until the next edit. */
-  showFormError(problem) {
-    const { message, input } = typeof problem === "string" ? { message: problem, input: null } : problem;
+  showFormError(problems) {
+    const list = (Array.isArray(problems) ? problems : [problems])
+      .map((p) => (typeof p === "string" ? { message: p, input: null } : p));
     this.clearFormError();
     const box = document.createElement("div");
     box.className = "lab-error lab-form-error";
     box.dataset.testid = "lab-error";
     box.setAttribute("role", "alert");
-    box.textContent = message;
+    if (list.length === 1) box.textContent = list[0].message;
+    else {
+      for (const { message } of list) {
+        const line = document.createElement("p");
+        line.textContent = message;
+        box.append(line);
+      }
+    }
     if (this.result.querySelector("[data-testid=lab-output]")) this.result.prepend(box);
     else this.result.replaceChildren(box);
-    if (input) input.setAttribute("aria-invalid", "true");
+    // each field says it is invalid, with its own message beside it, until the next edit
+    list.forEach(({ message, input }, i) => {
+      if (!input) return;
+      input.setAttribute("aria-invalid", "true");
+      const note = document.createElement("span");
+      note.className = "lab-field-error";
+      note.dataset.testid = "lab-field-error";
+      note.id = `lab-field-error-${i}`;
+      note.textContent = message;
+      (input.closest("label") || input).after(note);
+      input.setAttribute("aria-describedby", note.id);
+    });
     this.result.dataset.state = "done";
-    this.status.textContent = message;
+    this.status.textContent = list.map((p) => p.message).join(" ");
+    const first = list.find((p) => p.input)?.input;
+    if (first) first.focus();
   }
 
   clearFormError() {
     this.result.querySelectorAll(".lab-form-error").forEach((box) => box.remove());
+    this.form.querySelectorAll(".lab-field-error").forEach((note) => note.remove());
+    this.form.querySelectorAll("[aria-describedby^=lab-field-error]").forEach((input) => input.removeAttribute("aria-describedby"));
     this.form.querySelectorAll("[aria-invalid]").forEach((input) => input.removeAttribute("aria-invalid"));
   }
 
@@ -823,7 +909,9 @@ export class Lab {
       return;
     }
     const shown = this.result.querySelector("[data-testid=lab-output]");
-    if (shown) {
+    if (labRun.keptOld) {
+      // the action failed and the result on show stayed: it is still the experiment on show
+    } else if (shown) {
       // the experiment on show: the settings it ran with (the reader may have edited since)
       this.shown = {
         state: labRun.state, tree: this.readTree(), preset: this.runPreset ?? "",
@@ -845,9 +933,16 @@ export class Lab {
     const open = output?.dataset.open;
     const entry = open && this.result.querySelector(`[data-testid=lab-position][data-position="${open}"] input`);
     const next = this.result.querySelector("[data-testid=lab-allowed-token]");
-    if (trigger === "open" && entry) entry.focus();
-    else if (trigger === "step" && next) next.focus();
-    else this.form.querySelector(trigger === "step" ? "[data-testid=lab-step]" : "[data-testid=lab-generate]").focus();
+    const compareWith = this.result.querySelector("[data-testid=lab-compare-with]");
+    // a new result below the fold comes into view (the form is long on a phone), and the focus
+    // that follows does not scroll back up to the button
+    const below = trigger === "generate" && output && output.getBoundingClientRect().top > window.innerHeight * 0.7;
+    if (below) output.scrollIntoView({ block: "start" });
+    const focus = { preventScroll: Boolean(below) };
+    if (trigger === "compare" && compareWith) compareWith.focus(focus);
+    else if (trigger === "open" && entry) entry.focus(focus);
+    else if (trigger === "step" && next) next.focus(focus);
+    else this.form.querySelector(trigger === "step" ? "[data-testid=lab-step]" : "[data-testid=lab-generate]").focus(focus);
   }
 
   /* «Detener», beside the actions while a long run (in pieces) runs. */
@@ -872,6 +967,21 @@ export class Lab {
   markError() {
     const output = this.result.querySelector("[data-testid=lab-output]");
     if (output) output.dataset.state = "error";
+  }
+
+  /* A failed action never costs the reader the result on show (a tree built by hand): Python's
+   * error goes above it, as a field's does, and the result stays, with its stale mark and its
+   * «Volver» button. Returns whether it did so (false: no result on show, or not an error). */
+  keepsResultOver(html) {
+    const output = this.result.querySelector("[data-testid=lab-output]");
+    if (!output || !html.includes('data-testid="lab-error"')) return false;
+    const holder = document.createElement("div");
+    holder.innerHTML = html; // produced by lesson.laboratorio from the reader's own input
+    const box = holder.querySelector("[data-testid=lab-error]");
+    box.classList.add("lab-form-error"); // it goes at the next edit, as a field's error does
+    this.result.querySelectorAll(".lab-form-error").forEach((old) => old.remove());
+    output.before(box); // the site's CSS styles it; the view's own stylesheet is already on show
+    return true;
   }
 
   showHtml(html) {

@@ -493,6 +493,11 @@ class EarleyAutomaton(Automaton):
         self._canonical.clear()
         self._scan_parts.clear()
 
+    def items(self, state: EarleySet) -> int:
+        """How many items ``state`` holds (scan, lexeme and waiting items): the work of each step
+        from it grows with this, and with an ambiguous grammar it grows with the text."""
+        return len(state.scans) + len(state.lexes) + sum(len(w) for w in state.waiting.values())
+
     def cache_key(self, state: EarleySet) -> int:
         """The interned id of the state: equal ids imply equal futures."""
         return state.key

@@ -520,6 +520,7 @@ class Lab:
         self.current = 0
         self.unconstrained = None
         self.selected: int | None = None
+        self.compare_with: int | None = None  # the branch the reader compares the current one with
         self.note = ""  # said once in the summary (e.g. why a new experiment started)
 
     def _fresh_decoder(self) -> Decoder:
@@ -655,6 +656,16 @@ class Lab:
             raise ValueError(_("no hay rama {i}: el árbol tiene {branches}").format(
                 i=_shown(int(index) + 1), branches=count(ngettext("{n} rama", "{n} ramas", n), n)))
         self.current, self.selected, self.note = int(index), None, ""
+        return self
+
+    def compare_to(self, index: int) -> "Lab":
+        """Compare the current branch with branch ``index`` (0-based) in the view; ValueError when
+        there is no such branch."""
+        if not 0 <= int(index) < len(self.branches):
+            n = len(self.branches)
+            raise ValueError(_("no hay rama {i}: el árbol tiene {branches}").format(
+                i=_shown(int(index) + 1), branches=count(ngettext("{n} rama", "{n} ramas", n), n)))
+        self.compare_with, self.note = int(index), ""
         return self
 
     def open(self, position: int) -> "Lab":
@@ -794,7 +805,8 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
       settings changed;
     - "choose" (``token_id`` at ``position``, 1-based: the current branch goes on, or a new branch
       leaves it), "pick" (``token_id`` at the next position), "open" (``position``), "branch"
-      (show branch ``branch``, 0-based).
+      (show branch ``branch``, 0-based), "compare" (compare the current branch with branch
+      ``branch``, 0-based).
     Compile and settings errors come back as the error view, in the current language, never as a traceback:
     the settings are checked (:func:`check_settings`, with the form's limit of MAX_TOKENS tokens)
     before anything runs, so a link with ``seed=1e30`` or ``max_tokens=2000`` gets a message too.
@@ -830,9 +842,14 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
             return lab.open(int(position))
         if action == "branch":
             return lab.select(int(branch))
+        if action == "compare":
+            return lab.compare_to(int(branch))
         raise ValueError(_("acción desconocida {action}").format(action=_shown(str(action))))
     except ConstraintError as error:
-        _SESSION["lab"] = None
+        if action == "restore":  # a link's tree that does not rebuild: nothing of it is kept
+            _SESSION["lab"] = None
+        # otherwise the session's experiment stays as it was (a new one that failed to compile
+        # never replaced it): the page keeps showing it, and its actions go on with it
         return _Html(error_html(error))
     except MaskerError as error:  # at run time: a work limit (compile errors are ConstraintErrors)
         return _Html(error_html(masker_error(error, settings.get("kind", ""), "")))

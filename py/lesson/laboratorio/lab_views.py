@@ -181,7 +181,46 @@ def _exact_head(exact, lab) -> str:
         paths=count(ngettext("{n} camino de tokens", "{n} caminos de tokens", e.paths), e.paths),
         temperature=fmt_decimal(lab.settings["temperature"], 1))
     return (f'<p class="lab-exact-head" data-testid="lab-exact" data-exact="yes">{words}'
-            f'{"".join(" " + n for n in notes)}</p>')
+            f'{"".join(" " + n for n in notes)}</p>' + exact_table_html(exact, lab))
+
+
+EXACT_ROWS = 200  # texts the table of every text of G lists at most (most probable first)
+
+
+def exact_table_html(exact, lab) -> str:
+    """Every text g of G that can end a branch, with p(g | x, G), q̃(g | x), their ratio and its
+    splits, most probable first (``EXACT_ROWS`` at most), and which branch, if any, wrote it: a
+    closed ``details`` (``[data-testid=lab-exact-table]``, one ``tr`` per text with
+    ``data-text``, ``data-exact``, ``data-masked``)."""
+    e = exact.enumeration
+    written = {}
+    for i, b in enumerate(lab.branches):
+        if b.decoder.done and lab.accepted(b):
+            written.setdefault(b.decoder.generation.bytes, i + 1)
+    only_mask = " " + _("(solo la máscara)") if lab.settings["top_k"] or lab.settings["top_p"] else ""
+    word = _("rama {i}")
+    rows = []
+    for row in e.rows[:EXACT_ROWS]:
+        ratio = row.masked / row.conditional if row.conditional > 0 else math.inf
+        branch = word.format(i=written[row.text]) if row.text in written else "—"
+        rows.append(f'<tr data-text="{escape(row.label)}" data-exact="{row.conditional!r}" '
+                    f'data-masked="{row.masked!r}"><td><code>{escape(row.label)}</code></td>'
+                    f'<td class="num">{fmt_prob(row.conditional)}</td><td class="num">{fmt_prob(row.masked)}</td>'
+                    f'<td class="num">{ratio_text(ratio)}</td><td class="num">{fmt_int(row.paths)}</td>'
+                    f'<td>{branch}</td></tr>')
+    more = len(e.rows) - len(rows)
+    summary = ngettext("El único texto de G que puede terminar una rama, con sus dos probabilidades",
+                       "Los {n} textos de G que pueden terminar una rama, con sus dos probabilidades",
+                       len(e.rows)).format(n=fmt_int(len(e.rows)))
+    if more:
+        summary += _(" (los {shown} más probables)").format(shown=len(rows))
+    heads = [_("texto g"), "p(g | x, G)", "q̃(g | x)" + only_mask, "q̃ / p", _("particiones"), _("rama")]
+    head = "".join(f'<th scope="col">{h}</th>' for h in heads)
+    region = _("todos los textos de G")
+    return (f'<details class="lab-exact-table" data-testid="lab-exact-table"><summary>{summary}</summary>'
+            f'<div class="lab-table-wrap" tabindex="0" role="region" aria-label="{region}">'
+            f'<table class="compact-table"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody>'
+            f'</table></div></details>')
 
 
 def texts_words(texts: int | None, ends: int) -> str:
@@ -325,16 +364,32 @@ def _removed_html(lab, j: int, tokens) -> str:
     return out
 
 
+def compared_branch(lab) -> int | None:
+    """The branch the current one is compared with: the reader's choice (``lab.compare_with``)
+    when it names another branch, else the current branch's parent, else (the first branch) the
+    second one; None for a tree of one branch."""
+    chosen = lab.compare_with
+    if chosen is not None and chosen != lab.current and 0 <= chosen < len(lab.branches):
+        return chosen
+    if lab.branch.parent is not None:
+        return lab.branch.parent
+    return 1 if len(lab.branches) > 1 else None
+
+
 def comparison_html(lab) -> str:
-    """The current branch beside its parent, position by position: each one's token and q̃ (and
-    p), from the position where they part to the longer one's end; "" for the first branch."""
-    branch = lab.branch
-    if branch.parent is None:
+    """The current branch beside another (:func:`compared_branch`), position by position: each
+    one's token and q̃ (and p), from the first position where their tokens differ to the longer
+    one's end, with a menu of every other branch (``[data-testid=lab-compare-with]``); "" for a
+    tree of one branch."""
+    other = compared_branch(lab)
+    if other is None:
         return ""
-    mine, theirs = branch.decoder.generation, lab.branches[branch.parent].decoder.generation
+    mine, theirs = lab.branch.decoder.generation, lab.branches[other].decoder.generation
+    start = next((j + 1 for j, (a, b) in enumerate(zip(mine.token_ids, theirs.token_ids)) if a != b),
+                 min(len(mine.token_ids), len(theirs.token_ids)) + 1)
     vocab = lab.tok.vocab
     rows = []
-    for j in range(branch.start, max(len(mine.positions), len(theirs.positions)) + 1):
+    for j in range(start, max(len(mine.positions), len(theirs.positions)) + 1):
         cells = []
         for gen in (mine, theirs):
             if j <= len(gen.positions):
@@ -344,27 +399,79 @@ def comparison_html(lab) -> str:
             else:
                 cells.append('<td colspan="3">—</td>')
         rows.append(f'<tr data-position="{j}"><th scope="row">{j}</th>{"".join(cells)}</tr>')
-    me, parent = lab.current + 1, branch.parent + 1
+    me, them = lab.current + 1, other + 1
     summary = _("Comparar la rama {me} con la rama {parent}, posición a posición ({same})").format(
-        me=me, parent=parent, same=_same_until(branch.start))
-    region = _("comparación de las ramas {me} y {parent}").format(me=me, parent=parent)
-    where, col_me, col_parent = _("posición"), _("rama {i}").format(i=me), _("rama {i}").format(i=parent)
-    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare"><summary>{summary}</summary>'
+        me=me, parent=them, same=_same_until(start))
+    region = _("comparación de las ramas {me} y {parent}").format(me=me, parent=them)
+    where, col_me, col_them = _("posición"), _("rama {i}").format(i=me), _("rama {i}").format(i=them)
+    word = _("rama {i}")
+    options = "".join(f'<option value="{i}"{" selected" if i == other else ""}>{word.format(i=i + 1)}</option>'
+                      for i in range(len(lab.branches)) if i != lab.current)
+    pick = _("Comparar con")
+    menu = (f'<p class="lab-compare-pick"><label>{pick} <select data-testid="lab-compare-with">{options}'
+            f'</select></label></p>')
+    opened = " open" if lab.compare_with is not None else ""
+    return (f'<details class="lab-compare-branches" data-testid="lab-branch-compare" data-with="{other}"{opened}>'
+            f'<summary>{summary}</summary>{menu}'
             f'<div class="lab-table-wrap" tabindex="0" role="region" aria-label="{region}">'
             f'<table><thead><tr><th scope="col">{where}</th>'
             f'<th scope="col">{col_me}</th><th scope="col">q̃</th><th scope="col">p</th>'
-            f'<th scope="col">{col_parent}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
+            f'<th scope="col">{col_them}</th><th scope="col">q̃</th><th scope="col">p</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></details>')
 
 
 def _same_until(start: int) -> str:
-    """Where two branches agree, for a branch that left its parent at ``start``: «distintas desde
+    """Where two branches agree, when their tokens first differ at ``start``: «distintas desde
     la posición 1», «iguales en la posición 1», «iguales hasta la posición 4»."""
     if start == 1:
         return _("distintas desde la posición 1")
     if start == 2:
         return _("iguales en la posición 1")
     return _("iguales hasta la posición {j}").format(j=start - 1)
+
+
+def ignored_keywords(grammar) -> list[tuple[str, str, str | None]]:
+    """The keywords a JSON Schema grammar ignored (``JsonSchemaGrammar.ignored_keywords``: unknown
+    to every draft, so a validator ignores them too): ``(keyword, its JSON pointer, the closest
+    JSON Schema keyword or None)``, the guess by ``difflib`` (ratio 0.75 or more) among the
+    keywords the masker knows (``masker.json_schema.keywords``). Empty for other grammars."""
+    import difflib
+
+    from masker.json_schema.keywords import ANNOTATIONS, IMPLEMENTED, REFUSED
+    known = sorted(ANNOTATIONS | IMPLEMENTED | REFUSED)
+    out = []
+    for pointer in getattr(grammar, "ignored_keywords", None) or []:
+        keyword = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")  # RFC 6901
+        guess = difflib.get_close_matches(keyword, known, n=1, cutoff=0.75)
+        out.append((keyword, pointer, guess[0] if guess else None))
+    return out
+
+
+def warnings_html(grammar) -> str:
+    """The constraint's warnings above the result (``[data-testid=lab-warning]``, one ``li`` per
+    keyword, with ``data-keyword`` and ``data-guess``): each ignored keyword, where it is and,
+    for a likely misspelling, the keyword meant."""
+    found = ignored_keywords(grammar)
+    if not found:
+        return ""
+    items = []
+    for keyword, pointer, guess in found:
+        text = _("«{keyword}» (en {pointer}) no es una palabra clave de JSON Schema: no restringe nada").format(
+            keyword=escape(keyword), pointer=escape(pointer or "/"))
+        if guess:
+            text += _("; ¿querías escribir «{guess}»?").format(guess=escape(guess))
+        items.append(f'<li data-keyword="{escape(keyword)}" data-guess="{escape(guess or "")}">{text}</li>')
+    heading = ngettext("Una palabra clave ignorada", "{n} palabras clave ignoradas", len(found)).format(n=len(found))
+    return (f'<div class="lab-warning" data-testid="lab-warning" role="note"><p><strong>{heading}</strong></p>'
+            f'<ul>{"".join(items)}</ul></div>')
+
+
+def earley_items(decoder) -> int | None:
+    """The items of the Earley set the branch's matcher is in (``EarleyAutomaton.items``), or
+    None for a grammar that is not parsed with Earley sets (a DFA) or no grammar."""
+    matcher = decoder.matcher
+    items = getattr(matcher.grammar.automaton, "items", None) if matcher is not None else None
+    return items(matcher.state) if items is not None else None
 
 
 def lab_view_html(lab) -> str:
@@ -374,8 +481,9 @@ def lab_view_html(lab) -> str:
     accepted = lab.accepted(lab.branch)
     head = (f'<div class="lab-output" data-testid="lab-output" data-text="{escape(gen.text)}" '
             f'data-accepted="{str(accepted).lower()}" data-state="{lab.state}" data-tree="{escape(lab.tree())}" '
-            f'data-branch="{lab.current}" data-open="{lab.selected or ""}">'
-            f'{summary_html(lab)}<pre class="answer"><code>{escape(gen.text)}</code></pre>')
+            f'data-branch="{lab.current}" data-open="{lab.selected or ""}" '
+            f'data-items="{"" if (items := earley_items(lab.decoder)) is None else items}">'
+            f'{warnings_html(lab.grammar)}{summary_html(lab)}<pre class="answer"><code>{escape(gen.text)}</code></pre>')
     strip = ""
     if gen.positions:
         open_at = lab.selected if lab.selected is not None and lab.selected <= len(gen.positions) else None

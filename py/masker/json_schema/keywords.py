@@ -109,7 +109,13 @@ def check_keywords(schema: dict[str, Any], path: str, ignored: list[str]) -> Non
         if rule is not None and not rule[0](value):
             raise InvalidSchema(f"{key} must be {rule[1]}, found {value!r:.60}", f"{path or '#'}/{key}")
         if key not in IMPLEMENTED and key not in ANNOTATIONS:
-            ignored.append(f"{path or '#'}/{key}")
+            ignored.append(f"{path or '#'}/{pointer_token(key)}")
+
+
+def pointer_token(name: str) -> str:
+    """``name`` as one reference token of a JSON pointer (RFC 6901, section 3): ``~`` written
+    ``~0`` and ``/`` written ``~1``."""
+    return name.replace("~", "~0").replace("/", "~1")
 
 
 def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:

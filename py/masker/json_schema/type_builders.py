@@ -27,7 +27,7 @@ from .errors import UnsupportedKeyword
 from .formats import format_units
 from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
 from .boolean import TooLarge, to_dfa
-from .keywords import ANNOTATIONS, OBJECT_PART, OBJECTS, Schema, same_value
+from .keywords import ANNOTATIONS, OBJECT_PART, OBJECTS, Schema, pointer_token, same_value
 from .numeric import INTEGER, NUMBER, integer_bounds, number_bounds
 from .pattern import check_pattern, pattern_units, single_char_repeat
 from .strings import QUOTE, encoded_chars, json_string, key_not_in, literal_string
@@ -344,7 +344,7 @@ class TypeBuilder:
                 if name in required:
                     return None
                 continue
-            value = self.value(sub, f"{path}/properties/{name}")
+            value = self.value(sub, f"{path}/properties/{pointer_token(name)}")
             members.append((seq(Lit(literal_string(name)), self.sep(":"), value),
                             name in required))
         return members
