@@ -235,6 +235,14 @@ class LabRun {
 LabRun.count = 0;
 const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
 const PIECE_MS = 2000; // a slow grammar's pieces are made smaller, to about this long each
+const SLOW_MS = 100; // from this many ms per token, the progress line says what the last piece cost
+/* The two thresholds above; an end-to-end test may lower them (``data-lab-piece-ms`` and
+ * ``data-lab-slow-ms`` on the lab's root), so that it sees small pieces and the cost line on any
+ * machine instead of depending on its speed. */
+function threshold(root, name, fallback) {
+  const value = Number(root.dataset[name]);
+  return root.dataset[name] !== undefined && Number.isFinite(value) ? value : fallback;
+}
 // messages in the page's language (functions: the catalog is read when one is shown)
 const STOPPED = () => t("Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
   "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.");
@@ -248,6 +256,7 @@ const ON_RESULT = ["choose", "pick", "open", "branch", "compare", "continue", "s
 
 export class Lab {
   constructor(root, kernel) {
+    this.root = root;
     this.kernel = kernel;
     this.form = root.querySelector("[data-testid=lab-form]");
     this.result = root.querySelector("[data-testid=lab-view]");
@@ -786,7 +795,8 @@ export class Lab {
     const added = tokens - (labRun.tokensBefore ?? 0);
     const ms = labRun.started ? performance.now() - labRun.started : 0;
     const perToken = added > 0 ? ms / added : 0;
-    const limit = perToken > 0 ? Math.max(1, Math.min(PIECE, Math.floor(PIECE_MS / perToken))) : PIECE;
+    const pieceMs = threshold(this.root, "labPieceMs", PIECE_MS);
+    const limit = perToken > 0 ? Math.max(1, Math.min(PIECE, Math.floor(pieceMs / perToken))) : PIECE;
     const items = output.dataset.items === "" ? null : Number(output.dataset.items);
     if (labRun.firstItems === undefined) labRun.firstItems = items;
     if (labRun.firstPerToken === undefined) labRun.firstPerToken = perToken;
@@ -810,8 +820,8 @@ export class Lab {
       return;
     }
     let text = t("Generando… {tokens} hasta ahora. «Detener» (o Esc) la para al acabar el trozo en curso ({piece} " +
-      "tokens como mucho) y guarda el texto.", { tokens: tokensText(tokens), piece: limit });
-    if (perToken >= 100) {
+      "como mucho) y guarda el texto.", { tokens: tokensText(tokens), piece: tokensText(limit) });
+    if (perToken >= threshold(this.root, "labSlowMs", SLOW_MS)) {
       text += " " + t("El último trozo costó {ms} ms por token; el primero, {first} ms.",
         { ms: int(Math.round(perToken)), first: int(Math.round(firstPerToken)) });
       if (items !== null && firstItems !== null && items > firstItems) {

@@ -6,6 +6,8 @@ a misspelt JSON Schema keyword is said beside the result; any two branches compa
 invalid field is reported at once, each beside its field, the first one focused."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.e2e.helpers import open_lesson
@@ -116,3 +118,27 @@ def test_a_damaged_link_is_said_and_copiar_el_enlace_copies_the_address(browser,
         assert page.evaluate("navigator.clipboard.readText()") == page.url
     finally:
         context.close()
+
+
+def test_a_slow_grammar_shows_its_text_grow_and_says_why(lab):  # noqa: F811
+    """An ambiguous grammar (s ::= s s): the lab's thresholds lowered for the test (a piece of
+    about 0 ms, so one token; the cost line at any speed), the text grows token by token and the
+    progress line gives the cost per token and the Earley items now and at the start."""
+    page = lab
+    page.locator("[data-lab]").evaluate("r => { r.dataset.labPieceMs = '0'; r.dataset.labSlowMs = '0'; }")
+    try:
+        type_constraint(page, "gbnf", "root ::= s\ns ::= s s | [a-z ]")
+        page.locator("[data-testid=lab-max-tokens]").fill("30")  # a first piece of 20, then pieces of 1
+        page.locator("[data-testid=lab-view]").evaluate("v => { v.dataset.state = 'clicked'; }")
+        page.locator("[data-testid=lab-generate]").click()
+        progress = page.locator("[data-testid=lab-progress]")
+        progress.filter(has_text="elementos en su conjunto").wait_for(timeout=TIMEOUT_MS)
+        said = progress.inner_text()
+        assert "ms por token" in said and "(1 token como mucho)" in said
+        now, first = map(int, re.search(r"tiene ahora (\d+) elementos en su conjunto, y (\d+) al", said).groups())
+        assert now > first
+        page.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+        page.locator("[data-testid=lab-progress]:empty").wait_for(timeout=TIMEOUT_MS)
+    finally:
+        page.locator("[data-lab]").evaluate("r => { delete r.dataset.labPieceMs; delete r.dataset.labSlowMs; }")
+        page.locator("[data-testid=lab-max-tokens]").fill("120")
