@@ -28,7 +28,7 @@ from masker import compile_cfg, compile_choice, compile_json_schema, compile_reg
 from .batch import sample_batch
 from .early_abort import EarlyAbort, sample_until_invalid
 from .enumeration import Enumeration, enumerate_paths
-from .language import LanguageCounts, LanguageTooLarge, count_language, count_paths, count_positions
+from .token_language import LanguageCounts, LanguageTooLarge, count_language, count_paths, count_positions
 from .rejection import Rejection, rejection_sample
 from .sampling import Generation, Position, generate
 from .smc import Convergence, Particles, convergence, importance_sample, smc

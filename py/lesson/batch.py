@@ -23,7 +23,7 @@ import numpy as np
 from masker import Grammar
 from minigpt.gpt import softmax
 
-from .language import ended, forced_kind
+from .token_language import ended, forced_kind
 from .sampling import BUDGET, FINISHED, LENGTH, STOPPED, Generation, Position, check_settings, truncate
 
 
@@ -44,7 +44,7 @@ def sample_batch(model, tok, prompt: str, grammar: Grammar | None = None, *, n: 
     mask), ``q_chosen`` (what the loop drew it with) and ``kept_mass`` (None without a grammar) are
     set; ``budget_aware`` as for ``generate`` (every row's matcher masks with the tokens it has
     left); ``top`` is empty and ``allowed`` and ``probs`` are None. ``forced`` is computed
-    (:func:`lesson.language.forced_kind`) only when ``forced=True``. ``log_p``, ``log_q``,
+    (:func:`lesson.token_language.forced_kind`) only when ``forced=True``. ``log_p``, ``log_q``,
     ``log_kept``, ``text`` and ``status`` work as for ``generate``.
 
     Cost: one model call per position of the longest answer, on the distinct prefixes still being

@@ -3,7 +3,7 @@
 This is the early abort of rejection sampling («La máscara», section 6), written once: the model
 samples without a mask, and the grammar only watches. An answer stops at the first token after
 which its text is no longer a prefix of any text of the grammar (it has *left* G), as soon as the
-end rule says its text is complete (:func:`lesson.language.ended`), or at ``max_tokens``. Whether an
+end rule says its text is complete (:func:`lesson.token_language.ended`), or at ``max_tokens``. Whether an
 answer ends in G does not depend on the tokens it would write after it left, so counting answers
 this way gives exactly the counts of whole answers checked afterwards; only the model work shrinks.
 
@@ -26,7 +26,7 @@ import numpy as np
 from masker import Grammar, TokenNotAllowed
 from minigpt.gpt import softmax
 
-from .language import ended
+from .token_language import ended
 
 LEFT, COMPLETE, BUDGET = "left", "complete", "budget"
 MAX_UNMASKED = 10_000  # answers of one call (memory: float64 (n, V) arrays, 41 MB at the limit)

@@ -4,7 +4,7 @@ G is any masker grammar with a finite language (``compile_choice``, a regular ex
 unbounded repetition, an ``enum`` schema, a non-recursive GBNF grammar...). For the prompt x, every
 token sequence y whose bytes are a text g of G is visited once: a depth-first walk over token paths
 driven by the masker's matcher (``mask``, ``fork``, ``consume``, the end rule of
-:func:`lesson.language.ended`). The paths that reach the same depth from one batch go through the
+:func:`lesson.token_language.ended`). The paths that reach the same depth from one batch go through the
 model together, in batches of at most ``batch_rows`` rows, with a key/value cache whose prompt part
 is shared by every row; rows whose matchers share a state share one mask. Along each path it multiplies
 
@@ -32,7 +32,7 @@ import numpy as np
 from masker import Grammar
 from minigpt.gpt import log_softmax
 
-from .language import (DEFAULT_MAX_PATHS, DEFAULT_MAX_POSITIONS, LanguageCounts, allowed_ids,
+from .token_language import (DEFAULT_MAX_PATHS, DEFAULT_MAX_POSITIONS, LanguageCounts, allowed_ids,
                        count_language, ended)
 from .numbers import SECONDS_PER_YEAR
 from .views import enumeration_html
@@ -114,7 +114,7 @@ def enumerate_paths(model, tok, prompt: str, grammar: Grammar, *, temperature: f
     """Visit every token path after ``prompt`` that spells a text of ``grammar``; see the module doc.
 
     grammar: any masker Grammar whose language is finite. Before any model call the language is
-    counted (:func:`lesson.language.count_language`): an infinite language, or one with more than
+    counted (:func:`lesson.token_language.count_language`): an infinite language, or one with more than
     ``max_paths`` token paths or ``max_positions`` model positions, raises LanguageTooLarge, whose
     message names the limit and the count. The counts are in ``result.counts``.
     answer_prefix: token ids already written after the prompt (y_<j); the result is then

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from masker import Grammar
 
 from .early_abort import COMPLETE, EarlyAbort, sample_until_invalid
-from .language import LanguageTooLarge, count_language
+from .token_language import LanguageTooLarge, count_language
 from .views import rejection_html
 
 
@@ -78,7 +78,7 @@ def rejection_sample(model, tok, prompt: str, grammar: Grammar, *, accepted: int
     answers are texts of ``grammar`` (any masker Grammar); see the module doc.
 
     A try is judged by the masker's matcher: it leaves the language at the first token with a byte
-    the grammar refuses, and it is accepted when the end rule (:func:`lesson.language.ended`,
+    the grammar refuses, and it is accepted when the end rule (:func:`lesson.token_language.ended`,
     ``stop_at_accept`` as in ``generate``) says its text is complete. Without early abort a try runs
     until it has as many bytes as the longest text when the language is finite, else until
     ``max_tokens`` tokens (default: the room left in the model's context), where an undecided try

@@ -8,7 +8,7 @@ The decode loop, written out (one position j per turn), for any masker grammar (
 3. renormalise: q(v) = p_T(v) / p_T(A_j) for v in A_j, 0 outside;
 4. optionally truncate q with top-k / top-p (among the allowed tokens) and renormalise again;
 5. sample y_j from q, ``matcher.consume(y_j)``, and repeat until the end rule
-   (:func:`lesson.language.ended`) says the text is complete, or the token budget runs out.
+   (:func:`lesson.token_language.ended`) says the text is complete, or the token budget runs out.
 
 Without a grammar, steps 2-3 are skipped and the loop runs ``max_tokens`` tokens.
 
@@ -32,7 +32,7 @@ import numpy as np
 from masker import Grammar
 from minigpt.gpt import softmax
 
-from .language import allowed_ids, ended, forced_kind
+from .token_language import allowed_ids, ended, forced_kind
 from .views import PositionsView, generation_html
 
 # Generation.status values
@@ -54,7 +54,7 @@ class Position:
     chosen: the sampled token id; p_chosen: its probability before the mask; q_chosen: after it.
     forced: None for a real choice, "token" when one token was allowed, "split" when the grammar
         left one continuation of the text and the model only chose its token split
-        (:func:`lesson.language.forced_kind`); always None without a grammar.
+        (:func:`lesson.token_language.forced_kind`); always None without a grammar.
     probs: the whole tempered distribution p_T(. | x, y_<j), float64[V] (for the full view).
     """
     top: list[tuple[int, float]]
@@ -157,7 +157,7 @@ def generate(model, tok, prompt: str, grammar: Grammar | None = None, *, seed: i
     then truncate the masked distribution among the allowed tokens, so they never empty the
     allowed set. Without a grammar they truncate the tempered distribution.
 
-    End rule (:func:`lesson.language.ended`): the loop stops when the matcher is finished, or with
+    End rule (:func:`lesson.token_language.ended`): the loop stops when the matcher is finished, or with
     ``stop_at_accept`` as soon as the text is complete. max_tokens: the token budget (default 40
     without a grammar, the room left in the model's context with one); a masked generation that
     reaches it stops with ``status == "budget"`` and an incomplete text (``complete`` is False).

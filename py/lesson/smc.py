@@ -35,7 +35,7 @@ The loop (one model call per position for every particle of every run):
    makes the children's rows), so each row runs the model once however many particles it holds;
 2. mask (``Matcher.mask``) and kept mass p_T(A_j | x, y_<j) per node; each particle draws its next
    token from the masked distribution q~ and multiplies its weight by the kept mass;
-3. a particle whose text is complete (:func:`lesson.language.ended`) stops and keeps its weight;
+3. a particle whose text is complete (:func:`lesson.token_language.ended`) stops and keeps its weight;
    one that runs out of ``max_tokens`` has weight 0 (it is not in G);
 4. (smc only) resample a run whose ESS fell below the threshold; nodes left without particles are
    dropped before the next model call.
@@ -56,7 +56,7 @@ from masker import Grammar
 from minigpt.gpt import log_softmax
 
 from .enumeration import exact_table
-from .language import allowed_ids, ended
+from .token_language import allowed_ids, ended
 from .smc_views import convergence_html, particles_html
 
 DEFAULT_MAX_PARTICLES = 200_000  # particles times runs: memory for the weights and the history

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 
 from ..enumeration import Enumeration, TextResult, enumerate_paths
-from ..language import LanguageTooLarge, allowed_ids
+from ..token_language import LanguageTooLarge, allowed_ids
 from ..i18n import _
 from ..numbers import fmt_int, fmt_sci
 

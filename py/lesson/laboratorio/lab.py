@@ -41,7 +41,7 @@ from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, Tok
 
 from ..course import NAMES, PROMPT, answer
 from ..i18n import _, get_language, ngettext
-from ..language import forced_kind
+from ..token_language import forced_kind
 from ..numbers import en_int, fmt_int
 from ..sampling import Decoder
 from ..views import es_count, styled

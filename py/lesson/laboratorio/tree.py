@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..i18n import _, ngettext
-from ..language import allowed_ids
+from ..token_language import allowed_ids
 from ..numbers import fmt_int
 from ..sampling import BUDGET, Decoder, truncate
 from .words import count

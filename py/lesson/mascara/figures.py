@@ -20,7 +20,7 @@ from masker import compile_choice, compile_json_schema, compile_regex
 from ..course import KEY, NAMES, OTHER_KEY, PROMPT, PROTAGONIST, answer, name_of
 from ..enumeration import enumerate_paths
 from ..i18n import each_language
-from ..language import allowed_ids, count_paths, count_positions
+from ..token_language import allowed_ids, count_paths, count_positions
 from ..rejection import rejection_sample
 from ..sampling import generate
 from ..views import PositionsView, is_partial, token_label

@@ -20,7 +20,7 @@ from masker import compile_cfg, compile_choice, compile_json_schema
 from ..batch import sample_batch
 from ..course import answer
 from ..enumeration import enumerate_paths
-from ..language import count_language
+from ..token_language import count_language
 from ..views import token_label
 from .handmask import (compare_masks, enum_object_machine, envelope_bound, prefix_shared_bound, reachable_states,
                        run_bytes)

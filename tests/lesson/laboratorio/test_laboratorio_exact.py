@@ -13,7 +13,7 @@ import pytest
 
 from lesson.laboratorio.exact import MAX_PATHS, exact_for
 from lesson.laboratorio.lab import Lab
-from lesson.language import count_paths
+from lesson.token_language import count_paths
 from lesson.numbers import es_int, es_sci
 from tests.lesson.finite import FiniteGrammar
 from tests.lesson.reference import all_paths, logsumexp

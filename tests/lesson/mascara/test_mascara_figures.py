@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import build
 from lesson.enumeration import enumerate_paths
 from lesson.course import NAMES, PROMPT, answer
-from lesson.language import count_paths
+from lesson.token_language import count_paths
 from lesson.mascara.figures import LONG_ANSWER
 from lesson.mascara.picture import SPAN, bar_width, factor_width, factors_svg, names_svg
 from lesson.mascara.why import token_splits

@@ -365,7 +365,7 @@ def test_the_stack_does_not_make_level_4s_states(fig, model, tok):
 def test_level_3_always_ends_and_its_sample_order_is_noise(fig, tok):
     """§4: level 3's language is finite (the enum), so its answers always end; §5: the sample's
     top name differs from the mask's only by noise (every name within 2.5 binomial sd of n·q~)."""
-    from lesson.language import count_language
+    from lesson.token_language import count_language
     from lesson.niveles.levels import SCHEMA
     from masker import compile_json_schema
     counts = count_language(compile_json_schema(SCHEMA), tok.vocab)

@@ -15,7 +15,7 @@ import pytest
 
 from lesson.course import PROMPT, answer, name_of
 from lesson.enumeration import enumerate_paths
-from lesson.language import count_language
+from lesson.token_language import count_language
 from lesson.trampas.budget import BudgetLanguage, BudgetSplit, BudgetSweep, budget_split
 from lesson.trampas.budget_plot import BOTTOM, TOP, name_scale, sweep_desc, sweep_svg, sweep_table, x_of
 from masker import BudgetTooSmall, compile_choice

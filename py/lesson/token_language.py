@@ -1,4 +1,4 @@
-"""A grammar's language as the token vocabulary sees it, before any model call.
+"""A grammar's language over the token vocabulary (its token paths), before any model call.
 
 Everything here drives a masker ``Matcher`` (``mask``, ``consume``, ``fork``, ``is_accepting``,
 ``is_finished``, ``state_key``), so it holds for every grammar kind: ``compile_choice``,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lesson import LanguageTooLarge, count_language, count_paths, count_positions
 from lesson.course import NAMES, answer
 from lesson.mascara.figures import UTF8_PREFIX
-from lesson.language import allowed_ids, forced_kind
+from lesson.token_language import allowed_ids, forced_kind
 from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex
 from tests.lesson.finite import FiniteGrammar
 
