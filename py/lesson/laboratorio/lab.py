@@ -45,8 +45,8 @@ from ..token_language import forced_kind
 from ..numbers import en_int, fmt_int
 from ..sampling import Decoder
 from ..views import es_count, styled
-from .errors_es import (HEADINGS, KIND_WORDS, es_number, json_message, line_column, pointer_span, string_offset,
-                        translate, unknown, value_start, why_unsatisfiable)
+from .errors_es import HEADINGS, KIND_WORDS, es_number, json_message, translate, unknown, why_unsatisfiable
+from .text_places import line_column, pointer_span, string_offset, value_start
 from . import errors_en
 from .lab_views import lab_view_html, refused_at
 from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offered_at, replay, take

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from lesson.laboratorio.errors_es import (CATALOG, DETAIL, JSON_MESSAGES, RE_MESSAGES, es_number, json_message,
-                                          re_message, string_offset, translate, unknown)
+                                          re_message, translate, unknown)
+from lesson.laboratorio.text_places import string_offset
 from lesson.laboratorio.lab import (MAX_TOKENS, SEED_MAX, ConstraintError, Lab, act, check_settings,
                                     compile_constraint, spanish_error)
 from lesson.laboratorio.tree import decode_tree

@@ -89,7 +89,7 @@ def test_compile_errors_are_in_spanish_and_name_the_place(kind, text, where, key
 
 
 def test_the_pointer_of_a_schema_keyword_is_found_in_the_text():
-    from lesson.laboratorio.errors_es import pointer_span
+    from lesson.laboratorio.text_places import pointer_span
     text = '{"a": [1, {"b": {"if": 2}}],\n "if": 3}'
     for pointer, expected in [("#/if", '"if"'), ("#/a/1/b/if", '"if"'), ("#/a/1", '{"b": {"if": 2}}'), ("#", "{")]:
         start, end = pointer_span(text, pointer)
