@@ -7,7 +7,7 @@
 import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
 import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { esInt } from "./views.js";
+import { formatInt, formatNumber } from "./numbers.js";
 import { decimal, pageLanguage, t, tn } from "./i18n.js";
 import { MINIGPT, VocabMode } from "./lab-vocab.js";
 
@@ -56,60 +56,13 @@ function py(value) {
   return JSON.stringify(value);
 }
 
-const SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074",
-  5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
-
-/* A number as lesson.laboratorio.errors_es.es_number writes it (the same digits): decimal comma,
- * minus U+2212, integers grouped as esInt; a shortest decimal form with an exponent below -4 or
- * from 16 on as a power of ten: 2.5 -> «2,5», -1 -> «−1», 1e30 -> «10³⁰», 1.5e-7 -> «1,5·10⁻⁷». */
-function esNumber(x) {
-  if (Number.isNaN(x)) return "NaN";
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return esInt(x, "es");
-  const [m, exp] = Math.abs(x).toExponential().split("e"); // the shortest digits that give x back
-  const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
-  if (e >= -4 && e < 16) {
-    const whole = e >= 0 ? esInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0")), "es") : "0";
-    const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
-    return minus + whole + (frac ? `,${frac}` : "");
-  }
-  const head = digits[0] + (digits.length > 1 ? `,${digits.slice(1)}` : "");
-  const power = "10" + String(e).replace(/./g, (c) => SUPERSCRIPT[c]);
-  return minus + (head === "1" ? power : `${head}·${power}`);
-}
-
-/* An integer the English way: commas between thousands (6765 -> "6,765"), minus sign U+2212, as
- * lesson.numbers.en_int writes it. */
-function enInt(n) {
-  const text = String(Math.abs(n)).replace(/\B(?=(\d{3})+$)/g, ",");
-  return n < 0 ? `\u2212${text}` : text;
-}
-
-/* esNumber written the English way, as lesson.laboratorio.words.en_number: decimal point, commas
- * between thousands, minus U+2212; powers of ten as «10³⁰» or «1.5×10⁻⁷». */
-function enNumber(x) {
-  if (Number.isNaN(x)) return "NaN";
-  if (!Number.isFinite(x)) return x > 0 ? "∞" : "\u2212∞";
-  if (Number.isInteger(x) && Math.abs(x) < 1e16) return enInt(x);
-  const [m, exp] = Math.abs(x).toExponential().split("e");
-  const e = Number(exp), digits = m.replace(".", ""), minus = x < 0 ? "\u2212" : "";
-  if (e >= -4 && e < 16) {
-    const whole = e >= 0 ? enInt(Number(digits.slice(0, e + 1).padEnd(e + 1, "0"))) : "0";
-    const frac = e >= 0 ? digits.slice(e + 1) : "0".repeat(-e - 1) + digits;
-    return minus + whole + (frac ? `.${frac}` : "");
-  }
-  const head = digits[0] + (digits.length > 1 ? `.${digits.slice(1)}` : "");
-  const power = "10" + String(e).replace(/./g, (c) => SUPERSCRIPT[c]);
-  return minus + (head === "1" ? power : `${head}×${power}`);
-}
-
-/* A number or an integer in the page's language (esNumber / enNumber, esInt / enInt). */
+/* A number or an integer in the page's language (./numbers.js). */
 function number(x) {
-  return pageLanguage() === "en" ? enNumber(x) : esNumber(x);
+  return formatNumber(x, pageLanguage());
 }
 
 function int(n) {
-  return pageLanguage() === "en" ? enInt(n) : esInt(n, "es");
+  return formatInt(n, pageLanguage());
 }
 
 /* «1 token», «3 tokens» in the page's language. */

@@ -5,34 +5,19 @@
  * arrows need no script). Works for views in cell outputs (added later) through delegated
  * listeners. */
 
+import { formatInt, formatProb } from "./numbers.js";
 import { pageLanguage, t } from "./i18n.js";
 
-const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
-
-/** A probability as the views print it (lesson/numbers.py es_prob): three decimals with a
- * decimal comma from 0.01 up, below that three significant digits with a power of ten: 2,26·10⁻⁸;
- * one below 1 that would round to 1 is "> 0,999"; on an English page (en_prob) 0.336, 2.26×10⁻⁸. */
+/** A probability as the views print it (lesson/numbers.py es_prob / en_prob), in the page's
+ * language unless ``language`` says otherwise (./numbers.js). */
 export function esProb(p, language = pageLanguage()) {
-  const english = language === "en";
-  const mark = (text) => (english ? text : text.replace(".", ","));
-  if (p === 0) return mark("0.000");
-  if (p > 0 && p < 1 && Number(p.toFixed(3)) === 1) return `> ${mark("0.999")}`;
-  if (p >= 0.01) return mark(p.toFixed(3));
-  let exponent = Math.floor(Math.log10(p));
-  let mantissa = Number((p / 10 ** exponent).toFixed(2));
-  if (mantissa >= 10) { mantissa /= 10; exponent += 1; }
-  if (exponent >= -2) return mark(p.toFixed(2 - exponent)); // 0.009996 -> "0.0100", as es_sci
-  const power = String(exponent).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
-  return `${mark(mantissa.toFixed(2))}${english ? "×" : "·"}10${power}`;
+  return formatProb(p, language);
 }
 
-/** An integer as the views print it (lesson/numbers.py es_int): a narrow no-break space between groups of
- * three digits from five digits on; on an English page (en_int) a comma from four digits on. */
+/** An integer as the views print it (lesson/numbers.py es_int / en_int), in the page's language
+ * unless ``language`` says otherwise (./numbers.js). */
 export function esInt(n, language = pageLanguage()) {
-  const text = String(Math.abs(n));
-  const grouped = language === "en" ? text.replace(/\B(?=(\d{3})+$)/g, ",")
-    : text.length >= 5 ? text.replace(/\B(?=(\d{3})+$)/g, "\u202f") : text;
-  return n < 0 ? `−${grouped}` : grouped;
+  return formatInt(n, language);
 }
 
 /** «1 token», «3 tokens»: the number and the noun that agrees with it. */

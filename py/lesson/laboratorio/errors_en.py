@@ -20,7 +20,7 @@ import re
 
 from ..numbers import en_int
 from .errors_es import CATALOG as ES_CATALOG
-from .words import en_number
+from ..numbers import en_number
 
 CATALOG: dict[str, tuple[str, str]] = {
     # --- regular expressions, and the same words in GBNF

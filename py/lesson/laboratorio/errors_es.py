@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import re
 
-from ..numbers import es_int
-from .words import en_number, es_number
+from ..numbers import en_number, es_int, es_number  # es_number: the Lab's callers import it from here
 
-# es_number lives in words.py beside en_number (words imports nothing from here: no circle);
-# this module keeps the name, which its callers import from it.
 _KW = r"JSON Schema keyword "
 _REPR = r"(?:'[^']*'|\"[^\"]*\")"
 

@@ -22,7 +22,7 @@ from lesson.i18n import get_language, set_language
 from lesson.laboratorio.lab import (PRESETS, ConstraintError, Lab, act, compile_constraint, english_error,
                                     error_html, preset_titles, spanish_error)
 from lesson.laboratorio.lab_views import branches_html, choices_html, summary_html
-from lesson.laboratorio.words import en_number
+from lesson.numbers import en_number
 from masker import MaskerError, compile_regex
 
 from tests.lesson.laboratorio.test_laboratorio_errors import CASES, _raised
