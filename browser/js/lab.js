@@ -443,7 +443,7 @@ export class Lab {
   forget() {
     this.kernel.enqueue({
       id: `lab-forget-${++LabRun.count}`, root: this.result,
-      code: () => "from lesson.laboratorio.lab import forget\nforget()",
+      code: () => "from lesson.laboratorio.protocol import forget\nforget()",
       markQueued() {}, start() {}, cancel() {}, reset() {}, finish() {}, output() {},
     });
   }

@@ -323,7 +323,8 @@ def act_vocab(action: str, state, position: int | None = None, query: str = ""):
     allowed tokens at ``position``, filtered by ``query``). The masks of the last state are kept,
     so a panel costs no new masks; a panel for another state (Python started again) computes
     them first. Errors come back as the Lab's error view, in the current language."""
-    from .lab import ConstraintError, _Html, compile_constraint, error_html, masker_error
+    from .constraint import ConstraintError, compile_constraint, error_html, masker_error
+    from .protocol import _Html
     if isinstance(state, str):
         state = json.loads(state)
     name, kind = state.get("vocab"), state.get("kind", "")

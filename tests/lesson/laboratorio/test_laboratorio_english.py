@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import pathlib
 import re
-import shutil
-import subprocess
 from html.parser import HTMLParser
 
 import pytest
@@ -19,8 +17,9 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from lesson.i18n import get_language, set_language
-from lesson.laboratorio.lab import (PRESETS, ConstraintError, Lab, act, compile_constraint, english_error,
-                                    error_html, preset_titles, spanish_error)
+from lesson.laboratorio.lab import (PRESETS, ConstraintError, Lab, compile_constraint, english_error, error_html,
+                                    preset_titles, spanish_error)
+from lesson.laboratorio.protocol import act
 from lesson.laboratorio.lab_views import branches_html, choices_html, summary_html
 from lesson.numbers import en_number
 from masker import MaskerError, compile_regex
@@ -255,9 +254,9 @@ def _catalog_ids(po: pathlib.Path) -> dict:
     ("browser/js", "javascript", {"t": None, "tn": (1, 2)}, "laboratorio_js.po"),
 ])
 def test_every_id_is_translated(source, method, keywords, po):
-    """Every message the package (and lab.js) uses has an English translation in its own catalog."""
+    """Every message the package (and lab.js, lab-vocab.js) uses has an English translation in its own catalog."""
     ids = _catalog_ids(LOCALE / po)
-    pattern = "**.py" if method == "python" else "lab.js"
+    pattern = "**.py" if method == "python" else "lab*.js"  # lab.js and lab-vocab.js
     found = [m for m in extract_from_dir(ROOT / source, [(pattern, method)], keywords=keywords)]
     assert found
     missing = []
@@ -270,18 +269,14 @@ def test_every_id_is_translated(source, method, keywords, po):
 
 
 def test_the_page_writes_english_numbers_as_python_does():
-    """lab.js's enNumber (the field check's «it is … now» on an English page) against en_number."""
-    node = shutil.which("node")
-    if node is None:
+    """numbers.js's formatNumber on an English page (the field check's «it is … now») against
+    en_number, run in Node (tests/site/test_numbers_js.py)."""
+    from tests.site.test_numbers_js import NODE, in_js
+    if NODE is None:
         pytest.skip("no Node here")
-    source = (ROOT / "browser" / "js" / "lab.js").read_text(encoding="utf-8")
-    functions = [re.search(rf"^{head}.*?^}}", source, re.S | re.M)[0]
-                 for head in ("const SUPERSCRIPT", "function enInt", "function enNumber")]
     values = [5.5, -1, 1e30, -2.5e-9, 20000, 4294967295, 0.0001, 1e-5, 123456.789, 1e16, 1e15 + 0.5, 2**53 + 2.0,
               1.7976931348623157e308, 5e-324, 0.1, 99999.5, 1e21, 12345678.9, 1234]
-    script = "\n".join(functions) + f"\nconsole.log(JSON.stringify({json.dumps(values)}.map(enNumber)));"
-    shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
-    assert shown == [en_number(v) for v in values]
+    assert in_js([("number", v, "en") for v in values]) == [en_number(v) for v in values]
 
 
 def test_run_time_masker_errors_in_english_name_the_limit(english):

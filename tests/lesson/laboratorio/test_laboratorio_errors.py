@@ -14,8 +14,6 @@ import ast
 import json
 import pathlib
 import re
-import shutil
-import subprocess
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -23,8 +21,9 @@ from hypothesis import given, settings, strategies as st
 from lesson.laboratorio.errors_es import (CATALOG, DETAIL, JSON_MESSAGES, RE_MESSAGES, es_number, json_message,
                                           re_message, translate, unknown)
 from lesson.laboratorio.text_places import string_offset
-from lesson.laboratorio.lab import (MAX_TOKENS, SEED_MAX, ConstraintError, Lab, act, check_settings,
-                                    compile_constraint, spanish_error)
+from lesson.laboratorio.lab import (MAX_TOKENS, SEED_MAX, ConstraintError, Lab, check_settings, compile_constraint,
+                                    spanish_error)
+from lesson.laboratorio.protocol import act
 from lesson.laboratorio.tree import decode_tree
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
 from masker.errors import LimitExceeded
@@ -544,21 +543,14 @@ def test_a_number_written_the_spanish_way_reads_back_as_itself(x):
 
 
 def test_the_page_writes_numbers_as_python_does():
-    """lab.js's esNumber (the field check's «ahora vale») against es_number, run in Node."""
-    node = shutil.which("node")
-    if node is None:
+    """numbers.js's formatNumber (the field check's «ahora vale» in lab.js) against es_number, run in
+    Node (tests/site/test_numbers_js.py)."""
+    from tests.site.test_numbers_js import NODE, in_js
+    if NODE is None:
         pytest.skip("no Node here")
-    js = MASKER.parents[1] / "browser" / "js"
-    source = (js / "lab.js").read_text(encoding="utf-8")
-    views = (js / "views.js").read_text(encoding="utf-8")  # esInt: lab.js imports it from there
-    functions = ['function pageLanguage() { return "es"; }',  # i18n.js reads <html lang>; a Spanish page
-                 re.search(r"^export function esInt.*?^}", views, re.S | re.M)[0].removeprefix("export ")]
-    functions += [re.search(rf"^{head}.*?^}}", source, re.S | re.M)[0] for head in ("const SUPERSCRIPT", "function esNumber")]
     values = [5.5, -1, 1e30, -2.5e-9, 20000, 4294967295, 0.0001, 1e-5, 123456.789, 1e16, 1e15 + 0.5, 2**53 + 2.0,
               1.7976931348623157e308, 5e-324, 0.1, 99999.5, 1e21, 12345678.9]
-    script = "\n".join(functions) + f"\nconsole.log(JSON.stringify({json.dumps(values)}.map(esNumber)));"
-    shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
-    assert shown == [es_number(v) for v in values]
+    assert in_js([("number", v, "es") for v in values]) == [es_number(v) for v in values]
 
 
 def test_a_contradiction_names_its_bounds_the_spanish_way():

@@ -9,8 +9,9 @@ import json
 import pytest
 from hypothesis import given, strategies as st
 
-import lesson.laboratorio.lab as lab_module
-from lesson.laboratorio.lab import PRESETS, Lab, act
+import lesson.laboratorio.protocol as lab_module
+from lesson.laboratorio.lab import PRESETS, Lab
+from lesson.laboratorio.protocol import act
 from lesson.numbers import es_prob
 
 TEXTS = "aprobado\nrechazado\nrevisión"

@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from lesson.laboratorio import lab as lab_module
-from lesson.laboratorio.lab import PRESETS, Lab, act
+from lesson.laboratorio import protocol as lab_module
+from lesson.laboratorio.lab import PRESETS, Lab
+from lesson.laboratorio.protocol import act
 from lesson.laboratorio.lab_views import compared_branch, ignored_keywords
 from masker import compile_json_schema
 from tests.lesson.laboratorio.test_laboratorio_tree import hooks, preset_lab

@@ -129,7 +129,7 @@ def test_compare_runs_the_same_seed_without_the_constraint(model, tok):
 
 
 def test_the_page_action_keeps_one_experiment_and_returns_views(model, tok):
-    from lesson.laboratorio.lab import act
+    from lesson.laboratorio.protocol import act
     state = {"kind": "regex", "constraint": "[a-z]{2} [0-9]", "prompt": "La señora ", "seed": 0,
              "temperature": 1.0, "top_k": None, "top_p": None, "max_tokens": 20}
     first = act("step", json.dumps(state))
