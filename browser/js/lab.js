@@ -7,18 +7,14 @@
 import { EditorView, keymap, drawSelection, Decoration } from "@codemirror/view";
 import { EditorState, StateField, StateEffect } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { formatInt, formatNumber } from "./numbers.js";
-import { decimal, pageLanguage, t, tn } from "./i18n.js";
+import { decimal, t } from "./i18n.js";
 import { MINIGPT, VocabMode } from "./lab-vocab.js";
+import { FIELD_RULES, fieldProblem, int, numberOrNull, parseNumber, searchCount, temperatureProblem,
+  tokensText } from "./lab-fields.js";
+import { experimentPython, py } from "./lab-python.js";
+import { LabRun, PIECE, PIECE_MS, SLOW_MS, threshold } from "./lab-run.js";
 
 const KINDS = ["none", "choice", "regex", "json_schema", "gbnf"];
-const COMPILERS = {
-  choice: (text) => `compile_choice(${py(text.split("\n").filter((line) => line.trim()))})`,
-  regex: (text) => `compile_regex(${py(text)})`,
-  json_schema: (text) => `compile_json_schema(json.loads(${text.includes('"""') || text.endsWith("\\") ? py(text) : `r"""${text}"""`}))`,
-  gbnf: (text) => `compile_cfg(${py(text)})`,
-};
-
 /* The span of the constraint that an error points at, underlined in the editor until the next edit. */
 const setErrorSpan = StateEffect.define();
 const errorSpan = StateField.define({
@@ -48,159 +44,6 @@ function key(state) {
 
 const NO_TREE = { tree: "", branch: "", open: "" };
 
-/** A JSON value written as a Python literal (JSON strings, numbers, lists are valid Python). */
-function py(value) {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return JSON.stringify(value);
-}
-
-/* A number or an integer in the page's language (./numbers.js). */
-function number(x) {
-  return formatNumber(x, pageLanguage());
-}
-
-function int(n) {
-  return formatInt(n, pageLanguage());
-}
-
-/* «1 token», «3 tokens» in the page's language. */
-function tokensText(n) {
-  return tn("{n} token", "{n} tokens", n, { n: int(n) });
-}
-
-/* A value the reader typed, quoted: «…» in Spanish, “…” in English. */
-function quoted(text) {
-  return pageLanguage() === "en" ? `“${text}”` : `«${text}»`;
-}
-
-/* How many of the ``total`` tokens allowed contain the searched text, in words that agree (as
- * views.js's containing writes it in Spanish): «3 de los 9 tokens permitidos contienen «de»». */
-function searchCount(shown, total, query) {
-  const params = { shown: int(shown), total: int(total), query };
-  if (total === 0) return t("no hay tokens permitidos");
-  if (total === 1) {
-    return shown ? t("el único token permitido contiene «{query}»", params)
-      : t("el único token permitido no contiene «{query}»", params);
-  }
-  if (shown === 0) return t("ninguno de los {total} tokens permitidos contiene «{query}»", params);
-  if (shown === total) return t("los {total} tokens permitidos contienen «{query}»", params);
-  return tn("{shown} de los {total} tokens permitidos contiene «{query}»",
-    "{shown} de los {total} tokens permitidos contienen «{query}»", shown, params);
-}
-
-/* The number fields the page checks, with the words and limits of Python's check_settings
- * (lesson.laboratorio.lab), so that a field and a link get the same message. */
-/* A link's temperature that the slider cannot show (it would clamp 99 to 3, or drop «abc»): said,
- * instead of running with another value. */
-function temperatureProblem(text, value, input) {
-  const range = t("la temperatura va de {low} a {high}", { low: number(Number(input.min)), high: number(Number(input.max)) });
-  if (text !== "" && !Number.isFinite(value)) {
-    return { message: t("la temperatura del enlace, «{text}», no es un número: {range}; elige una en la barra",
-      { text, range }), input };
-  }
-  if (text !== "" && (value < Number(input.min) || value > Number(input.max))) {
-    return { message: t("la temperatura del enlace vale {value}, y {range}: elige una en la barra",
-      { value: number(value), range }), input };
-  }
-  return null;
-}
-
-// the fields' names as the messages say them (functions: the page's language is read when shown)
-const FIELD_RULES = [
-  { field: "seed", name: () => t("la semilla"), integer: true, emptyOk: false },
-  { field: "top_k", name: () => "top-k", integer: true, emptyOk: true },
-  { field: "top_p", name: () => "top-p", integer: false, emptyOk: true },
-  { field: "max_tokens", name: () => t("«tokens como máximo»"), integer: true, emptyOk: true },
-];
-
-/* What a number field takes, in words: «un entero de 1 a 200», «un entero de 1 o más», or top-p's
- * «un número mayor que 0 y de 1 como mucho»; «(o vacío)» where it may stay empty. */
-function rule(input, { integer, emptyOk }) {
-  const low = int(Number(input.min));
-  const words = integer
-    ? (input.max === "" ? t("un entero de {low} o más", { low })
-      : t("un entero de {low} a {high}", { low, high: int(Number(input.max)) }))
-    : t("un número mayor que 0 y de {high} como mucho", { high: number(Number(input.max)) });
-  return emptyOk ? t("{words} (o vacío)", { words }) : words;
-}
-
-/* A number field's text as a number: a decimal comma or point («0,9», «0.9») on the Spanish page,
- * a decimal point only on the English one (where "1,000" reads as a thousands separator: NaN, and
- * ``invalid`` says why, rather than seed 1); NaN when it is not a number (text fields, so that
- * «1,5» is read as typed, not silently turned into 15 as a number field of an English browser
- * would). */
-function parseNumber(text) {
-  if (pageLanguage() === "en" && text.includes(",")) return NaN;
-  const t = text.trim().replace(",", ".");
-  return /^[-+−]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t.replace("−", "-")) : NaN;
-}
-
-function numberOrNull(input) {
-  return input.value.trim() === "" ? null : parseNumber(input.value);
-}
-
-/* One action as a queued "cell" of the kernel (the KernelClient's cell interface). */
-class LabRun {
-  constructor(lab, code, trigger, action = "") {
-    this.action = action;
-    this.lab = lab;
-    this.trigger = trigger; // what the reader pressed: gets the focus back when the run ends
-    this.root = lab.result;
-    this.id = `lab-${++LabRun.count}`;
-    this.source = code;
-  }
-
-  code() { return this.source; }
-  markQueued() { this.lab.setRunning(true); }
-  start() {
-    this.started = performance.now();
-    this.lab.setRunning(true);
-  }
-  cancel() { this.lab.setRunning(false); }
-  reset() { this.lab.setRunning(false); }
-
-  finish(ok, count, message) {
-    // The kernel's own message speaks of cells; this page has none.
-    if (message) this.lab.showText(STOPPED(), "lab-stopped");
-    if (!ok && !this.interrupted) this.lab.markError();
-    if (ok && !message && this.lab.goOn(this)) return; // a long run: its next piece is queued
-    this.lab.setRunning(false);
-    if (this.interrupted) this.lab.forget(); // Python's experiment may be half changed
-    this.lab.done(this, Boolean(message) || this.interrupted);
-  }
-
-  output(message) {
-    if (message.type === "display" && message.html !== undefined) {
-      if (this.lab.keepsResultOver(message.html)) this.keptOld = true;
-      else this.lab.showHtml(message.html);
-    }
-    else if (message.type === "error" && /\bKeyboardInterrupt\b/.test(message.traceback || "")) {
-      // the kernel bar's «Detener» interrupted Python (isolated pages) outside the lab's own catch
-      this.interrupted = true;
-      this.lab.showText(INTERRUPTED(), "lab-stopped");
-    } else if (message.type === "error") this.lab.showText(message.traceback, "out-error");
-    else if (message.type === "stream") this.lab.showText(message.text, `out-${message.name}`, true);
-    else if (message.type === "display") this.lab.showText(message.text, "out-text");
-  }
-}
-LabRun.count = 0;
-const PIECE = 20; // tokens per run of a long generation: progress shows, and Esc stops, between pieces
-const PIECE_MS = 2000; // a slow grammar's pieces are made smaller, to about this long each
-const SLOW_MS = 100; // from this many ms per token, the progress line says what the last piece cost
-/* The two thresholds above; an end-to-end test may lower them (``data-lab-piece-ms`` and
- * ``data-lab-slow-ms`` on the lab's root), so that it sees small pieces and the cost line on any
- * machine instead of depending on its speed. */
-function threshold(root, name, fallback) {
-  const value = Number(root.dataset[name]);
-  return root.dataset[name] !== undefined && Number.isFinite(value) ? value : fallback;
-}
-// messages in the page's language (functions: the catalog is read when one is shown)
-const STOPPED = () => t("Detenida: Python se reinició para pararla. El árbol de antes sigue en la dirección " +
-  "de la página: recárgala para volver a abrirlo, o pulsa «Generar» para empezar otro.");
-const INTERRUPTED = () => t("Detenida: Python paró esta acción a medias. El árbol de antes sigue en la dirección " +
-  "de la página: la próxima acción lo rehace desde ahí (o recarga la página), o pulsa «Generar» para empezar otro.");
 const STALE = () => t("Cambiaste los ajustes: este árbol es del experimento anterior y el enlace ya no lo guarda.");
 const STALE_ACTION = () => t("Este árbol es del experimento anterior: para seguir con él, pulsa «Volver a los " +
   "ajustes de este árbol»; para probar los ajustes nuevos, pulsa «Generar».");
@@ -572,60 +415,9 @@ export class Lab {
     }
   }
 
-  /* The same experiment as code a reader can paste into a cell. */
+  /* The same experiment as code a reader can paste into a cell (./lab-python.js). */
   python(state) {
-    const en = pageLanguage() === "en";
-    if (state.vocab) return this.vocabPython(state, en);
-    const grammar = en ? "grammar" : "gramatica", branchName = en ? "branch" : "rama";
-    const lines = [
-      "import json",
-      "from minigpt.bpe import load_tokenizer",
-      "from minigpt.gpt import load_model",
-      "from lesson import generate",
-      "from masker import compile_cfg, compile_choice, compile_json_schema, compile_regex",
-      "",
-      "tok = load_tokenizer()",
-      "model = load_model()",
-      `${grammar} = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,
-      `g = generate(model, tok, ${py(state.prompt)}, ${grammar}, seed=${state.seed}, ` +
-        `temperature=${state.temperature}, top_k=${py(state.top_k)}, top_p=${py(state.top_p)}, ` +
-        `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
-      "g.positions_view()",
-    ];
-    const ids = this.shown?.ids || [];
-    const tree = this.currentTree();
-    if (tree.tree && tree.tree !== "r" && ids.length) {
-      const branch = Number(tree.branch || 0) + 1;
-      const comment = t("La rama {branch} que muestra la página: sus tokens, dados uno a uno (no gastan números aleatorios)",
-        { branch });
-      lines.push(
-        "",
-        "# " + comment,
-        "from lesson.sampling import Decoder",
-        `${branchName} = Decoder(model, tok, ${py(state.prompt)}, ${grammar}, seed=${state.seed}, ` +
-          `temperature=${state.temperature}, top_k=${py(state.top_k)}, top_p=${py(state.top_p)}, ` +
-          `max_tokens=${py(state.max_tokens)}, stop_at_accept=${py(state.stop_at_accept)})`,
-        `for t in ${JSON.stringify(ids)}:`,
-        `    ${branchName}.step(token_id=t)`,
-        `${branchName}.generation.positions_view()`,
-      );
-    }
-    return lines.join("\n");
-  }
-
-  /* The «vocabulario» mode as code: the same masks over the same text. */
-  vocabPython(state, en) {
-    const grammar = en ? "grammar" : "gramatica";
-    const compiler = { choice: "compile_choice", regex: "compile_regex", json_schema: "compile_json_schema",
-      gbnf: "compile_cfg" }[state.kind];
-    return [
-      ...(state.kind === "json_schema" ? ["import json"] : []),
-      ...(compiler ? [`from masker import ${compiler}`] : []),
-      "from lesson.laboratorio.vocab import VocabMasks",
-      "",
-      `${grammar} = ${state.kind === "none" ? "None" : COMPILERS[state.kind](state.constraint)}`,
-      `VocabMasks(${py(state.vocab)}, ${grammar}, ${py(state.text)})`,
-    ].join("\n");
+    return experimentPython(state, { tree: this.currentTree(), ids: this.shown?.ids || [] });
   }
 
   /* Clicks in the result: a token (choose it at its position) or a branch (show it). */
@@ -664,31 +456,7 @@ export class Lab {
   /* The form's fields checked here, so the message is in the page's language, the same as Python's
    * check_settings, from the field and a link alike. */
   invalid() {
-    return FIELD_RULES.map((spec) => this.fieldProblem(spec)).filter(Boolean);
-  }
-
-  /* One number field's problem ({ message, input }), or null when its value is fine. */
-  fieldProblem(spec) {
-    const input = this.fields[spec.field];
-    const must = t("{name} tiene que ser {rule}", { name: spec.name(), rule: rule(input, spec) });
-    if (input.validity?.badInput) return { message: t("{must}; lo escrito no es un número", { must }), input };
-    if (input.value.trim() === "") {
-      return spec.emptyOk ? null : { message: t("{must}; ahora está vacío", { must }), input };
-    }
-    const value = parseNumber(input.value);
-    const max = input.max === "" ? Infinity : Number(input.max);
-    const ok = Number.isFinite(value) && value <= max && (spec.integer
-      ? Number.isInteger(value) && value >= Number(input.min) : value > 0);
-    if (Number.isNaN(value) && pageLanguage() === "en" && input.value.includes(",")) {
-      return { message: t("{must}; «{text}» tiene una coma: escribe el número sin separador de miles, y " +
-        "con punto si lleva decimales", { must, text: input.value.trim() }), input };
-    }
-    if (Number.isNaN(value)) {
-      return { message: t("{must}; «{text}» no es un número", { must, text: input.value.trim() }), input };
-    }
-    // an integer of more than 15 digits is not the JavaScript number: quote the text instead
-    const shown = /^\d{16,}$/.test(input.value.trim()) ? quoted(input.value.trim()) : number(value);
-    return ok ? null : { message: t("{must}; ahora vale {value}", { must, value: shown }), input };
+    return FIELD_RULES.map((spec) => fieldProblem(this.fields, spec)).filter(Boolean);
   }
 
   /* An action, from the form or the result. ``quiet``: an action the reader did not ask for by
