@@ -304,6 +304,14 @@ def _cut_words(allowed) -> str:
     return "; " + counted(ngettext("{n} recortado por top-k / top-p", "{n} recortados por top-k / top-p", cut), cut)
 
 
+KEPT_BANDS = (0.5, 0.1, 0.01, 1e-4)  # band 0: p(A_j) >= 0.5; band 1: [0.1, 0.5); ... band 4: < 1e-4
+
+
+def kept_band(kept_mass: float) -> int:
+    """The band of ``KEPT_BANDS`` a kept mass falls in: 0 (at least 0.5) to 4 (below 10⁻⁴)."""
+    return next((i for i, low in enumerate(KEPT_BANDS) if kept_mass >= low), len(KEPT_BANDS))
+
+
 class PositionsView:
     """The per-position picture of one generation, readable at any length.
 
@@ -314,14 +322,20 @@ class PositionsView:
     chosen token and whether the position was forced. The first real choice is open at first
     (or position ``open_at``); ``entry_testid`` adds a data-testid to every strip entry.
 
+    ``kept_shading``: each strip entry is also underlined by its kept mass p(A_j), darker for less
+    (``KEPT_BANDS``), with a key under the strip, so the positions where the mask corrected the
+    model most stand out without opening them.
+
     Test hooks: ``[data-testid=positions-view]``; each strip entry has ``data-position`` (1-based)
-    and ``data-forced`` ("token", "split" or ""); each panel ``data-panel`` (1-based).
+    and ``data-forced`` ("token", "split" or ""), and with ``kept_shading`` ``data-kept-band`` (0 to
+    4, the band of ``KEPT_BANDS``); each panel ``data-panel`` (1-based).
     """
 
     def __init__(self, gen, top_k: int = 5, uid: str | None = None, open_at: int | None = None,
-                 entry_testid: str | None = None):
+                 entry_testid: str | None = None, kept_shading: bool = False):
         self.gen, self.top_k, self.uid = gen, top_k, uid
         self.open_at, self.entry_testid = open_at, entry_testid
+        self.kept_shading = kept_shading
 
     def _uid(self) -> str:
         """An id prefix that depends only on the generation (the same view renders the same HTML),
@@ -417,7 +431,11 @@ class PositionsView:
             kind = "forced" if pos.is_forced else "choice"
             checked = " checked" if j == open_j else ""
             label = _("posición {j}").format(j=j)
-            strip.append(f'<label class="pv-pos {kind}"{testid} data-position="{j}" data-forced="{pos.forced or ""}" '
+            band = ""
+            if self.kept_shading and pos.allowed is not None:
+                band = f' data-kept-band="{kept_band(pos.kept_mass)}"'
+                label += " · " + _("masa conservada {kept}").format(kept=fmt_prob(pos.kept_mass))
+            strip.append(f'<label class="pv-pos {kind}"{testid} data-position="{j}" data-forced="{pos.forced or ""}"{band} '
                          f'title="{label}"><input type="radio" name="{uid}" id="{uid}-{j}" '
                          f'aria-label="{label}"{checked}>'
                          f'<span class="pv-j">{j}</span>{token_html(gen.vocab, pos.chosen)}</label>')
@@ -456,7 +474,19 @@ class PositionsView:
         return styled(f'<div class="pv" id="{uid}" data-testid="positions-view" data-vocab="{labels}">{style}'
                       f'<p class="pv-caption">{caption}</p>'
                       f'<div class="pv-strip" role="radiogroup" aria-label="{positions}">{"".join(strip)}</div>'
+                      f'{self._kept_key() if self.kept_shading and gen.grammar is not None else ""}'
                       f'<div class="pv-panels">{"".join(panels)}</div></div>')
+
+    def _kept_key(self) -> str:
+        """The key of the strip's underlines: one swatch per band of ``KEPT_BANDS``."""
+        edges = [fmt_prob(x) if x >= 0.01 else fmt_sci(x, 1) for x in KEPT_BANDS]
+        ranges = ([f"≥ {edges[0]}"] + [f"{edges[i + 1]} – {edges[i]}" for i in range(len(edges) - 1)]
+                  + [f"< {edges[-1]}"])
+        swatches = " · ".join(f'<span class="pv-kept-swatch" data-kept-band="{i}"></span> {r}'
+                              for i, r in enumerate(ranges))
+        words = _("Subrayado de cada posición: su masa conservada p(A<sub>j</sub>), más oscuro cuanto "
+                  "menos masa dejó la máscara:")
+        return f'<p class="pv-kept-key" data-testid="kept-key">{words} {swatches}</p>'
 
 
 def enumeration_html(result) -> str:

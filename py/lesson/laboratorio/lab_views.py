@@ -489,7 +489,8 @@ def lab_view_html(lab) -> str:
         open_at = lab.selected if lab.selected is not None and lab.selected <= len(gen.positions) else None
         if open_at is None and not lab.decoder.done:
             open_at = len(gen.positions)  # the newest token, beside the next position's choices
-        strip = PositionsView(gen, uid="lab", open_at=open_at, entry_testid="lab-position")._repr_html_()
+        strip = PositionsView(gen, uid="lab", open_at=open_at, entry_testid="lab-position",
+                              kept_shading=True)._repr_html_()
     compare = ""
     if lab.unconstrained is not None:
         same = _("La misma semilla sin restricción")

@@ -115,3 +115,22 @@ def test_an_ambiguous_grammars_earley_items_grow_with_the_text(model, tok):
     assert counts == sorted(counts) and counts[-1] > counts[0]
     regular = Lab(model, tok, kind="regex", constraint="[a-z]{3}", prompt="Benina ").generate()
     assert earley_items(regular.decoder) is None
+
+
+def test_the_strip_is_underlined_by_each_positions_kept_mass(model, tok):
+    """The new user's other wish: the Lab's position strip shaded by the kept mass p(A_j), in the
+    bands of ``KEPT_BANDS``, with its key; the lessons' views are not shaded."""
+    from lesson.views import KEPT_BANDS, PositionsView, kept_band
+    lab = preset_lab(model, tok, "fecha").generate()
+    view = lab.view()
+    bands = [int(b) for b in re.findall(r'data-testid="lab-position" data-position="\d+" data-forced="[^"]*" '
+                                        r'data-kept-band="(\d)"', view)]
+    positions = lab.decoder.generation.positions
+    assert len(bands) == len(positions)
+    for band, pos in zip(bands, positions):
+        low = KEPT_BANDS[band] if band < len(KEPT_BANDS) else 0.0
+        high = KEPT_BANDS[band - 1] if band > 0 else 1.0 + 1e-12
+        assert low <= pos.kept_mass < high or (band == 0 and pos.kept_mass >= KEPT_BANDS[0])
+    assert len(set(bands)) > 1  # the date's free digits keep less of the model's mass than its fixed words
+    assert hooks(view, "kept-key") and kept_band(1.0) == 0 and kept_band(1e-9) == len(KEPT_BANDS)
+    assert not re.search(r"<label[^>]*data-kept-band=", PositionsView(lab.decoder.generation)._repr_html_())
