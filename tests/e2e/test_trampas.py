@@ -43,7 +43,7 @@ def page(request, run_all_pages):
     errors, uncaught errors and requests to other origins fail the module. ``page.language``: the
     edition's language."""
     for lesson in lesson_after_run_all(run_all_pages, PAGES[request.param]):
-        lesson.token_language = request.param
+        lesson.language = request.param
         yield lesson
 
 
