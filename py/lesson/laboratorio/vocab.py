@@ -41,8 +41,6 @@ from ..views import _VISIBLE as VISIBLE  # how a label shows whitespace
 from ..views import styled, token_label
 from .words import count
 
-MINIGPT = "minigpt"          # the form's value for the mini-GPT's own 512 tokens (lab.py)
-VOCABULARIES = (MINIGPT,) + tuple(NAMES)
 MAX_TEXT_TOKENS = 300        # tokens of the reader's text walked at most
 SHOWN = 200                  # allowed tokens listed per position (the search narrows them)
 EXAMPLE_MAX_BYTES = 400      # the longest example :func:`example_text` looks for
