@@ -24,7 +24,7 @@ from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, MAX_STATES, NotRegular
                       to_dfa, to_ir)
 from .numeric import multiples_dfa
 from .keywords import (ANNOTATIONS, EXCLUDE, IMPLEMENTED, INTERSECT, KIND_KEYWORDS, KINDS,
-                       OBJECTS, Schema, check_keywords, merge, normalise)
+                       OBJECTS, Schema, check_keywords, merge, normalise, pointer_token)
 from .oneof import accepts_whole, kinds, one_of_kinds
 from .check import ValueCheck
 from .type_builders import TypeBuilder
@@ -225,8 +225,7 @@ class Translator(TypeBuilder, ValueCheck):
                             anchors.setdefault((base, node[key]), (node, pointer))
                     for key, value in node.items():
                         if key not in DATA_KEYWORDS:
-                            walk(value, pointer + "/" + key.replace("~", "~0").replace("/", "~1"),
-                                 base)
+                            walk(value, pointer + "/" + pointer_token(key), base)
                 elif isinstance(node, list):
                     for i, value in enumerate(node):
                         walk(value, f"{pointer}/{i}", base)
