@@ -109,6 +109,12 @@ def _(message: str) -> str:
     return translations(_language).gettext(message)
 
 
+def N_(message: str) -> str:
+    """``message`` itself: marks a Spanish id for Babel where it is stored (a table of messages),
+    to be translated with :func:`_` where it is used."""
+    return message
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for ``n``, in the current language (Spanish and English both
     use the singular for n == 1 only)."""

@@ -91,4 +91,5 @@ class Automaton(ABC):
 def too_many_steps(max_steps: int):
     """Raise the error of a trie walk that took more than ``max_steps`` steps."""
     raise LimitExceeded("computing one mask needed too many automaton steps", "max_trie_steps",
-                        max_steps, "use a smaller vocabulary or grammar, or raise max_trie_steps")
+                        max_steps, "use a smaller vocabulary or grammar, or raise max_trie_steps",
+                        code="limit.mask_steps")

@@ -65,7 +65,8 @@ def token_edges(automaton, state, trie, max_steps: int):
         if steps > max_steps:
             raise LimitExceeded("finding the token steps of one state needed too many automaton "
                                 "steps", "max_trie_steps", max_steps,
-                                "use a smaller vocabulary or grammar, or raise max_trie_steps")
+                                "use a smaller vocabulary or grammar, or raise max_trie_steps",
+                                code="limit.budget_steps")
         for byte, child in kids:
             nxt = step(st, byte)
             if nxt is None:
@@ -196,7 +197,8 @@ class Distances:
                     if len(order) >= self.max_states:
                         raise LimitExceeded("a budget-aware mask had to visit too many states",
                                             "max_budget_states", self.max_states,
-                                            "use a smaller budget or a tighter grammar")
+                                            "use a smaller budget or a tighter grammar",
+                                            code="limit.budget_states")
                     depth[k2] = d + 1
                     order.append((k2, s2))
         self._backward(order, depth, succ, n)

@@ -71,12 +71,13 @@ def _compile_rules(rules, positions, text, engine, max_states, max_items, max_pr
                    lexemes):
     if "root" not in rules:
         raise GrammarSyntaxError(text, 0, "no rule named 'root' (the start rule)",
-                                 "add `root ::= ...`")
+                                 "add `root ::= ...`", code="gbnf.no_root")
     _check_references(text, rules)
     order, recursive = _rule_order(rules)
     if engine == "dfa" and recursive:
         raise GrammarSyntaxError(text, positions.get(recursive, 0), f"rule {recursive!r} is recursive, "
-                                 "so the grammar has no DFA", "use engine='auto' or 'earley'")
+                                 "so the grammar has no DFA", "use engine='auto' or 'earley'",
+                                 code="gbnf.recursive_no_dfa", name=recursive)
     automaton = None
     if engine != "earley" and not recursive:
         size, depth = _inline_stats(rules, order)
@@ -125,7 +126,8 @@ def _check_references(text: str, rules: dict) -> None:
         for ref in _refs(node):
             if ref.name not in rules:
                 raise GrammarSyntaxError(text, ref.pos, f"rule {ref.name!r} is used but never "
-                                         "defined", f"add `{ref.name} ::= ...` or fix the name")
+                                         "defined", f"add `{ref.name} ::= ...` or fix the name",
+                                         code="gbnf.undefined_rule", name=ref.name)
 
 
 def _rule_order(rules: dict) -> tuple[list[str], str | None]:

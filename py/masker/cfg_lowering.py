@@ -93,7 +93,8 @@ class Lowering:
     def add(self, lhs: int, rhs) -> None:
         if len(self.prods) >= self.max_productions:
             raise LimitExceeded("the grammar lowers to too many productions", "max_productions",
-                                self.max_productions, "lower {m,n} bounds or simplify rules")
+                                self.max_productions, "lower {m,n} bounds or simplify rules",
+                                code="limit.productions")
         self.prods.append((lhs, tuple(rhs)))
 
     def terminal(self, lo: int, hi: int) -> int:
@@ -371,7 +372,8 @@ class Lowering:
         prods = _productive_only(self.prods, set(lexemes))
         if not prods or prods[0][0] != 0:
             raise GrammarSyntaxError(self.text, 0, "the grammar matches no text at all (root "
-                                     "never finishes)", "give every recursive rule a base case")
+                                     "never finishes)", "give every recursive rule a base case",
+                                     code="gbnf.never_finishes")
         return (prods, self.terminals,
                 _nullable(prods, {nt for nt, dfa in lexemes.items() if dfa.accepting[0]}),
                 lexemes)

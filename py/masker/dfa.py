@@ -149,7 +149,8 @@ def determinize(nfa: Nfa, start: int, accept: int,
                 if len(sets) >= max_states:
                     raise LimitExceeded("the automaton needs too many DFA states", "max_states",
                                         max_states, "simplify the pattern (bounded repetitions "
-                                        "of alternatives multiply states) or raise max_states")
+                                        "of alternatives multiply states) or raise max_states",
+                                        code="limit.dfa_states")
                 ids[nxt] = len(sets)
                 sets.append(nxt)
             row[c] = ids[nxt]

@@ -470,7 +470,8 @@ class EarleyAutomaton(Automaton):
     def _too_many_items(self):
         raise LimitExceeded(f"one Earley step needed more than {self.max_items} items",
                             "max_items", self.max_items, "make the grammar less ambiguous "
-                            "(e.g. avoid x* x* or nested optional repeats) or raise max_items")
+                            "(e.g. avoid x* x* or nested optional repeats) or raise max_items",
+                            code="limit.earley_items", most=self.max_items)
 
     def _intern(self, new: EarleySet, predicted, old_items) -> EarleySet:
         """The canonical set with ``new``'s key (``new`` itself the first time)."""

@@ -10,6 +10,17 @@ When each is raised:
   configured limit, which keeps a browser tab from freezing).
 
 Every message says what was expected, what was found, where, and how to fix it.
+
+Every error also carries a stable ``code`` (``"regex.unclosed_group"``, ``"limit.dfa_states"``,
+``"schema.unsupported"``...) and ``fields``, a dict of the values its message is made of (a
+character, a rule name, a bound, a keyword), so a program can tell failures apart, or write them
+in another language, without reading the English message. Each code is raised in one place of the
+masker; ``str(error)`` is the English message for Python users, and rewording it changes neither
+the code nor the fields. The course's «Laboratorio» writes them in Spanish and in English from
+catalogs keyed by code (``lesson/laboratorio/error_catalog.py``); its test
+``tests/lesson/laboratorio/test_laboratorio_errors.py`` finds every code in this package's source
+and reaches each from a bad input. (outlines-core's one error variant per failure, and lark's
+exceptions that carry their context, are the models.)
 """
 
 from __future__ import annotations
@@ -19,7 +30,14 @@ from contextlib import contextmanager
 
 
 class MaskerError(Exception):
-    """Root of every error the masker raises on purpose."""
+    """Root of every error the masker raises on purpose.
+
+    Attributes: ``code`` (str, stable: the failure, as ``"<area>.<what>"``), ``fields`` (dict
+    from a name to the str, int, float or None values the message is made of; which names, by
+    code, is said where the code is raised)."""
+
+    code: str = "masker.error"
+    fields: dict = {}
 
 
 def caret_display(source: str, pos: int) -> str:
@@ -39,13 +57,15 @@ class GrammarSyntaxError(MaskerError):
     """The grammar text (regex, GBNF) does not parse.
 
     Attributes: ``source`` (the whole text), ``pos`` (0-based character offset of the problem),
-    ``reason`` (one sentence: what was expected, what was found), ``hint`` (how to fix it).
+    ``reason`` (one sentence: what was expected, what was found), ``hint`` (how to fix it),
+    ``code`` and ``fields`` (keyword arguments: see :class:`MaskerError`).
     """
 
     kind = "syntax error"
 
-    def __init__(self, source: str, pos: int, reason: str, hint: str = ""):
+    def __init__(self, source: str, pos: int, reason: str, hint: str = "", *, code: str, **fields):
         self.source, self.pos, self.reason, self.hint = source, pos, reason, hint
+        self.code, self.fields = code, fields
         message = f"{self.kind} at position {pos}: {reason}\n{caret_display(source, pos)}"
         if hint:
             message += f"\n  fix: {hint}"
@@ -64,28 +84,39 @@ class UnsupportedFeature(GrammarSyntaxError):
 class LimitExceeded(MaskerError):
     """A size or work limit was hit (automaton states, Earley items per byte, trie-walk fuel).
 
-    Attributes: ``limit`` (name of the keyword argument that sets it), ``value`` (its value).
+    Attributes: ``what`` (English: what grew too large), ``limit`` (name of the keyword argument
+    that sets it), ``value`` (its value), ``hint``, ``code`` and ``fields`` (keyword arguments: see
+    :class:`MaskerError`); ``prefix_bytes`` (the text generated when a run-time limit was hit, or
+    None at compile time).
     """
 
-    def __init__(self, what: str, limit: str, value: int, hint: str):
+    def __init__(self, what: str, limit: str, value: int, hint: str, *, code: str, **fields):
         self.what, self.limit, self.value, self.hint = what, limit, value, hint
+        self.code, self.fields, self.prefix_bytes = code, fields, None
         super().__init__(f"{what} (limit {limit}={value}). fix: {hint}")
 
     def at_prefix(self, prefix: bytes) -> "LimitExceeded":
-        """The same error, saying after which prefix it happened (run-time limits)."""
+        """The same error (same code and fields), saying after which prefix it happened (run-time
+        limits)."""
         where = f"{self.what}, after {len(prefix)} bytes of text (...{prefix[-30:]!r})"
-        return LimitExceeded(where, self.limit, self.value, self.hint)
+        error = LimitExceeded(where, self.limit, self.value, self.hint, code=self.code, **self.fields)
+        error.prefix_bytes = prefix
+        return error
 
 
 class TokenNotAllowed(MaskerError):
     """``consume`` got a token (or bytes) that the grammar does not allow after the prefix.
 
-    Attributes: ``token_id`` (or None for ``consume_bytes``), ``token_bytes``, ``prefix_bytes``.
+    Attributes: ``token_id`` (or None for ``consume_bytes``), ``token_bytes``, ``prefix_bytes``;
+    ``code`` ``"token.not_allowed"``, ``fields`` ``{"token_id"}``.
     """
+
+    code = "token.not_allowed"
 
     def __init__(self, token_id: int | None, token_bytes: bytes, prefix_bytes: bytes,
                  allowed_hint: str = ""):
         self.token_id, self.token_bytes, self.prefix_bytes = token_id, token_bytes, prefix_bytes
+        self.fields = {"token_id": token_id}
         what = f"token {token_id} {token_bytes!r}" if token_id is not None else f"bytes {token_bytes!r}"
         tail = prefix_bytes[-40:]
         message = (f"{what} is not allowed after the prefix ...{tail!r} "
@@ -94,16 +125,20 @@ class TokenNotAllowed(MaskerError):
         super().__init__(message)
 
 
+NESTED = {"regex": "regular expression", "grammar": "grammar", "schema_regex": "schema's regular expression"}
+
+
 @contextmanager
-def nesting_guard(what: str):
+def nesting_guard(syntax: str):
     """Turn Python's RecursionError (a pattern or grammar nested hundreds of levels deep) into
-    LimitExceeded. The parsers and builders recurse once per nesting level of the syntax tree."""
+    LimitExceeded, code ``"limit.nesting"``, fields ``{"syntax"}``: one of :data:`NESTED`'s keys
+    (what nests). The parsers and builders recurse once per nesting level of the syntax tree."""
     try:
         yield
     except RecursionError:
-        raise LimitExceeded(f"the {what} nests too deeply", "nesting depth",
+        raise LimitExceeded(f"the {NESTED[syntax]} nests too deeply", "nesting depth",
                             sys.getrecursionlimit(), "flatten deeply nested groups, e.g. use "
-                            "repetition instead of nesting") from None
+                            "repetition instead of nesting", code="limit.nesting", syntax=syntax) from None
 
 
 class BudgetTooSmall(MaskerError, ValueError):
@@ -112,11 +147,15 @@ class BudgetTooSmall(MaskerError, ValueError):
     end on a complete text.
 
     Attributes: ``budget`` (tokens given), ``needed`` (tokens the shortest completion needs, or
-    None when it is longer than ``searched`` tokens, or no completion exists), ``prefix_bytes``.
+    None when it is longer than ``searched`` tokens, or no completion exists), ``prefix_bytes``;
+    ``code`` ``"budget.too_small"``, ``fields`` ``{"budget", "needed", "searched"}``.
     """
+
+    code = "budget.too_small"
 
     def __init__(self, budget: int, needed: int | None, prefix_bytes: bytes, searched: int):
         self.budget, self.needed, self.prefix_bytes = budget, needed, prefix_bytes
+        self.fields = {"budget": budget, "needed": needed, "searched": searched}
         need = (f"the shortest completion needs {needed} tokens" if needed is not None
                 else f"no completion fits in {searched} tokens")
         super().__init__(f"token budget too small after the prefix ...{prefix_bytes[-40:]!r} "

@@ -40,8 +40,8 @@ class _GbnfParser:
     def __init__(self, src: str):
         self.src, self.pos = src, 0
 
-    def error(self, reason, hint, pos=None, cls=GrammarSyntaxError):
-        raise cls(self.src, self.pos if pos is None else pos, reason, hint)
+    def error(self, reason, hint, pos=None, cls=GrammarSyntaxError, *, code, **fields):
+        raise cls(self.src, self.pos if pos is None else pos, reason, hint, code=code, **fields)
 
     def skip(self) -> None:
         """Skip spaces, newlines and # comments."""
@@ -79,16 +79,17 @@ class _GbnfParser:
             start, end = self.pos, self.name_at(self.pos)
             if end == start:
                 self.error(f"expected a rule name, found {self.peek()!r}",
-                           "start each rule with `name ::= ...`")
+                           "start each rule with `name ::= ...`", code="gbnf.expected_name", found=self.peek())
             name = self.src[start:end]
             self.pos = end
             while self.peek() in (" ", "\t"):
                 self.pos += 1
             if not self.src.startswith("::=", self.pos):
-                self.error(f"expected '::=' after rule name {name!r}", "write `name ::= ...`")
+                self.error(f"expected '::=' after rule name {name!r}", "write `name ::= ...`",
+                           code="gbnf.expected_define", name=name)
             if name in rules:
                 self.error(f"rule {name!r} is defined twice", "merge the two definitions with |",
-                           start)
+                           start, code="gbnf.defined_twice", name=name)
             self.pos += 3
             self.skip()
             rules[name] = self.parse_alternation()
@@ -128,7 +129,8 @@ class _GbnfParser:
             self.skip()
             node = self.parse_alternation()
             if self.peek() != ")":
-                self.error("missing ')': the group opened here is not closed", "add ')'", at)
+                self.error("missing ')': the group opened here is not closed", "add ')'", at,
+                           code="gbnf.unclosed_group")
             self.pos += 1
             return node
         if c in NAME_CHARS:
@@ -137,11 +139,13 @@ class _GbnfParser:
             return Ref(name, at)
         if c in "<!":
             self.error(f"token references and negation ({c}...) are not supported",
-                       "spell the text as a string literal", at, UnsupportedFeature)
+                       "spell the text as a string literal", at, UnsupportedFeature,
+                       code="gbnf.token_reference", char=c)
         if c in "*+?{":
-            self.error(f"nothing to repeat before {c!r}", "put the quantifier after an item", at)
+            self.error(f"nothing to repeat before {c!r}", "put the quantifier after an item", at,
+                       code="gbnf.nothing_to_repeat", char=c)
         self.error(f"unexpected character {c!r}", "expected a string, [class], rule name, "
-                   "'.', or '(' here", at)
+                   "'.', or '(' here", at, code="gbnf.unexpected_char", found=c)
 
     def parse_postfix(self, node):
         self.skip_inline()
@@ -156,7 +160,7 @@ class _GbnfParser:
         self.skip_inline()
         if self.peek() in ("*", "+", "?", "{") and self.peek():
             self.error("a quantifier follows another quantifier", "wrap the item in ( )",
-                       self.pos)
+                       self.pos, code="gbnf.multiple_repeat")
         return node
 
     def skip_inline(self) -> None:
@@ -168,15 +172,16 @@ class _GbnfParser:
         body = self.src[at + 1:close] if close != -1 else ""
         lo_s, comma, hi_s = (part.strip() for part in body.partition(","))
         if close == -1 or not lo_s.isdigit() or (hi_s and not hi_s.isdigit()):
-            self.error("bad repetition: expected {m}, {m,} or {m,n}", "write e.g. {2,5}", at)
+            self.error("bad repetition: expected {m}, {m,} or {m,n}", "write e.g. {2,5}", at,
+                       code="gbnf.bad_repetition")
         lo = int(lo_s)
         hi = lo if not comma else (int(hi_s) if hi_s else None)
         if hi is not None and hi < lo:
             self.error(f"bad repetition {{{lo},{hi}}}: min is greater than max",
-                       f"write {{{hi},{lo}}}", at)
+                       f"write {{{hi},{lo}}}", at, code="gbnf.bad_repeat", min=lo, max=hi)
         if max(lo, hi or 0) > MAX_REPEAT:
             self.error(f"repetition bound above {MAX_REPEAT}", "use * or + instead", at,
-                       UnsupportedFeature)
+                       UnsupportedFeature, code="gbnf.repeat_too_large", most=MAX_REPEAT)
         self.pos = close + 1
         return lo, hi
 
@@ -185,7 +190,8 @@ class _GbnfParser:
         while True:
             c = self.peek()
             if c == "":
-                self.error("missing '\"': the string opened here is not closed", "add '\"'", at)
+                self.error("missing '\"': the string opened here is not closed", "add '\"'", at,
+                           code="gbnf.unclosed_string")
             if c == '"':
                 self.pos += 1
                 return seq(items) if items else EMPTY
@@ -204,12 +210,15 @@ class _GbnfParser:
             digits = self.src[self.pos:self.pos + HEX[e]]
             if len(digits) != HEX[e] or any(d not in "0123456789abcdefABCDEF" for d in digits):
                 self.error(f"bad escape \\{e}: expected {HEX[e]} hex digits, found {digits!r}",
-                           f"write \\{e} with exactly {HEX[e]} hex digits", at)
+                           f"write \\{e} with exactly {HEX[e]} hex digits", at,
+                           code="gbnf.bad_hex_escape", char=e, width=HEX[e], found=digits)
             self.pos += HEX[e]
             if int(digits, 16) > MAX_CODE_POINT:
-                self.error(f"bad escape \\{e}{digits}: beyond U+10FFFF", "use a valid code point", at)
+                self.error(f"bad escape \\{e}{digits}: beyond U+10FFFF", "use a valid code point", at,
+                           code="gbnf.beyond_unicode", char=e, digits=digits)
             return int(digits, 16)
-        self.error(f"unknown escape \\{e}", "use \\n \\t \\r \\\" \\\\ \\xHH \\uHHHH", at)
+        self.error(f"unknown escape \\{e}", "use \\n \\t \\r \\\" \\\\ \\xHH \\uHHHH", at,
+                   code="gbnf.unknown_escape", char=e)
 
     def parse_class(self, at):
         negated = self.peek() == "^"
@@ -218,7 +227,8 @@ class _GbnfParser:
         ranges = []
         while self.peek() != "]":
             if self.peek() == "":
-                self.error("missing ']': the class opened here is not closed", "add ']'", at)
+                self.error("missing ']': the class opened here is not closed", "add ']'", at,
+                           code="gbnf.unclosed_class")
             lo = self.parse_char()
             if self.peek() == "-" and self.src[self.pos + 1:self.pos + 2] not in ("]", ""):
                 dash = self.pos
@@ -226,7 +236,8 @@ class _GbnfParser:
                 hi = self.parse_char()
                 if hi < lo:
                     self.error(f"bad range {chr(lo)}-{chr(hi)}: start is after end",
-                               f"write {chr(hi)}-{chr(lo)}", dash)
+                               f"write {chr(hi)}-{chr(lo)}", dash, code="gbnf.bad_range",
+                               start=chr(lo), end=chr(hi))
                 ranges.append((lo, hi))
             else:
                 ranges.append((lo, lo))

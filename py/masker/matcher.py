@@ -300,12 +300,15 @@ class Matcher:
         return f"<Matcher {self.grammar.kind} prefix={self._prefix[-30:]!r}>"
 
 
-def check_nonempty(grammar: Grammar, source_text: str, what: str) -> Grammar:
-    """Refuse a grammar whose language is empty (every mask would be all False)."""
+def check_nonempty(grammar: Grammar, source_text: str, syntax: str) -> Grammar:
+    """Refuse a grammar whose language is empty (every mask would be all False): GrammarSyntaxError
+    ``"syntax.matches_nothing"``, fields ``{"syntax"}`` ("regex" or "grammar", what was compiled)."""
     automaton = grammar.automaton
     start = automaton.start()
     if not automaton.is_accepting(start) and not automaton.can_continue(start):
+        what = {"regex": "regular expression"}.get(syntax, syntax)
         raise GrammarSyntaxError(source_text, 0, f"the {what} matches no text at all "
                                  "(expected at least one complete text, found none)",
-                                 "check empty character classes and unproductive rules")
+                                 "check empty character classes and unproductive rules",
+                                 code="syntax.matches_nothing", syntax=syntax)
     return grammar

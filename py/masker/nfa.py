@@ -37,7 +37,8 @@ class Nfa:
         if len(self.eps) >= self.max_states:
             raise LimitExceeded("the regular expression expands to too many NFA states",
                                 "max_nfa_states", self.max_states,
-                                "lower the bounds of {m,n} repetitions or split the pattern")
+                                "lower the bounds of {m,n} repetitions or split the pattern",
+                                code="limit.nfa_states")
         self.eps.append([])
         self.moves.append([])
         return len(self.eps) - 1

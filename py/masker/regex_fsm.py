@@ -80,10 +80,10 @@ def compile_regex(pattern: str, *, max_states: int = DEFAULT_MAX_DFA_STATES,
     syntax or empty language), UnsupportedFeature (backreferences, lookaround...) and
     LimitExceeded, all at compile time.
     """
-    with nesting_guard("regular expression"), gc_paused():
+    with nesting_guard("regex"), gc_paused():
         dfa = ast_to_dfa(parse_regex(pattern), max_states=max_states,
                          max_nfa_states=max_nfa_states)
-    return check_nonempty(Grammar(dfa, "regex", pattern), pattern, "regular expression")
+    return check_nonempty(Grammar(dfa, "regex", pattern), pattern, "regex")
 
 
 def compile_choice(texts, *, max_states: int | None = None) -> Grammar:
@@ -105,11 +105,12 @@ def compile_choice(texts, *, max_states: int | None = None) -> Grammar:
             raise TypeError(f"texts[{i}] must be str, got {type(text).__name__}")
     if not texts:
         raise GrammarSyntaxError("[]", 0, "compile_choice got no texts (expected at least one)",
-                                 "pass a non-empty list of strings")
+                                 "pass a non-empty list of strings", code="choice.empty")
     with gc_paused():
         dfa, _ = literal_set_dfa([t.encode("utf-8") for t in texts])
     if max_states is not None and dfa.n_states > max_states:
         raise LimitExceeded(f"the choice needs {dfa.n_states} DFA states", "max_states",
                             max_states, "raise max_states, or leave it out (a choice never "
-                            "needs more states than its texts have bytes, plus one)")
+                            "needs more states than its texts have bytes, plus one)",
+                            code="limit.choice_states", states=dfa.n_states)
     return Grammar(dfa, "choice", tuple(texts))

@@ -41,11 +41,11 @@ class _RegexParser:
     def __init__(self, src: str):
         self.src, self.pos, self.end = src, 0, len(src)
 
-    def error(self, reason, hint="", pos=None, cls=GrammarSyntaxError):
-        raise cls(self.src, self.pos if pos is None else pos, reason, hint)
+    def error(self, reason, hint="", pos=None, cls=GrammarSyntaxError, *, code, **fields):
+        raise cls(self.src, self.pos if pos is None else pos, reason, hint, code=code, **fields)
 
-    def unsupported(self, reason, hint, pos=None):
-        self.error(reason, hint, pos, UnsupportedFeature)
+    def unsupported(self, reason, hint, pos=None, *, code, **fields):
+        self.error(reason, hint, pos, UnsupportedFeature, code=code, **fields)
 
     def peek(self, k: int = 0) -> str:
         i = self.pos + k
@@ -54,7 +54,8 @@ class _RegexParser:
     def parse(self):
         node = self.parse_alt()
         if self.pos < self.end:
-            self.error("unbalanced ')': no group is open here", "remove it or escape it as \\)")
+            self.error("unbalanced ')': no group is open here", "remove it or escape it as \\)",
+                       code="regex.unbalanced_paren")
         return node
 
     def parse_alt(self):
@@ -74,17 +75,16 @@ class _RegexParser:
 
     def parse_atom(self):
         c, at = self.peek(), self.pos
-        if c in "*+?":
-            self.error(f"nothing to repeat before '{c}'", f"escape it as \\{c} for a literal")
-        if c == "{" and self._quantifier_at(self.pos) is not None:
-            self.error("nothing to repeat before '{'", "escape it as \\{ for a literal")
+        if c in "*+?" or (c == "{" and self._quantifier_at(self.pos) is not None):
+            self.error(f"nothing to repeat before '{c}'", f"escape it as \\{c} for a literal",
+                       code="regex.nothing_to_repeat", char=c)
         if (c == "^" and at == 0) or (c == "$" and at == self.end - 1):
             self.pos += 1
             return None  # anchors at the very ends: full-match semantics already
         if c in "^$":
             self.unsupported(f"anchor '{c}' in the middle of the pattern",
                              "anchors are accepted only at the very start (^) or end ($); "
-                             "matching is always full-match", at)
+                             "matching is always full-match", at, code="regex.anchor_inside", char=c)
         self.pos += 1
         if c == "(":
             return self.parse_group(at)
@@ -104,7 +104,7 @@ class _RegexParser:
         node = self.parse_alt()
         if self.peek() != ")":
             self.error("missing ')': the group opened here is not closed",
-                       "add ')' or escape the '(' as \\(", at)
+                       "add ')' or escape the '(' as \\(", at, code="regex.unclosed_group")
         self.pos += 1
         return node
 
@@ -115,17 +115,21 @@ class _RegexParser:
         elif rest.startswith("P<") or (rest.startswith("<") and rest[1:2] not in ("=", "!")):
             close = rest.find(">")
             if close <= 1:
-                self.error("bad group name: expected (?P<name>...)", "close the name with '>'")
+                self.error("bad group name: expected (?P<name>...)", "close the name with '>'",
+                           code="regex.bad_group_name")
             self.pos += close + 1
         elif rest.startswith("#"):
             close = self.src.find(")", self.pos)
             if close == -1 or close >= self.end:
-                self.error("missing ')' after comment group (?#", "close the comment with ')'", at)
+                self.error("missing ')' after comment group (?#", "close the comment with ')'", at,
+                           code="regex.unclosed_comment")
             self.pos = close + 1
             return "comment"
         else:
-            self.unsupported(_group_feature(rest), "rewrite it without this construct "
-                             "(only (...), (?:...), (?P<name>...) and (?#...) are supported)", at)
+            feature, name = _group_feature(rest)
+            self.unsupported(name, "rewrite it without this construct "
+                             "(only (...), (?:...), (?P<name>...) and (?#...) are supported)", at,
+                             code="regex.group_feature", feature=feature)
 
     def parse_quantifiers(self, atom):
         quantified = False
@@ -138,17 +142,18 @@ class _RegexParser:
                 lo, hi, self.pos = self._quantifier_at(self.pos)
                 if hi is not None and lo > hi:
                     self.error(f"bad repeat interval {{{lo},{hi}}}: min is greater than max",
-                               f"write {{{hi},{lo}}}", at)
+                               f"write {{{hi},{lo}}}", at, code="regex.bad_repeat", min=lo, max=hi)
             else:
                 return atom
             if quantified:
                 self.error("multiple repeat: a quantifier follows another quantifier",
-                           "wrap the first in a group: (?:x*)+", at)
+                           "wrap the first in a group: (?:x*)+", at, code="regex.multiple_repeat")
             quantified = True
             if self.peek() == "?":
                 self.pos += 1  # lazy: same language
             elif self.peek() == "+":
-                self.unsupported("possessive quantifier", "drop the '+' after the quantifier")
+                self.unsupported("possessive quantifier", "drop the '+' after the quantifier",
+                                 code="regex.possessive")
             atom = Repeat(atom, lo, hi)
 
     def _quantifier_at(self, i):
@@ -175,7 +180,7 @@ class _RegexParser:
             c = self.peek()
             if not c:
                 self.error("missing ']': the class opened here is not closed",
-                           "add ']' or escape the '[' as \\[", at)
+                           "add ']' or escape the '[' as \\[", at, code="regex.unclosed_class")
             if c == "]" and not first:
                 self.pos += 1
                 break
@@ -190,10 +195,12 @@ class _RegexParser:
                 hi = self.class_item()
                 if isinstance(hi, tuple):
                     self.error("bad character range: a class like \\d cannot end a range",
-                               "put '-' first or last to mean a literal dash", dash)
+                               "put '-' first or last to mean a literal dash", dash,
+                               code="regex.range_ends_in_class")
                 if hi < lo:
                     self.error(f"bad character range {chr(lo)}-{chr(hi)}: start is after end",
-                               f"write {chr(hi)}-{chr(lo)}", dash)
+                               f"write {chr(hi)}-{chr(lo)}", dash, code="regex.bad_range",
+                               start=chr(lo), end=chr(hi))
                 ranges.append((lo, hi))
             else:
                 ranges.append((lo, lo))
@@ -213,7 +220,8 @@ class _RegexParser:
     def parse_escape(self, in_class: bool):
         at, c = self.pos - 1, self.peek()
         if not c:
-            self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash")
+            self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash",
+                       code="regex.trailing_backslash")
         self.pos += 1
         if c in SIMPLE_ESCAPES:
             return char(SIMPLE_ESCAPES[c])
@@ -232,25 +240,27 @@ class _RegexParser:
             return None  # \A at the very start, \Z at the very end: no-ops
         if c in "bBAZz":
             self.unsupported(f"\\{c} (word boundary or anchor) is not a character",
-                             "remove it; matching is always full-match", at)
+                             "remove it; matching is always full-match", at, code="regex.boundary", char=c)
         if c.isdigit():
-            self.unsupported(f"backreference \\{c}", "a backreference is not regular; "
-                             "repeat the group's text explicitly", at)
+            self.backreference(c, at)
         if c in "pP":
-            self.unsupported(f"Unicode property \\{c}{{...}}", "write the class as ranges", at)
+            self.unsupported(f"Unicode property \\{c}{{...}}", "write the class as ranges", at,
+                             code="regex.unicode_property", char=c)
         if c.isascii() and c.isalpha():
-            self.error(f"bad escape \\{c}", f"write {c} without the backslash", at)
+            self.error(f"bad escape \\{c}", f"write {c} without the backslash", at, code="regex.bad_escape", char=c)
         return char(ord(c))
 
     def hex_escape(self, c, width, at):
         digits = self.src[self.pos:self.pos + width]
         if len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
             self.error(f"bad escape \\{c}: expected {width} hex digits, found {digits!r}",
-                       f"write \\{c}{'0' * (width - 1)}41 style escapes", at)
+                       f"write \\{c}{'0' * (width - 1)}41 style escapes", at,
+                       code="regex.bad_hex_escape", char=c, width=width, found=digits)
         self.pos += width
         value = int(digits, 16)
         if value > 0x10FFFF:
-            self.error(f"bad escape \\{c}{digits}: beyond U+10FFFF", "use a valid code point", at)
+            self.error(f"bad escape \\{c}{digits}: beyond U+10FFFF", "use a valid code point", at,
+                       code="regex.beyond_unicode", char=c, digits=digits)
         return value
 
     def octal_escape(self, c, at):
@@ -259,27 +269,39 @@ class _RegexParser:
             digits += self.peek()
             self.pos += 1
         if c != "0" and len(digits) < 3:
-            self.unsupported(f"backreference \\{digits}", "a backreference is not regular", at)
+            self.backreference(digits, at)
         return int(digits, 8)
+
+    def backreference(self, digits, at):
+        self.unsupported(f"backreference \\{digits}", "a backreference is not regular; "
+                         "repeat the group's text explicitly", at, code="regex.backreference", digits=digits)
 
     def named_escape(self, at):
         if self.peek() != "{" or "}" not in self.src[self.pos:]:
-            self.error("bad escape \\N: expected \\N{NAME}", "write \\N{LATIN SMALL LETTER N WITH TILDE}", at)
+            self.error("bad escape \\N: expected \\N{NAME}", "write \\N{LATIN SMALL LETTER N WITH TILDE}", at,
+                       code="regex.bad_named_escape")
         close = self.src.index("}", self.pos)
         name = self.src[self.pos + 1:close]
         try:
             value = ord(unicodedata.lookup(name))
         except KeyError:
-            self.error(f"unknown Unicode character name {name!r}", "check the name", at)
+            self.error(f"unknown Unicode character name {name!r}", "check the name", at,
+                       code="regex.unknown_name", name=name)
         self.pos = close + 1
         return value
 
 
-def _group_feature(rest: str) -> str:
-    for prefix, name in (("=", "lookahead (?=...)"), ("!", "negative lookahead (?!...)"),
-                         ("<=", "lookbehind (?<=...)"), ("<!", "negative lookbehind (?<!...)"),
-                         ("P=", "named backreference (?P=name)"), (">", "atomic group (?>...)"),
-                         ("(", "conditional group (?(...)...)")):
+GROUP_FEATURES = (("=", "lookahead", "lookahead (?=...)"), ("!", "negative_lookahead", "negative lookahead (?!...)"),
+                  ("<=", "lookbehind", "lookbehind (?<=...)"), ("<!", "negative_lookbehind", "negative lookbehind (?<!...)"),
+                  ("P=", "named_backreference", "named backreference (?P=name)"),
+                  (">", "atomic_group", "atomic group (?>...)"), ("(", "conditional_group", "conditional group (?(...)...)"),
+                  ("", "inline_flags", "inline flags (?...)"))
+
+
+def _group_feature(rest: str) -> tuple[str, str]:
+    """(stable id, English name) of the ``(?...`` construct whose text after ``(?`` is ``rest``:
+    one of :data:`GROUP_FEATURES` (the ``regex.group_feature`` error's ``feature`` field)."""
+    for prefix, feature, name in GROUP_FEATURES:
         if rest.startswith(prefix):
-            return name
-    return "inline flags (?...)"
+            return feature, name
+    raise AssertionError("unreachable: the last prefix is empty")

@@ -19,7 +19,7 @@ import build
 from sitebuild.languages import catalog_files, script_messages
 
 ROOT = build.ROOT
-PY_KEYWORDS = {"_": None, "ngettext": (1, 2)}
+PY_KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 JS_KEYWORDS = {"t": None, "tn": (1, 2)}
 
 

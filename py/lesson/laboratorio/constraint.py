@@ -1,10 +1,9 @@
 """The «Laboratorio»'s constraint: the form's kind and text compiled to a masker grammar
 (:func:`compile_constraint`), every failure as a :class:`ConstraintError` with its place and fix in
 the current language (:func:`lesson.i18n.get_language`): the masker's own errors (position, caret,
-fix; in Spanish by :func:`spanish_error` and :mod:`lesson.laboratorio.errors_es`, in English by
-:func:`english_error` and :mod:`lesson.laboratorio.errors_en`, the same kinds and spans) and the
-JSON parser's (line, column); and the error's view (:func:`error_html`, test hook
-``[data-testid=lab-error]``).
+fix; written by :func:`masker_error` from the catalog keyed by the error's code,
+:mod:`lesson.laboratorio.error_catalog`) and the JSON parser's (line, column); and the error's view
+(:func:`error_html`, test hook ``[data-testid=lab-error]``).
 """
 
 from __future__ import annotations
@@ -15,14 +14,14 @@ from html import escape
 
 
 from masker import MaskerError, compile_cfg, compile_choice, compile_json_schema, compile_regex
-from masker.errors import BudgetTooSmall, GrammarSyntaxError, LimitExceeded, TokenNotAllowed, caret_display
+from masker.errors import GrammarSyntaxError, caret_display
 
-from ..i18n import _, get_language
-from ..numbers import en_int
-from ..views import es_count, styled
-from .errors_es import HEADINGS, KIND_WORDS, json_message, translate, unknown, why_unsatisfiable
+from ..i18n import _, get_language, set_language
+from ..views import styled
+from .error_catalog import heading, render
+from .python_messages import json_message
 from .text_places import line_column, pointer_span, string_offset, value_start
-from . import errors_en
+from .unsatisfiable import why_unsatisfiable
 from .words import number
 
 
@@ -37,9 +36,10 @@ def kind_names() -> list[str]:
 
 class ConstraintError(ValueError):
     """The constraint cannot be compiled. ``message``: what and where (with a caret line), in
-    the current language; ``hint``: how to fix it, or ""; ``kind``: the catalog key
-    (:data:`lesson.laboratorio.errors_es.CATALOG`, or "empty", "json", "masker.other",
-    "budget.too_small", "token.not_allowed"), "settings.<name>" for a setting
+    the current language; ``hint``: how to fix it, or ""; ``kind``: the masker error's code
+    (:data:`lesson.laboratorio.error_catalog.MESSAGES`, "budget.too_small" and
+    "token.not_allowed" among them, or "masker.other" for a code the catalog lacks), "empty",
+    "json", "settings.<name>" for a setting
     (:func:`check_settings`, :func:`check_prompt`, "settings.kind"), "run" for an action's error
     (a position the branch lacks, a full tree), "link" for a link whose tree cannot be rebuilt;
     ``span``: the characters [start, end) of the constraint's text at fault, or None."""
@@ -53,139 +53,70 @@ class ConstraintError(ValueError):
 EMPTY = {"regex": lambda: _("la expresión regular está vacía: solo aceptaría el texto vacío (0 tokens)"),
          "gbnf": lambda: _("la gramática está vacía"), "json_schema": lambda: _("el esquema está vacío")}
 
-_AT_PREFIX = re.compile(r", after \d+ bytes of text \(.*\)$", re.DOTALL)  # LimitExceeded.at_prefix's tail
-
-
-def _english_reason(exc: MaskerError) -> tuple[str, str, str]:
-    """(catalog key, English message, English fix) of any masker error: :func:`_spanish_reason`'s
-    twin, through :mod:`~lesson.laboratorio.errors_en`."""
-    if isinstance(exc, BudgetTooSmall):
-        need = (f"the shortest text that completes the constraint needs {en_tokens(exc.needed)}"
-                if exc.needed is not None else "no text that completes the constraint fits in it")
-        return ("budget.too_small", f"the budget of {en_tokens(exc.budget)} is not enough: {need}",
-                "raise “max tokens”, or shorten what the constraint requires")
-    if isinstance(exc, TokenNotAllowed):
-        return ("token.not_allowed", f"the token {exc.token_id} is not allowed after what has been written",
-                "choose one of the tokens the mask allows")
-    if isinstance(exc, LimitExceeded):
-        reason = _AT_PREFIX.sub("", exc.what)
-    else:
-        reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
-    found = errors_en.translate(reason) or errors_en.unknown(reason, getattr(exc, "keyword", None))
-    if isinstance(exc, LimitExceeded) and found[0] != "masker.other":
-        unit = _LIMIT_UNITS_EN.get(exc.limit)
-        if unit:
-            value = exc.value if isinstance(exc.value, int) else 0
-            found = (found[0], f"{found[1]} (limit: {en_int(value)} {unit[0] if value == 1 else unit[1]})", found[2])
-    return found
-
-
-def en_tokens(n: int) -> str:
-    return f"{en_int(n)} token" + ("" if n == 1 else "s")
-
-
-_LIMIT_UNITS_EN = {"max_states": ("state", "states"), "max_nfa_states": ("state", "states"),
-                   "max_budget_states": ("state", "states"), "max_items": ("item", "items"),
-                   "max_trie_steps": ("step", "steps"), "max_productions": ("production", "productions"),
-                   "max_regex_chars": ("character", "characters"), "nesting depth": ("level", "levels")}
-
-
-def _spanish_reason(exc: MaskerError) -> tuple[str, str, str]:
-    """(catalog key, Spanish message, Spanish fix) of any masker error."""
-    if isinstance(exc, BudgetTooSmall):
-        need = (f"el texto más corto que completa la restricción necesita {es_count(exc.needed, 'token', 'tokens')}"
-                if exc.needed is not None else "ningún texto que complete la restricción cabe en él")
-        return ("budget.too_small", f"el presupuesto de {es_count(exc.budget, 'token', 'tokens')} no basta: {need}",
-                "sube «tokens como máximo», o acorta lo que la restricción exige")
-    if isinstance(exc, TokenNotAllowed):
-        return ("token.not_allowed", f"el token {exc.token_id} no está permitido después de lo escrito",
-                "elige uno de los tokens que la máscara permite")
-    if isinstance(exc, LimitExceeded):
-        reason = _AT_PREFIX.sub("", exc.what)
-    else:
-        reason = getattr(exc, "reason", None) or str(exc).split("\n")[0]
-    found = translate(reason) or unknown(reason, getattr(exc, "keyword", None))
-    if isinstance(exc, LimitExceeded) and found[0] != "masker.other":
-        unit = _LIMIT_UNITS.get(exc.limit)  # none for Python's recursion limit: it counts no schema level
-        if unit:
-            found = (found[0], f"{found[1]} (límite: {es_count(exc.value, *unit)})", found[2])
-    return found
-
-
-# LimitExceeded.limit (the masker's keyword argument) -> what its value counts, in Spanish
-_LIMIT_UNITS = {"max_states": ("estado", "estados"), "max_nfa_states": ("estado", "estados"),
-                "max_budget_states": ("estado", "estados"), "max_items": ("elemento", "elementos"),
-                "max_trie_steps": ("paso", "pasos"), "max_productions": ("producción", "producciones"),
-                "max_regex_chars": ("carácter", "caracteres"), "nesting depth": ("nivel", "niveles")}
-
-
 def _pattern_span(exc: MaskerError, text: str, start: int, end: int) -> tuple[int, int] | None:
     """For a schema's invalid ``pattern`` (or ``patternProperties`` key), the character inside its
     JSON string that ``re`` points at: ``start``/``end`` is the span of the keyword's key."""
     cause = exc.__cause__
     if not isinstance(cause, re.error) or cause.pos is None:
         return None
-    quote = start if exc.reason.startswith("patternProperties") else value_start(text, end)
+    quote = start if exc.fields.get("keyword") == "patternProperties" else value_start(text, end)
     if text[quote:quote + 1] != '"':
         return None
     at = string_offset(text, quote, cause.pos)
     return at, at + 1
 
 
-def masker_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
-    """A masker error as the error view shows it, in the current language: in Spanish
-    (:func:`spanish_error`) or in English (:func:`english_error`). Both have the same ``kind`` and
-    ``span``, so the editor underlines the same characters in either edition."""
-    return english_error(exc, kind, text) if get_language() == "en" else spanish_error(exc, kind, text)
-
-
-def english_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
-    """A masker error for the English edition: :func:`spanish_error` with the English twin of its
-    catalog (:mod:`~lesson.laboratorio.errors_en`): the same ``kind`` and ``span``, a heading, the
-    place counted from 1 (the caret's), a message for readers and a fix."""
-    return catalog_error(exc, kind, text, english=True)
+def _in_language(language: str, make, *args):
+    saved = get_language()
+    set_language(language)
+    try:
+        return make(*args)
+    finally:
+        set_language(saved)
 
 
 def spanish_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
-    """A masker error in Spanish (:mod:`~lesson.laboratorio.errors_es`), its caret and span in the
-    constraint's text (a schema's JSON pointer located in the schema's text; for an invalid
-    ``pattern``, the character ``re`` points at inside its string). Run-time errors (a work limit,
-    a budget), or ``text == ""``, get no span."""
-    return catalog_error(exc, kind, text, english=False)
+    """:func:`masker_error` on the Spanish edition, whatever the current language."""
+    return _in_language("es", masker_error, exc, kind, text)
 
 
-def catalog_error(exc: MaskerError, kind: str, text: str, english: bool) -> ConstraintError:
-    """:func:`spanish_error` or :func:`english_error`: the same kind and span, the words of one
-    catalog or the other."""
-    key, message, fix = _english_reason(exc) if english else _spanish_reason(exc)
+def english_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """:func:`masker_error` on the English edition, whatever the current language."""
+    return _in_language("en", masker_error, exc, kind, text)
+
+
+def masker_error(exc: MaskerError, kind: str, text: str) -> ConstraintError:
+    """A masker error as the error view shows it, in the current language
+    (:func:`~lesson.laboratorio.error_catalog.render`, by the error's code): a heading, the place
+    in the constraint's text counted from 1 with the caret under it, a message for readers and a
+    fix; ``kind`` is the error's code and ``span`` the characters the editor underlines (a
+    schema's JSON pointer located in the schema's text; for an invalid ``pattern``, the character
+    ``re`` points at inside its string). Run-time errors (a work limit, a budget), or
+    ``text == ""``, get no span."""
+    code, message, fix = render(exc)
     start = end = None
     if kind == "json_schema" and isinstance(exc, GrammarSyntaxError) and text:
         pointer = exc.source
-        if key == "schema.unsatisfiable":
+        if code == "schema.unsatisfiable":
             try:
-                why = why_unsatisfiable(json.loads(text), english=english)
+                why = why_unsatisfiable(json.loads(text))
             except ValueError:
                 why = None
             if why:
                 pointer, message = why[0], f"{message}: {why[1]}"
-        keyword = _keyword_of(key, getattr(exc, "reason", ""))
+        keyword = _keyword_of(exc)
         if keyword and not pointer.endswith("/" + keyword):
             pointer = f"{pointer}/{keyword}"
         start, end = pointer_span(text, pointer)
-        if key == "schema.bad_pattern":
+        if code == "schema.bad_pattern":
             start, end = _pattern_span(exc, text, start, end) or (start, end)
     elif isinstance(exc, GrammarSyntaxError) and text:
         start = max(0, min(exc.pos, len(text)))
         end = min(start + 1, len(text))
-    headings, kind_words = (errors_en.HEADINGS, errors_en.KIND_WORDS) if english else (HEADINGS, KIND_WORDS)
-    if isinstance(exc, LimitExceeded):
-        words = kind_words["limit"]
-    else:
-        words = headings.get(key) or kind_words.get(getattr(exc, "kind", ""), "error")
+    words = heading(exc)
     if start is None:
-        return ConstraintError(f"{words}: {message}", fix, key)
-    where, caret = (_where_en, caret_display) if english else (_where, _caret_es)
-    return ConstraintError(f"{words} {where(text, start)}: {message}\n{caret(text, start)}", fix, key,
+        return ConstraintError(f"{words}: {message}", fix, code)
+    return ConstraintError(f"{words} {_where_here(text, start)}: {message}\n{_caret(text, start)}", fix, code,
                            (start, max(end, start + 1)))
 
 
@@ -193,45 +124,31 @@ def catalog_error(exc: MaskerError, kind: str, text: str, english: bool) -> Cons
 _KEYWORD_OF = {"schema.unknown_type": "type", "schema.ref_unresolved": "$ref"}
 
 
-def _keyword_of(key: str, reason: str) -> str | None:
-    """The keyword a schema error is about, when its pointer stops at the schema: from the kind,
-    or from a reason like "allOf must be a non-empty list"."""
-    if key in _KEYWORD_OF:
-        return _KEYWORD_OF[key]
-    match = re.match(r"(\$?[A-Za-z]+) must be ", reason)
-    return match.group(1) if match else None
-
-
-def _where(text: str, pos: int) -> str:
-    """Where character ``pos`` (0-based) of the reader's text is, counted from 1: «en el carácter 3»
-    in a one-line text, «en la línea 2, columna 5» in one of several lines («posición» is a
-    token's place on this page); in Spanish, as :func:`spanish_error` writes it."""
-    line, column = line_column(text, pos)
-    return f"en la línea {line}, columna {column}" if "\n" in text else f"en el carácter {pos + 1}"
-
-
-def _where_en(text: str, pos: int) -> str:
-    """:func:`_where` in English: "at character 3", "at line 2, column 5"."""
-    line, column = line_column(text, pos)
-    return f"at line {line}, column {column}" if "\n" in text else f"at character {pos + 1}"
+def _keyword_of(exc: MaskerError) -> str | None:
+    """The keyword a schema error is about, when its pointer may stop at the schema: by code, or
+    the ``keyword`` field of a value of the wrong type (``"allOf": 5``)."""
+    if exc.code in _KEYWORD_OF:
+        return _KEYWORD_OF[exc.code]
+    return exc.fields.get("keyword") if exc.code == "schema.bad_value" else None
 
 
 def _where_here(text: str, pos: int) -> str:
-    """:func:`_where` or :func:`_where_en`, by the current language."""
-    return _where_en(text, pos) if get_language() == "en" else _where(text, pos)
+    """Where character ``pos`` (0-based) of the reader's text is, counted from 1, in the current
+    language: «en el carácter 3» in a one-line text, «en la línea 2, columna 5» in one of several
+    lines («posición» is a token's place on this page)."""
+    line, column = line_column(text, pos)
+    if "\n" in text:
+        return _("en la línea {line}, columna {column}").format(line=line, column=column)
+    return _("en el carácter {n}").format(n=pos + 1)
 
 
 def _caret(text: str, pos: int) -> str:
-    """The caret display in the current language: :func:`_caret_es`, or the masker's own."""
-    return caret_display(text, pos) if get_language() == "en" else _caret_es(text, pos)
-
-
-def _caret_es(text: str, pos: int) -> str:
-    """The masker's caret display, in Spanish: «línea» is one letter longer than "line", so the
-    caret line moves one column too."""
+    """The masker's caret display (:func:`masker.errors.caret_display`) with its word "line" in
+    the current language; the caret moves with the word's length, so it stays under its character."""
     shown, caret = caret_display(text, pos).split("\n")
     if shown.startswith("  line "):
-        shown, caret = "  línea " + shown[len("  line "):], " " + caret
+        word = _("línea")
+        shown, caret = f"  {word} " + shown[len("  line "):], " " * (len(word) - len("line")) + caret
     return f"{shown}\n{caret}"
 
 

@@ -43,9 +43,8 @@ from .tree import MAX_BRANCHES, Branch, advance, decode_tree, encode_tree, offer
 from .words import count
 
 # What the other parts define, named here too for the callers that import them from this module.
-from .constraint import (EMPTY, KIND_NAMES, KINDS, ConstraintError, catalog_error,  # noqa: E402,F401
-                         en_tokens, english_error, error_heading, error_html, kind_names, masker_error,
-                         spanish_error)
+from .constraint import (EMPTY, KIND_NAMES, KINDS, ConstraintError,  # noqa: E402,F401
+                         english_error, error_heading, error_html, kind_names, masker_error, spanish_error)
 from .lab_views import refused_at  # noqa: E402,F401
 from .presets import PRESETS, preset_titles  # noqa: E402,F401
 from .settings import MAX_TOKENS, SEED_MAX  # noqa: E402,F401

@@ -895,7 +895,8 @@ def depth_bounded(depths=(0, 1, 2, 3, 4), max_replies: int | None = 2) -> DepthB
         if not isinstance(grammar.automaton, Dfa):
             raise LimitExceeded(f"the thread flattened to depth {d} needs more DFA states than the "
                                 "masker allows (compile_json_schema compiles it with Earley instead)",
-                                "max_states", DEFAULT_MAX_DFA_STATES, "use a smaller depth")
+                                "max_states", DEFAULT_MAX_DFA_STATES, "use a smaller depth",
+                                code="trampas.thread_states", depth=d)
         states.append(grammar.automaton.n_states)
         chars.append(len(grammar.source))
     return DepthBound(list(depths), states, chars, max_replies)

@@ -33,7 +33,7 @@ class ValueCheck:
         reaches itself without reading into the value), and whatever ``expand`` raises."""
         if depth > MAX_DEPTH:
             raise UnsupportedKeyword("enum", path, "checked against sub-schemas that refer to "
-                                     "each other without end is not supported")
+                                     "each other without end is not supported", code="schema.enum_cycle")
         s = self.expand(schema, path)
         deeper = depth + 1
         for target, pointer, _ in s.get(EXCLUDE, []):

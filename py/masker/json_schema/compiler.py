@@ -59,27 +59,30 @@ def translate_schema(schema: Schema | str | bytes, whitespace: str = "compact"
         try:
             schema = json.loads(schema)
         except ValueError as exc:
-            raise InvalidSchema(f"not valid JSON: {exc}", "#")
+            raise InvalidSchema(f"not valid JSON: {exc}", "#", code="schema.not_json",
+                                detail=getattr(exc, "msg", str(exc)))
     translator = Translator(schema, whitespace)
     try:
         rules = translator.translate()
     except RecursionError:
         raise LimitExceeded("the schema nests too deeply for the translator",
                             "sys.getrecursionlimit()", sys.getrecursionlimit(),
-                            "flatten the schema (fewer nested allOf/anyOf/$ref levels)") from None
+                            "flatten the schema (fewer nested allOf/anyOf/$ref levels)",
+                            code="limit.schema_nesting") from None
     if rules["root"] == NOTHING:
-        raise InvalidSchema("no JSON value satisfies this schema", "#")
+        raise InvalidSchema("no JSON value satisfies this schema", "#", code="schema.unsatisfiable")
     productive = productive_rules(rules)
     if "root" not in productive:
         pointers = [p for (p, _), name in translator.ref_names.items() if name not in productive]
         empty = [p for (p, _), name in translator.ref_names.items() if rules[name] == NOTHING]
         if empty:
             raise InvalidSchema(f"no JSON value satisfies this schema: $ref {empty[0]} points to "
-                                "a schema that no value satisfies", empty[0])
+                                "a schema that no value satisfies", empty[0], code="schema.ref_false", ref=empty[0])
         raise InvalidSchema("no JSON value satisfies this schema: $ref "
                             f"{pointers[0] if pointers else '#'} is a cycle with no base case "
                             "(every branch refers back to itself, so no finite value ends it)",
-                            pointers[0] if pointers else "#")
+                            pointers[0] if pointers else "#", code="schema.ref_cycle",
+                            ref=pointers[0] if pointers else "#")
     return rules, sorted(set(translator.ignored))
 
 
@@ -136,9 +139,9 @@ def _compile(schema, whitespace, max_regex_chars, limits) -> JsonSchemaGrammar:
     cfg_limits = {k: v for k, v in limits.items() if k != "max_nfa_states"}
     if syntax == "regex":
         try:
-            with nesting_guard("schema's regular expression"):
+            with nesting_guard("schema_regex"):
                 dfa = ast_to_dfa(to_ast(rules), **regex_limits)  # the tree of ``source``
-            inner = check_nonempty(Grammar(dfa, "regex", source), source, "regular expression")
+            inner = check_nonempty(Grammar(dfa, "regex", source), source, "regex")
             return JsonSchemaGrammar(inner.automaton, syntax, source, schema, whitespace, ignored)
         except LimitExceeded:  # too many DFA states: Earley has no such blow-up
             syntax, source = "gbnf", to_gbnf(rules)  # the same rules: translated once

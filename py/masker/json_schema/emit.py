@@ -74,7 +74,7 @@ class _RegexWriter:
             if self.size > self.max_chars:
                 raise LimitExceeded("the regex for this schema grows too long",
                                     "max_regex_chars", self.max_chars,
-                                    "raise max_regex_chars or simplify the schema")
+                                    "raise max_regex_chars or simplify the schema", code="limit.schema_regex")
             self.cache[key] = text
             self.keep.append(node)  # ids stay valid while cached
         return self.cache[key]

@@ -88,9 +88,16 @@ def format_units(name: str, path: str) -> Node:
     if name == "regex":
         raise UnsupportedKeyword("format", path, "value 'regex' is not supported: the valid "
                                  "regular expressions nest their groups to any depth, which "
-                                 "no finite automaton can check")
+                                 "no finite automaton can check", code="schema.format_regex")
     if name not in FORMATS:
-        supported = ", ".join(sorted(FORMATS))
-        raise UnsupportedKeyword("format", path,
-                                 f"value {name!r} is not supported (supported: {supported})")
+        raise unsupported_format(name, path)
     return pattern_units(f"^{FORMATS[name]}$", path)
+
+
+def unsupported_format(name, path: str) -> UnsupportedKeyword:
+    """The error for a ``format`` value not in :data:`FORMATS` (to raise): code
+    ``"schema.unsupported_format"``, fields ``keyword`` ("format"), ``value`` (the format, as given)
+    and ``supported`` (the supported names, comma-separated)."""
+    supported = ", ".join(sorted(FORMATS))
+    return UnsupportedKeyword("format", path, f"value {name!r} is not supported (supported: {supported})",
+                              code="schema.unsupported_format", value=name, supported=supported)

@@ -22,7 +22,7 @@ import math
 from decimal import Decimal
 from typing import Any, Callable, Union
 
-from .errors import InvalidSchema, UnsupportedKeyword
+from .errors import InvalidSchema, UnsupportedKeyword, bad_value, json_text
 
 Schema = Union[dict[str, Any], bool]
 
@@ -77,21 +77,19 @@ def _is_string_list(value) -> bool:
 # MUST be ..."; draft-4 forms the translator also reads, such as a boolean exclusiveMinimum or an
 # ``items`` list, are checked where they are read), with the phrase the error quotes.
 VALUE_RULES: dict[str, tuple[Callable[[Any], bool], str]] = {
-    **{key: (_is_count, "a non-negative integer") for key in (
+    **{key: (_is_count, "count") for key in (
         "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
         "minContains", "maxContains")},
-    **{key: (_is_number, "a number") for key in ("minimum", "maximum")},
-    "multipleOf": (lambda v: _is_number(v) and v > 0, "a number greater than 0"),
-    **{key: (lambda v: isinstance(v, dict), "an object") for key in (
+    **{key: (_is_number, "number") for key in ("minimum", "maximum")},
+    "multipleOf": (lambda v: _is_number(v) and v > 0, "positive_number"),
+    **{key: (lambda v: isinstance(v, dict), "object") for key in (
         "properties", "patternProperties", "dependentSchemas", "$defs", "definitions")},
     "dependentRequired": (lambda v: isinstance(v, dict) and all(map(_is_string_list, v.values())),
-                          "an object whose values are lists of strings"),
-    "required": (_is_string_list, "a list of property names (draft 3's boolean required is not "
-                 "supported: list the name in the parent object's required)"),
-    **{key: (lambda v: isinstance(v, list) and len(v) > 0, "a non-empty list of schemas")
-       for key in ("anyOf", "oneOf", "allOf")},
-    "uniqueItems": (lambda v: isinstance(v, bool), "true or false"),
-    **{key: (lambda v: isinstance(v, str), "a string") for key in ("pattern", "format", "$ref")},
+                          "string_lists"),
+    "required": (_is_string_list, "property_names"),
+    **{key: (lambda v: isinstance(v, list) and len(v) > 0, "schemas") for key in ("anyOf", "oneOf", "allOf")},
+    "uniqueItems": (lambda v: isinstance(v, bool), "boolean"),
+    **{key: (lambda v: isinstance(v, str), "string") for key in ("pattern", "format", "$ref")},
 }
 
 
@@ -104,12 +102,19 @@ def check_keywords(schema: dict[str, Any], path: str, ignored: list[str]) -> Non
         if key in INTERNAL:
             continue
         if key in REFUSED:
-            raise UnsupportedKeyword(key, path)
+            raise UnsupportedKeyword(key, path, code="schema.unsupported")
         rule = VALUE_RULES.get(key)
         if rule is not None and not rule[0](value):
-            raise InvalidSchema(f"{key} must be {rule[1]}, found {value!r:.60}", f"{path or '#'}/{key}")
+            raise bad_value(key, rule[1], f"{path or '#'}/{key}", value)
         if key not in IMPLEMENTED and key not in ANNOTATIONS:
             ignored.append(f"{path or '#'}/{pointer_token(key)}")
+
+
+def _allof_conflict(keyword: str, path: str) -> UnsupportedKeyword:
+    """The error for a keyword with two different values in the two parts of an allOf that
+    :func:`merge` cannot combine (to raise): code ``"schema.allof_conflict"``, fields ``keyword``."""
+    return UnsupportedKeyword(keyword, path, "with two different values in an allOf is not supported",
+                              code="schema.allof_conflict")
 
 
 def pointer_token(name: str) -> str:
@@ -152,10 +157,10 @@ def normalise(schema: dict[str, Any], path: str) -> dict[str, Any]:
         for t in types:
             if t not in KINDS:
                 raise InvalidSchema(f"unknown type {t!r} (expected one of {', '.join(KINDS)})",
-                                    path)
+                                    path, code="schema.unknown_type", type=json_text(t), types=", ".join(KINDS))
         s["type"] = types
     if "enum" in s and not isinstance(s["enum"], list):
-        raise InvalidSchema("enum must be a list", path)
+        raise bad_value("enum", "list", path, s["enum"])
     return s
 
 
@@ -229,8 +234,7 @@ def _merge_contains(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str
     if not sides:
         return {}
     if len(sides) == 2 and a["contains"] != b["contains"]:
-        raise UnsupportedKeyword("contains", path, "with two different values in an allOf "
-                                 "is not supported")
+        raise _allof_conflict("contains", path)
     out = {"contains": sides[0]["contains"],
            "minContains": max(x.get("minContains", 1) for x in sides)}
     most = [x["maxContains"] for x in sides if "maxContains" in x]
@@ -298,7 +302,8 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
             out[key] = _sub_all(x, y)
         elif key in ("anyOf", "oneOf"):
             if len(x) * len(y) > 64:
-                raise UnsupportedKeyword(key, path, "in both parts of an allOf is too large")
+                raise UnsupportedKeyword(key, path, "in both parts of an allOf is too large",
+                                         code="schema.allof_too_large", most=64)
             out[key] = [{"allOf": [p, q]} for p in x for q in y]
         elif key == "uniqueItems":
             out[key] = x or y
@@ -309,8 +314,7 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
         elif key in ANNOTATIONS or key == "properties":
             pass
         elif x != y and key in IMPLEMENTED:
-            raise UnsupportedKeyword(key, path, "with two different values in an allOf "
-                                     "is not supported")
+            raise _allof_conflict(key, path)
         else:  # the same value on both sides (a pattern, a format, a multipleOf...): kept
             out[key] = x
     out.update(counts)

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - Python < 3.11
     import sre_constants as C
     import sre_parse
 
-from .errors import InvalidSchema, UnsupportedKeyword
+from .errors import InvalidSchema, UnsupportedKeyword, bad_value
 from .ir import MAX_CP, SURROGATES, Node, Ranges, alt, char_set, repeat, seq, set_complement
 from .strings import UNIT, encoded_chars
 
@@ -66,8 +66,15 @@ class _PatternReader:
         self.pattern, self.path = pattern, path
 
     def refuse(self, what: str) -> NoReturn:
-        raise UnsupportedKeyword("pattern", self.path,
-                                 f"with {what} is not supported (pattern {self.pattern!r})")
+        """Refuse a construct of the pattern (``what``: ``sre_parse``'s name of its opcode or
+        category): code ``"schema.pattern_construct"``, fields ``keyword``, ``construct``."""
+        raise UnsupportedKeyword("pattern", self.path, f"with the construct {what} is not supported "
+                                 f"(pattern {self.pattern!r})", code="schema.pattern_construct", construct=what)
+
+    def refuse_flags(self) -> NoReturn:
+        """Refuse inline flags (``(?i)``, ``(?i:...)``): code ``"schema.pattern_flags"``."""
+        raise UnsupportedKeyword("pattern", self.path, f"with inline flags is not supported "
+                                 f"(pattern {self.pattern!r})", code="schema.pattern_flags")
 
     def set_of(self, items: list) -> Ranges:
         """The code points a class ``[...]`` (its parsed ``items``) matches."""
@@ -81,7 +88,7 @@ class _PatternReader:
             elif op == C.CATEGORY:
                 ranges.extend(self.category(av, exact=negate))
             else:
-                self.refuse(f"class item {op}")
+                self.refuse(str(op))
         rs = char_set(ranges)
         return set_complement(rs) if negate else rs
 
@@ -92,7 +99,7 @@ class _PatternReader:
             return set_complement(unicode_category(NEGATED_CATEGORY[cat]))
         if cat in ASCII_CATEGORY:
             return unicode_category(POSITIVE_OF[cat]) if exact else ASCII_CATEGORY[cat]
-        return self.refuse(f"category {cat}")
+        return self.refuse(str(cat))
 
     def node(self, items: list) -> Node:
         return seq(*[self.item(op, av) for op, av in items])
@@ -110,14 +117,15 @@ class _PatternReader:
             return alt(*[self.node(b) for b in av[1]])
         if op == C.SUBPATTERN:
             if av[1] or av[2]:
-                self.refuse("inline flags")
+                self.refuse_flags()
             return self.node(av[3])
         if op in (C.MAX_REPEAT, C.MIN_REPEAT):
             lo, hi, sub = av
             return repeat(self.node(sub), lo, None if hi == C.MAXREPEAT else hi)
         if op == C.AT:
-            self.refuse("an anchor or \\b inside the pattern")
-        return self.refuse(f"the construct {op}")
+            raise UnsupportedKeyword("pattern", self.path, "with an anchor or \\b inside the pattern is not "
+                                     f"supported (pattern {self.pattern!r})", code="schema.pattern_anchor")
+        return self.refuse(str(op))
 
 
 def check_pattern(pattern: str, pointer: str, keyword: str = "pattern"):
@@ -133,15 +141,16 @@ def check_pattern(pattern: str, pointer: str, keyword: str = "pattern"):
     too large for ``re``, without a position).
     """
     if not isinstance(pattern, str):
-        raise InvalidSchema(f"{keyword} must be a string, found {pattern!r:.60}", pointer)
+        raise bad_value(keyword, "string", pointer, pattern)
     try:
         return sre_parse.parse(pattern)
     except (re.error, OverflowError) as exc:  # OverflowError: a repeat count above re's limit
         if isinstance(exc, re.error) and re.search(r"\\[pP]\{", pattern):
             # valid ECMA-262 (Unicode mode), which JSON Schema patterns are written in
             raise UnsupportedKeyword(keyword, pointer, "with a Unicode property escape "
-                                     "(\\p{...}) is not supported") from exc
-        raise InvalidSchema(f"{keyword} {pattern!r:.60} is not a valid regex ({exc})", pointer) from exc
+                                     "(\\p{...}) is not supported", code="schema.pattern_property_escape") from exc
+        raise InvalidSchema(f"{keyword} {pattern!r:.60} is not a valid regex ({exc})", pointer, code="schema.bad_pattern",
+                            keyword=keyword, pattern=pattern, detail=getattr(exc, "msg", str(exc))) from exc
 
 
 def pattern_units(pattern: str, path: str) -> Node:
@@ -152,9 +161,10 @@ def pattern_units(pattern: str, path: str) -> Node:
     (``check_pattern``), UnsupportedKeyword("pattern") when it uses a construct listed above.
     """
     tree = check_pattern(pattern, f"{path or '#'}/pattern")
+    reader = _PatternReader(pattern, path)
     if tree.state.flags & ~C.SRE_FLAG_UNICODE:
-        raise UnsupportedKeyword("pattern", path, "with inline flags is not supported")
-    return _anchored(list(tree), _PatternReader(pattern, path))
+        reader.refuse_flags()
+    return _anchored(list(tree), reader)
 
 
 STARTS = (C.AT_BEGINNING, C.AT_BEGINNING_STRING)

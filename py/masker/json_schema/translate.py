@@ -18,7 +18,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import unquote, urldefrag, urljoin
 
-from .errors import InvalidSchema, UnsupportedKeyword
+from .errors import InvalidSchema, UnsupportedKeyword, bad_value, json_text, too_many_states
 from .ir import EMPTY, NOTHING, Lit, Node, Ref, Rules, alt, chars, repeat, seq
 from .boolean import (CANONICAL_NUMBER, CANONICAL_STRING, MAX_STATES, NotRegular, TooLarge, product,
                       to_dfa, to_ir)
@@ -171,10 +171,10 @@ class Translator(TypeBuilder, ValueCheck):
             uri = self.root_base()
         if uri not in resources:
             raise UnsupportedKeyword("$ref", path, f"to {ref!r} is not supported (only local "
-                                     "JSON pointers such as '#/$defs/name')")
+                                     "JSON pointers such as '#/$defs/name')", code="schema.ref_external", ref=ref)
         found = self._follow(resources[uri], anchors, uri, fragment)
         if found is None:
-            raise InvalidSchema(f"$ref {ref!r} does not resolve", path)
+            raise InvalidSchema(f"$ref {ref!r} does not resolve", path, code="schema.ref_unresolved", ref=ref)
         return found
 
     @staticmethod
@@ -265,7 +265,8 @@ class Translator(TypeBuilder, ValueCheck):
                 raise UnsupportedKeyword("$ref", path, f"to {pointer!r} is met inside itself "
                                          f"with {MAX_REF_VARIANTS} different sets of sibling "
                                          "keywords (they change at every level of the "
-                                         "recursion); this is not supported")
+                                         "recursion); this is not supported", code="schema.ref_variants",
+                                         ref=pointer, variants=MAX_REF_VARIANTS)
             tail = re.sub(r"[^A-Za-z0-9]+", "-", pointer.rsplit("/", 1)[-1]).strip("-")
             name = f"ref{len(self.ref_names)}-{tail[-32:].strip('-') or 'root'}"
             self.ref_names[key] = name
@@ -322,14 +323,15 @@ class Translator(TypeBuilder, ValueCheck):
         if schema is False:
             return dict(FALSE_SCHEMA)
         if not isinstance(schema, dict):
-            raise InvalidSchema(f"a schema must be an object or a boolean, not {schema!r}", path)
+            raise InvalidSchema(f"a schema must be an object or a boolean, not {schema!r}", path,
+                                code="schema.not_a_schema", found=json_text(schema))
         check_keywords(schema, path, self.ignored)
         s = normalise(schema, path)
         if "$ref" in s:
             target, pointer = self.resolve(s.pop("$ref"), path)
             if pointer in self.expanding:
                 raise UnsupportedKeyword("$ref", path, "recursion through allOf or sibling "
-                                         "keywords is not supported")
+                                         "keywords is not supported", code="schema.ref_recursion")
             self.expanding.append(pointer)
             s = merge(self.expand(target, pointer), s, path)
             self.expanding.pop()
@@ -377,7 +379,7 @@ class Translator(TypeBuilder, ValueCheck):
         for key in ("dependencies", "dependentRequired", "dependentSchemas"):
             value = s.pop(key, {})
             if not isinstance(value, dict):
-                raise InvalidSchema(f"{key} must be an object", path)
+                raise bad_value(key, "object", path, value)
             deps.update(value)
         if not deps:
             return None
@@ -396,7 +398,8 @@ class Translator(TypeBuilder, ValueCheck):
                 raise UnsupportedKeyword(
                     "dependentRequired", path, f"needs more than {MAX_DEPENDENCY_VARIANTS} "
                     "combinations of present and absent trigger properties (independent "
-                    "triggers double them), which is not supported")
+                    "triggers double them), which is not supported", code="schema.dependent_many",
+                    most=MAX_DEPENDENCY_VARIANTS)
         out: list[Schema] = []
         ordered = sorted(variants, key=lambda v: (sorted(v[0]), sorted(v[1]), v[2]))
         for absent, required, schemas in ordered:
@@ -491,7 +494,7 @@ class Translator(TypeBuilder, ValueCheck):
         """
         options = s.pop(key)
         if not isinstance(options, list) or not options:
-            raise InvalidSchema(f"{key} must be a non-empty list", path)
+            raise bad_value(key, "non_empty_list", path, options)
         merged = [{"allOf": [s, option]} for option in options]
         if key == "oneOf":
             kept = one_of_kinds([self.expand(m, path) for m in merged], path, self)
@@ -569,7 +572,8 @@ class Translator(TypeBuilder, ValueCheck):
             owner = pointer[:-len(keyword) - 1] if pointer.endswith("/" + keyword) else pointer
             raise UnsupportedKeyword(keyword, owner, "over objects is not supported here: written "
                                      "as the ways an object breaks it, it needs "
-                                     f"{error.keyword!r}, which is refused there") from None
+                                     f"{error.keyword!r}, which is refused there", code="schema.object_difference",
+                                     needs=error.keyword) from None
 
     def without_objects(self, s: dict[str, Any], minus: list, path: str) -> dict | None:
         """``s`` on objects, with the objects valid under a sub-schema of ``minus`` left out,
@@ -666,7 +670,7 @@ class Translator(TypeBuilder, ValueCheck):
                                      "positive form (an enum of objects, patternProperties, "
                                      "propertyNames, or additionalProperties on an object that "
                                      "may hold any key); an object has many spellings (key "
-                                     "order), so it is never subtracted as text")
+                                     "order), so it is never subtracted as text", code="schema.bool_container")
         known = self.known
         if minus and kind in ("string", "number", "array"):  # one spelling per value
             both = both + [({"__canonical__": kind}, pointer, keyword)]
@@ -686,11 +690,10 @@ class Translator(TypeBuilder, ValueCheck):
         except NotRegular:
             raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s through "
                                      "a recursive $ref is not supported: only regular "
-                                     "(non-recursive) parts are combined by automata") from None
+                                     "(non-recursive) parts are combined by automata",
+                                     code="schema.bool_recursive", over=kind) from None
         except TooLarge as error:
-            raise UnsupportedKeyword(keyword, owner(pointer, keyword), f"over {kind}s needs an "
-                                     f"automaton of more than {error.limit} states (it reached "
-                                     f"{error.states}); this is not supported") from None
+            raise too_many_states(keyword, owner(pointer, keyword), kind, error.limit, error.states) from None
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 
@@ -722,7 +725,9 @@ class Translator(TypeBuilder, ValueCheck):
             together = ", ".join(k for k, _ in parts)
             raise UnsupportedKeyword(keyword, path, f"together with {together.split(', ', 1)[1]} "
                                      f"needs an automaton of more than {error.limit} states (it "
-                                     f"reached {error.states}); this is not supported") from None
+                                     f"reached {error.states}); this is not supported",
+                                     code="schema.intersection_states", others=together.split(", ", 1)[1],
+                                     most=error.limit, reached=error.states) from None
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 
@@ -745,9 +750,7 @@ class Translator(TypeBuilder, ValueCheck):
                             split.append((part, now))
                 classes = split
         except TooLarge as error:  # (the keys are regular: propertyNames is checked before)
-            raise UnsupportedKeyword(keyword, path, f"over keys needs an automaton of more than "
-                                     f"{error.limit} states (it reached {error.states}); this is "
-                                     "not supported") from None
+            raise too_many_states(keyword, path, "key", error.limit, error.states) from None
         out = []
         for dfa, matched in classes:
             self.automata += 1
@@ -765,7 +768,8 @@ class Translator(TypeBuilder, ValueCheck):
         except TooLarge as error:
             raise UnsupportedKeyword("multipleOf", path, f"{step!r} needs an automaton of more "
                                      f"than {error.limit} states (it reached {error.states}); "
-                                     "this is not supported") from None
+                                     "this is not supported", code="schema.multiple_of", value=step,
+                                     most=error.limit, reached=error.states) from None
         self.automata += 1
         return to_ir(dfa, f"bool{self.automata}", self.rules, known=self.known)
 

@@ -23,7 +23,7 @@ import json
 import re
 from typing import Any
 
-from .errors import UnsupportedKeyword
+from .errors import UnsupportedKeyword, too_many_states
 from .formats import format_units
 from .ir import EMPTY, NOTHING, Lit, Node, alt, opt, repeat, seq
 from .boolean import TooLarge, to_dfa
@@ -135,7 +135,7 @@ class TypeBuilder:
         except ValueError:
             raise UnsupportedKeyword("minimum", path, "and maximum with fractional values "
                                      f"inside one unit interval ({lo!r}, {hi!r}) are not "
-                                     "supported") from None
+                                     "supported", code="schema.fractional_bounds", low=lo, high=hi) from None
 
     # ---- strings ----------------------------------------------------------
     def string(self, s: dict[str, Any], path: str) -> Node:
@@ -190,7 +190,7 @@ class TypeBuilder:
         item = self.any_value() if rest is True else self.value(rest, path + "/items")
         if "maxContains" in s and "contains" in s:
             raise UnsupportedKeyword("maxContains", path, "is not supported (it needs the items "
-                                     "that do not match contains)")
+                                     "that do not match contains)", code="schema.max_contains")
         if "contains" in s and s.get("minContains", 1) > 0:
             body = self._containing(s, prefix, item, lo, hi, path)
         else:  # no contains, or minContains 0: any number of matches will do
@@ -209,7 +209,7 @@ class TypeBuilder:
         ``MAX_UNIQUE_ORDERS``."""
         if "prefixItems" in s or "contains" in s:
             raise UnsupportedKeyword("uniqueItems", path, "together with prefixItems or contains "
-                                     "is not supported")
+                                     "is not supported", code="schema.unique_items_with")
         rest, where = s.get("items", True), path + "/items"
         expanded = {} if rest is True else self.expand(rest, where) if rest is not False else None
         if expanded is None:
@@ -220,7 +220,8 @@ class TypeBuilder:
             candidates = [True, False, None]
         else:
             raise UnsupportedKeyword("uniqueItems", path, "is supported only for items from a "
-                                     "finite set of values (enum, const, boolean, null)")
+                                     "finite set of values (enum, const, boolean, null)",
+                                     code="schema.unique_items_set")
         values: list = []
         for v in candidates:
             if (rest is not False and not any(same_value(v, w) for w in values)
@@ -235,7 +236,8 @@ class TypeBuilder:
         if orders > MAX_UNIQUE_ORDERS:
             raise UnsupportedKeyword("uniqueItems", path, f"over {k} item values is not supported: "
                                      f"it needs {orders} orders of them (limit "
-                                     f"{MAX_UNIQUE_ORDERS})")
+                                     f"{MAX_UNIQUE_ORDERS})", code="schema.unique_items_orders", values=k,
+                                     orders=orders, most=MAX_UNIQUE_ORDERS)
         items, comma, memo = [const_ir(v, self.ws) for v in values], self.sep(","), {}
 
         def elements(used: frozenset) -> Node:
@@ -261,10 +263,10 @@ class TypeBuilder:
         k = s.get("minContains", 1)
         if prefix:
             raise UnsupportedKeyword("contains", path, "together with prefixItems is not "
-                                     "supported")
+                                     "supported", code="schema.contains_prefix")
         if hi is not None or lo > k:
             raise UnsupportedKeyword("contains", path, "together with maxItems, or minItems "
-                                     "above minContains, is not supported")
+                                     "above minContains, is not supported", code="schema.contains_counts")
         rest = s.get("items", True)
         match = self.value({"allOf": [{} if rest is True else rest, s["contains"]]},
                            path + "/contains")
@@ -386,9 +388,7 @@ class TypeBuilder:
                 dfas.append(to_dfa(self.value(_names(schema), where), self.rules,
                                    frozenset(self.open_rules), known=self.known))
             except TooLarge as error:  # (names are strings: never recursive)
-                raise UnsupportedKeyword("propertyNames", where, "over keys needs an automaton "
-                                         f"of more than {error.limit} states (it reached "
-                                         f"{error.states}); this is not supported") from None
+                raise too_many_states("propertyNames", where, "key", error.limit, error.states) from None
         return lambda name: all(dfa.accepts(literal_string(name)) for dfa in dfas)
 
     def _extra_keys(self, parts: list[dict[str, Any]], names: list[str], path: str) -> Node:
@@ -460,7 +460,8 @@ class TypeBuilder:
             if need >= 2:  # two extra keys could be the same key written twice
                 raise UnsupportedKeyword("minProperties", path, "that extra keys would have to "
                                          "reach (two or more besides the listed properties) is "
-                                         "not supported: a grammar cannot keep them distinct")
+                                         "not supported: a grammar cannot keep them distinct",
+                                         code="schema.min_properties_extra")
             if not first:
                 return repeat(seq(comma, extra), need, room)
             if room == 0:

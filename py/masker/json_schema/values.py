@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import UnsupportedKeyword
-from .formats import FORMATS
+from .formats import FORMATS, unsupported_format
 from .ir import Lit, Node, alt, seq
 from .keywords import ANNOTATIONS, IMPLEMENTED
 from .strings import literal_string
@@ -74,7 +74,7 @@ def value_allowed(v: Any, s: dict[str, Any], path: str) -> bool:
     Raises UnsupportedKeyword for an unsupported ``format``.
     """
     if "format" in s and s["format"] not in FORMATS:
-        raise UnsupportedKeyword("format", path, f"value {s['format']!r} is not supported")
+        raise unsupported_format(s["format"], path)
     if "type" in s and not any(has_type(v, t) for t in s["type"]):
         return False
     k = kind_of(v)

@@ -92,9 +92,11 @@ def test_step_on_a_finished_branch_says_so_on_its_own_line(model, tok, english):
 
 
 def test_a_required_property_additional_properties_shuts_out_is_named_in_both_languages():
-    from lesson.laboratorio.errors_es import why_unsatisfiable
+    from lesson.i18n import each_language
+    from lesson.laboratorio.unsatisfiable import why_unsatisfiable
     schema = {"type": "object", "required": ["b"], "additionalProperties": False}
-    assert why_unsatisfiable(schema) == ("#/required", "la propiedad «b» es obligatoria, pero \"additionalProperties\": "
-                                         "false no deja ninguna propiedad que no esté en «properties»")
-    assert why_unsatisfiable(schema, english=True)[1].startswith("the property “b” is required")
+    both = each_language(why_unsatisfiable, schema)
+    assert both["es"] == ("#/required", "la propiedad «b» es obligatoria, pero \"additionalProperties\": "
+                                        "false no deja ninguna propiedad que no esté en «properties»")
+    assert both["en"][0] == "#/required" and both["en"][1].startswith("the property “b” is required")
     assert why_unsatisfiable({**schema, "properties": {"b": {}}}) is None

@@ -1,7 +1,8 @@
 """The «Laboratorio» in English (``lesson.i18n.set_language("en")``): its own parts of the view
 (summary, tree, choices, the exact line, errors) have no Spanish words and no decimal comma, and
-carry the same numbers as in Spanish; a masker error gets the English twin of the Spanish catalog's
-message and fix (errors_en), with the same kind and span as the Spanish one; the settings' messages are
+carry the same numbers as in Spanish; a masker error gets the English text of its catalog entry
+(error_catalog, by code, translated in laboratorio.po), with the same kind and span as the Spanish
+one; the settings' messages are
 English with English numbers; every id the package and lab.js use is in their English catalog;
 lab.js writes English numbers as ``words.en_number`` does.
 """
@@ -124,7 +125,7 @@ def test_the_whole_view_is_the_same_but_for_its_words(names_lab, english):
 
 
 def test_a_masker_error_gets_the_curated_english_message_with_the_spanish_kind_and_span(english):
-    """The English twin of the Spanish catalog (errors_en): one place, counted from 1 as the caret
+    """The catalog's English texts (laboratorio.po): one place, counted from 1 as the caret
     shows it, no second count from 0, and a fix that is a fix."""
     with pytest.raises(ConstraintError) as info:
         compile_constraint("regex", "ab(cd")
@@ -159,11 +160,11 @@ def test_the_english_page_names_the_reason_and_a_real_fix(english, kind, text, w
     assert (spanish.kind, spanish.span) == (error.kind, error.span)
 
 
-@pytest.mark.parametrize("site", sorted(CASES))
-def test_each_raise_site_gets_a_curated_english_message(english, site):
-    """Every raise site the Spanish catalog covers has its English twin: the same kind, a fix, and
-    neither Spanish words nor the masker's raw line (its positions from 0, its "fix:")."""
-    case = CASES[site]
+@pytest.mark.parametrize("code, i", [(code, i) for code in sorted(CASES) for i in range(len(CASES[code]))])
+def test_each_code_gets_a_curated_english_message(english, code, i):
+    """Every code the catalog covers has its English text: the same kind, a fix, and neither
+    Spanish words nor the masker's raw line (its positions from 0, its "fix:")."""
+    case = CASES[code][i]
     if callable(case):
         exc = _raised(case)
         error, spanish = english_error(exc, "", ""), spanish_error(exc, "", "")
@@ -171,7 +172,7 @@ def test_each_raise_site_gets_a_curated_english_message(english, site):
         error = pytest.raises(ConstraintError, compile_constraint, *case).value
         spanish = in_language("es", lambda: pytest.raises(ConstraintError, compile_constraint, *case).value)
     assert (error.kind, error.span) == (spanish.kind, spanish.span)
-    assert error.kind != "masker.other" and error.hint, (site, error.message)
+    assert error.kind == code and error.hint, (code, error.message)
     assert "fix:" not in error.message and "counts positions" not in error.message
     shown = " ".join(line for line in error.message.split("\n") if not line.startswith("  ")) + " " + error.hint
     assert not re.search(r"[«»]|\b(de|que|el|la|los|las|una|está|no es)\b", shown), shown
@@ -197,9 +198,10 @@ def test_errors_of_every_kind_are_english_with_the_spanish_kind_and_span(english
     assert (spanish.kind, spanish.span) == (error.kind, error.span)
 
 
-@pytest.mark.parametrize("site", sorted(s for s, c in CASES.items() if callable(c)))
-def test_every_run_time_error_is_named_in_english(site):
-    exc = _raised(CASES[site])
+@pytest.mark.parametrize("code, i", [(code, i) for code in sorted(CASES) for i, case in enumerate(CASES[code])
+                                     if callable(case)])
+def test_every_run_time_error_is_named_in_english(code, i):
+    exc = _raised(CASES[code][i])
     error = english_error(exc, "", "")
     assert error.kind == spanish_error(exc, "", "").kind
     assert error.span is None and error.hint and not spanish_left(error.message), error.message
@@ -281,7 +283,8 @@ def test_the_page_writes_english_numbers_as_python_does():
 
 def test_run_time_masker_errors_in_english_name_the_limit(english):
     from masker.errors import LimitExceeded
-    exc = LimitExceeded("the automaton needs too many DFA states", "max_states", 20000, "simplify it")
+    exc = LimitExceeded("the automaton needs too many DFA states", "max_states", 20000, "simplify it",
+                        code="limit.dfa_states")
     error = english_error(exc, "regex", "")
     assert error.message == "too large: the automaton needs too many states (limit: 20,000 states)"
     assert error.hint.startswith("simplify the constraint") and error.kind == "limit.dfa_states"

@@ -57,13 +57,13 @@ def test_every_preset_gives_a_text_its_grammar_accepts(model, tok, name):
     # one line: «en el carácter N», N from 1; several lines: «en la línea L, columna C», from 1 too
     ("regex", "(ab", "en el carácter 1: falta «)»", "regex.unclosed_group", "("),
     ("json_schema", '{"type": "object",,}', "JSON no válido en el carácter 19", "json", ","),
-    ("gbnf", 'root ::= "a" | (', "en el carácter 16", "regex.unclosed_group", "("),
+    ("gbnf", 'root ::= "a" | (', "en el carácter 16", "gbnf.unclosed_group", "("),
     ("choice", "\n\n", "vacía", "empty", None),
-    ("json_schema", '{"type": "string", "format": "color"}', "«color» de «format» no está soportado",
-     "schema.unsupported_value", '"format"'),
+    ("json_schema", '{"type": "string", "format": "color"}', "el formato «color» no está soportado",
+     "schema.unsupported_format", '"format"'),
     # the misleading diagnoses: an unclosed class, an invalid pattern, a contradiction, an
     # unsupported keyword placed in the schema's text, an empty constraint
-    ("gbnf", "root ::= [a-", "falta «]»", "syntax.unclosed_class", "["),
+    ("gbnf", "root ::= [a-", "falta «]»", "gbnf.unclosed_class", "["),
     ("json_schema", '{"type": "string", "pattern": "(abc"}', "«pattern» no es una expresión regular válida",
      "schema.bad_pattern", "("),  # the character re points at, inside the pattern's string
     ("json_schema", '{"type": "integer",\n "minimum": 10,\n "maximum": 5}',
