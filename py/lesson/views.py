@@ -42,24 +42,10 @@ def styled(html: str) -> str:
     return f'<div class="lesson-view"><style>{_CSS[0]}</style>{html}</div>'
 
 
-def by_count(n: int, singular: str, plural: str) -> str:
-    """``n`` followed by ``singular`` when ``n`` is 1 and by ``plural`` otherwise (Spanish agreement:
-    «1 forzada», «0 forzadas», «3 forzadas»). The words are not translated: for text in the current
-    language, write ``counted(ngettext("{n} forzada", "{n} forzadas", n), n)``."""
-    return f"{n} {singular if n == 1 else plural}"
-
-
-def es_count(n: int, singular: str, plural: str) -> str:
-    """As :func:`by_count`, with the number written by :func:`~lesson.numbers.es_int` (a thin space
-    between groups of three from five digits on): «1 camino», «12 345 caminos». Spanish only, like
-    :func:`by_count`; :func:`counted` is its counterpart in the current language."""
-    return f"{es_int(n)} {singular if n == 1 else plural}"
-
-
 def counted(message: str, n: int) -> str:
     """``message`` (an ``ngettext`` result with ``{n}`` in it) with ``n`` written by
     :func:`~lesson.numbers.fmt_int`: ``counted(ngettext("{n} camino", "{n} caminos", n), n)`` is
-    «12 345 caminos» in Spanish (as :func:`es_count`) and "12,345 paths" in English."""
+    «12 345 caminos» in Spanish and "12,345 paths" in English."""
     return message.format(n=fmt_int(n))
 
 

@@ -202,14 +202,7 @@ def minimize(dfa: Dfa, live: list[list[tuple[int, int]]] | None = None) -> Dfa:
     n = dfa.n_states
     if live is None:
         live = [[(c, t) for c, t in enumerate(row) if t >= 0] for row in dfa.table]
-    pre: list[dict[int, list[int]]] = [{} for _ in range(n)]  # target -> class -> sources
-    for s, moves in enumerate(live):
-        for c, t in moves:
-            by_class = pre[t]
-            if c in by_class:
-                by_class[c].append(s)
-            else:
-                by_class[c] = [s]
+    pre = _preimages(n, live)
     accepting = {s for s in range(n) if dfa.accepting[s]}
     blocks = [b for b in (accepting, set(range(n)) - accepting) if b]
     block_of = [0] * n
@@ -219,42 +212,65 @@ def minimize(dfa: Dfa, live: list[list[tuple[int, int]]] | None = None) -> Dfa:
     work = set(range(len(blocks)))  # splitters; each stands for itself with every class
     visits = 0
     while work:
-        b = work.pop()
-        by_class: dict[int, list[int]] = {}  # class -> states with a move into block b
-        for t in blocks[b]:
-            for c, sources in pre[t].items():
-                if c in by_class:
-                    by_class[c].extend(sources)
-                else:
-                    by_class[c] = list(sources)
-        for sources in by_class.values():
+        for sources in _moves_into(blocks[work.pop()], pre).values():
             visits += len(sources)
-            touched: dict[int, list[int]] = {}
-            for s in sources:
-                bid = block_of[s]
-                if bid in touched:
-                    touched[bid].append(s)
-                else:
-                    touched[bid] = [s]
-            for bid, inside_list in touched.items():
-                block = blocks[bid]
-                if len(inside_list) == len(block):  # a state has one move per class
-                    continue
-                inside = set(inside_list)
-                if 2 * len(inside) <= len(block):  # split in time proportional to the smaller
-                    block -= inside
-                    small = inside
-                else:
-                    small = block - inside  # |block| < 2 |inside|: paid by the preimage walk
-                    blocks[bid] = inside
-                blocks.append(small)
-                new_id = len(blocks) - 1
-                for s in small:
-                    block_of[s] = new_id
-                work.add(new_id)  # Hopcroft: the smaller half (both, if bid is still queued)
+            _split_by(sources, blocks, block_of, work)
     result = _quotient(dfa, block_of, live)
     result.build_work["refine_visits"] = visits
     return result
+
+
+def _preimages(n: int, live: list[list[tuple[int, int]]]) -> list[dict[int, list[int]]]:
+    """For each state, its incoming moves: class -> the states that move into it on that class."""
+    pre: list[dict[int, list[int]]] = [{} for _ in range(n)]
+    for s, moves in enumerate(live):
+        for c, t in moves:
+            by_class = pre[t]
+            if c in by_class:
+                by_class[c].append(s)
+            else:
+                by_class[c] = [s]
+    return pre
+
+
+def _moves_into(block: set[int], pre: list[dict[int, list[int]]]) -> dict[int, list[int]]:
+    """class -> the states with a move on that class into ``block`` (one entry per move)."""
+    by_class: dict[int, list[int]] = {}
+    for t in block:
+        for c, sources in pre[t].items():
+            if c in by_class:
+                by_class[c].extend(sources)
+            else:
+                by_class[c] = list(sources)
+    return by_class
+
+
+def _split_by(sources: list[int], blocks: list[set[int]], block_of: list[int], work: set[int]) -> None:
+    """Split every block that ``sources`` (the states with a move on one class into the splitter)
+    cut in two, in place: the smaller half becomes a new block, queued in ``work`` (Hopcroft)."""
+    touched: dict[int, list[int]] = {}
+    for s in sources:
+        bid = block_of[s]
+        if bid in touched:
+            touched[bid].append(s)
+        else:
+            touched[bid] = [s]
+    for bid, inside_list in touched.items():
+        block = blocks[bid]
+        if len(inside_list) == len(block):  # a state has one move per class
+            continue
+        inside = set(inside_list)
+        if 2 * len(inside) <= len(block):  # split in time proportional to the smaller
+            block -= inside
+            small = inside
+        else:
+            small = block - inside  # |block| < 2 |inside|: paid by the preimage walk
+            blocks[bid] = inside
+        blocks.append(small)
+        new_id = len(blocks) - 1
+        for s in small:
+            block_of[s] = new_id
+        work.add(new_id)  # Hopcroft: the smaller half (both, if bid is still queued)
 
 
 def _quotient(dfa: Dfa, block_of: list[int], live: list[list[tuple[int, int]]]) -> Dfa:

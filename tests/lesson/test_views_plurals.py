@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from lesson import compile_choice, compile_regex, generate
 from lesson.laboratorio.lab_views import _before_words, _same_until
-from lesson.views import (PositionsView, by_count, es_count, forced_label, generation_html,
+from lesson.i18n import ngettext
+from lesson.views import (PositionsView, counted, forced_label, generation_html,
                           rejection_html, split_clause, starts_words, status_html)
 
 PROMPT = "La solicitud de la señora quedó en estado: "
@@ -22,15 +23,14 @@ PROMPT = "La solicitud de la señora quedó en estado: "
 
 @given(st.integers(min_value=0, max_value=10**7))
 def test_count_words_are_singular_exactly_for_one(n):
-    assert by_count(n, "token", "tokens") == f"{n} {'token' if n == 1 else 'tokens'}"
-    text = es_count(n, "camino", "caminos")
+    text = counted(ngettext("{n} camino", "{n} caminos", n), n)
     assert text.endswith(" camino" if n == 1 else " caminos")
     assert text.replace("\u202f", "").split(" ")[0] == str(n)
 
 
-def test_es_count_groups_digits_as_the_views_print_numbers():
-    assert es_count(12345, "camino", "caminos") == "12\u202f345 caminos"
-    assert es_count(1, "posición", "posiciones") == "1 posición"
+def test_a_count_groups_digits_as_the_views_print_numbers():
+    assert counted(ngettext("{n} camino", "{n} caminos", 12345), 12345) == "12\u202f345 caminos"
+    assert counted(ngettext("{n} posición", "{n} posiciones", 1), 1) == "1 posición"
 
 
 def test_the_split_clause_says_how_many_tokens_can_start_the_continuation():

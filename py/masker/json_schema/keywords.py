@@ -262,6 +262,44 @@ BOUND_MERGE: dict[str, Callable[[Any, Any], Any]] = {
 # different ones in an allOf cannot be merged into one, and are refused as different values.)
 
 
+_LEFT_OUT = object()  # _merged's answer for a keyword the merged schema does not hold
+
+
+def _merged(key: str, x: Any, y: Any, path: str, extra: list) -> Any:
+    """The value of ``key`` in :func:`merge`'s result when both schemas hold it (``x``, ``y``), or
+    ``_LEFT_OUT``; a second ``pattern`` or ``format`` goes to ``extra``, to be intersected by
+    automata. Raises UnsupportedKeyword as :func:`merge` says."""
+    if key in ("pattern", "format") and x != y:
+        extra.append([{key: y}, path, key])
+        return x
+    if key in BOUND_MERGE:
+        return BOUND_MERGE[key](x, y)
+    if key == "type":
+        return _types_meet(x, y)
+    if key == "required":
+        return list(x) + [n for n in y if n not in x]
+    if key == "enum":
+        return [v for v in x if any(same_value(v, w) for w in y)]
+    if key in ("items", "additionalProperties", "propertyNames"):
+        return _sub_all(x, y)
+    if key in ("anyOf", "oneOf"):
+        if len(x) * len(y) > 64:
+            raise UnsupportedKeyword(key, path, "in both parts of an allOf is too large",
+                                     code="schema.allof_too_large", most=64)
+        return [{"allOf": [p, q]} for p in x for q in y]
+    if key == "uniqueItems":
+        return x or y
+    if key == "multipleOf" and x != y:
+        return _common_multiple(x, y)
+    if key in INTERNAL:
+        return list(x) + [part for part in y if part not in x]
+    if key in ANNOTATIONS or key == "properties":
+        return _LEFT_OUT
+    if x != y and key in IMPLEMENTED:
+        raise _allof_conflict(key, path)
+    return x  # the same value on both sides (a pattern, a format, a multipleOf...): kept
+
+
 def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     """The schema of instances valid under both normalised schemas ``a`` and ``b`` (neither
     holding ``$ref`` or ``allOf`` at the top): ``allOf`` (2020-12 core, section 10.2.1.1) as
@@ -286,37 +324,9 @@ def merge(a: dict[str, Any], b: dict[str, Any], path: str) -> dict[str, Any]:
     out.update({k: v for k, v in b.items() if k not in a})
     extra = []  # a second pattern or format: intersected by automata (boolean.py)
     for key in a.keys() & b.keys():
-        x, y = a[key], b[key]
-        if key in ("pattern", "format") and x != y:
-            out[key] = x
-            extra.append([{key: y}, path, key])
-        elif key in BOUND_MERGE:
-            out[key] = BOUND_MERGE[key](x, y)
-        elif key == "type":
-            out[key] = _types_meet(x, y)
-        elif key == "required":
-            out[key] = list(x) + [n for n in y if n not in x]
-        elif key == "enum":
-            out[key] = [v for v in x if any(same_value(v, w) for w in y)]
-        elif key in ("items", "additionalProperties", "propertyNames"):
-            out[key] = _sub_all(x, y)
-        elif key in ("anyOf", "oneOf"):
-            if len(x) * len(y) > 64:
-                raise UnsupportedKeyword(key, path, "in both parts of an allOf is too large",
-                                         code="schema.allof_too_large", most=64)
-            out[key] = [{"allOf": [p, q]} for p in x for q in y]
-        elif key == "uniqueItems":
-            out[key] = x or y
-        elif key == "multipleOf" and x != y:
-            out[key] = _common_multiple(x, y)
-        elif key in INTERNAL:
-            out[key] = list(x) + [part for part in y if part not in x]
-        elif key in ANNOTATIONS or key == "properties":
-            pass
-        elif x != y and key in IMPLEMENTED:
-            raise _allof_conflict(key, path)
-        else:  # the same value on both sides (a pattern, a format, a multipleOf...): kept
-            out[key] = x
+        value = _merged(key, a[key], b[key], path, extra)
+        if value is not _LEFT_OUT:
+            out[key] = value
     out.update(counts)
     if extra:
         out[INTERSECT] = list(out.get(INTERSECT, [])) + [e for e in extra

@@ -160,6 +160,51 @@ def number_bounds(lo: float | None, lo_excl: bool, hi: float | None, hi_excl: bo
     return alt(pos, seq(Lit("-"), neg))
 
 
+def _fraction(step: float | int) -> tuple[int, int]:
+    """(p, e) with ``step`` = p / 10^e, read from its decimal spelling (``repr``)."""
+    _sign, digits, exponent = Decimal(repr(step)).normalize().as_tuple()
+    p = int("".join(map(str, digits)))
+    if exponent > 0:
+        p *= 10 ** exponent
+    return p, max(0, -exponent)
+
+
+def _multiple_ends(key: tuple, p: int, e: int) -> bool:
+    """Whether a number may end in state ``key`` = (phase, residue, fraction digits read): what
+    it spells, times 10^e, is a multiple of p."""
+    phase, r, f = key
+    if phase in ("int", "zero"):
+        return r * 10 ** e % p == 0
+    if phase == "frac":
+        return f > 0 and r * 10 ** (e - f) % p == 0
+    return phase == "tail"  # "start", "minus", or "tail" (zeros past e digits, r == 0)
+
+
+def _digit_moves(key: tuple, p: int, e: int, integer: bool) -> list[tuple[int, int, tuple]]:
+    """The moves (byte, byte, next key) out of state ``key`` = (phase, residue mod p, fraction
+    digits read) of :func:`multiples_dfa`."""
+    phase, r, f = key
+    row: list[tuple[int, int, tuple]] = []
+    if phase in ("start", "minus"):
+        if phase == "start":
+            row.append((45, 45, ("minus", 0, 0)))  # "-"
+        row.append((48, 48, ("zero", 0, 0)))  # "0"
+        row += [(d, d, ("int", (d - 48) % p, 0)) for d in range(49, 58)]
+    elif phase in ("int", "zero"):
+        if phase == "int":
+            row += [(d, d, ("int", (10 * r + d - 48) % p, 0)) for d in range(48, 58)]
+        if not integer:
+            row.append((46, 46, ("frac", r, 0)))  # "."
+    elif phase == "frac":
+        if f < e:
+            row += [(d, d, ("frac", (10 * r + d - 48) % p, f + 1)) for d in range(48, 58)]
+        elif r % p == 0:  # e digits read and a multiple: only zeros may follow
+            row.append((48, 48, ("tail", 0, 0)))
+    elif phase == "tail":
+        row.append((48, 48, ("tail", 0, 0)))
+    return row
+
+
 def multiples_dfa(step: float | int, integer: bool, max_states: int):
     """A character DFA (``boolean.CharDfa``) of the JSON numbers without exponent that are
     multiples of ``step`` (validation 6.2.1): with ``step`` = p / 10^e (p, e integers, read
@@ -170,11 +215,7 @@ def multiples_dfa(step: float | int, integer: bool, max_states: int):
     ``max_states`` states (about p * (e + 2))."""
     from .boolean import CharDfa, minimize, trim  # (boolean.py imports ir; no cycle)
 
-    sign, digits, exponent = Decimal(repr(step)).normalize().as_tuple()
-    p = int("".join(map(str, digits)))
-    e = max(0, -exponent)
-    if exponent > 0:
-        p *= 10 ** exponent
+    p, e = _fraction(step)
     if p * (e + 2) + 4 > max_states:
         return None
     index: dict[tuple, int] = {}
@@ -185,13 +226,7 @@ def multiples_dfa(step: float | int, integer: bool, max_states: int):
         if key not in index:
             index[key] = len(moves)
             moves.append([])
-            phase, r, f = key
-            if phase in ("int", "zero"):
-                accepting.append(r * 10 ** e % p == 0)
-            elif phase == "frac":
-                accepting.append(f > 0 and r * 10 ** (e - f) % p == 0)
-            else:  # "start", "minus", "tail" (zeros past e digits, r == 0)
-                accepting.append(phase == "tail")
+            accepting.append(_multiple_ends(key, p, e))
         return index[key]
 
     todo = [("start", 0, 0)]
@@ -199,27 +234,8 @@ def multiples_dfa(step: float | int, integer: bool, max_states: int):
     seen = set(todo)
     while todo:
         key = todo.pop()
-        phase, r, f = key
-        row: list[tuple[int, int, tuple]] = []
-        if phase in ("start", "minus"):
-            if phase == "start":
-                row.append((45, 45, ("minus", 0, 0)))  # "-"
-            row.append((48, 48, ("zero", 0, 0)))  # "0"
-            row += [(d, d, ("int", (d - 48) % p, 0)) for d in range(49, 58)]
-        elif phase in ("int", "zero"):
-            if phase == "int":
-                row += [(d, d, ("int", (10 * r + d - 48) % p, 0)) for d in range(48, 58)]
-            if not integer:
-                row.append((46, 46, ("frac", r, 0)))  # "."
-        elif phase == "frac":
-            if f < e:
-                row += [(d, d, ("frac", (10 * r + d - 48) % p, f + 1)) for d in range(48, 58)]
-            elif r % p == 0:  # e digits read and a multiple: only zeros may follow
-                row.append((48, 48, ("tail", 0, 0)))
-        elif phase == "tail":
-            row.append((48, 48, ("tail", 0, 0)))
         out = []
-        for lo, hi, nxt in row:
+        for lo, hi, nxt in _digit_moves(key, p, e, integer):
             out.append((lo, hi, state(nxt)))
             if nxt not in seen:
                 seen.add(nxt)

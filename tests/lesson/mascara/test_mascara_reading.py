@@ -15,7 +15,7 @@ from lesson.enumeration import enumerate_paths
 from lesson.mascara.figures import SWEEP_TEMPERATURES, WALK_SEED
 from lesson.numbers import es_sci
 from lesson.sampling import generate
-from lesson.views import PositionsView, by_count
+from lesson.views import PositionsView
 from masker import compile_choice
 from minigpt.gpt import softmax
 from sitebuild.figures import lesson_figures
@@ -123,12 +123,6 @@ def test_the_walks_largest_q_predicts_the_masks_winner_in_the_enumeration(fig):
 
 def test_the_factor_bar_ends_at_the_ratio_the_caption_names(fig):
     assert f"×{es_sci(fig['why']['ratio'], 3)}</text>" in fig["factors_svg"]["es"]
-
-
-def test_by_count_agrees_in_number():
-    assert by_count(1, "forzada", "forzadas") == "1 forzada"
-    assert by_count(0, "forzada", "forzadas") == "0 forzadas"
-    assert by_count(3, "forzada", "forzadas") == "3 forzadas"
 
 
 def test_the_cover_caption_agrees_with_its_number_of_choices(fig, model, tok):
