@@ -65,28 +65,7 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
     try:
         check_settings(**{k: settings[k] for k in ("seed", "temperature", "top_k", "top_p", "max_tokens")
                           if k in settings}, max_tokens_limit=MAX_TOKENS)  # the form's limits, from a link too
-        lab = _lab_for(action, state, settings, key)
-        if action in ("generate", "continue"):
-            return lab.generate(limit)
-        if action == "restore":
-            return lab
-        if action == "stop":
-            return lab.stop()
-        if action == "step":
-            return lab.step()
-        if action == "next":
-            return lab.next_choice()
-        if action == "pick":
-            return lab.choose(len(lab.decoder.generation.token_ids) + 1, int(token_id))
-        if action == "choose":
-            return lab.choose(int(position), int(token_id))
-        if action == "open":
-            return lab.open(int(position))
-        if action == "branch":
-            return lab.select(int(branch))
-        if action == "compare":
-            return lab.compare_to(int(branch))
-        raise ValueError(_("acción desconocida {action}").format(action=_shown(str(action))))
+        return _run(_lab_for(action, state, settings, key), action, token_id, position, branch, limit)
     except ConstraintError as error:
         if action == "restore":  # a link's tree that does not rebuild: nothing of it is kept
             _SESSION["lab"] = None
@@ -103,6 +82,32 @@ def act(action: str, state, token_id: int | None = None, position: int | None = 
             _("Python paró esta acción a medias, con «Detener» de la barra de Python"),
             _("la dirección de la página aún guarda el árbol de antes de esta acción: recarga la página "
               "para volver a abrirlo, o pulsa «Generar» para empezar otro"), "stopped")))
+
+
+def _run(lab, action: str, token_id, position, branch, limit):
+    """One of :func:`act`'s actions on the experiment ``lab`` (the session's, or the new one
+    :func:`_lab_for` made); its result is the view. Raises ValueError for an unknown action."""
+    if action in ("generate", "continue"):
+        return lab.generate(limit)
+    if action == "restore":
+        return lab
+    if action == "stop":
+        return lab.stop()
+    if action == "step":
+        return lab.step()
+    if action == "next":
+        return lab.next_choice()
+    if action == "pick":
+        return lab.choose(len(lab.decoder.generation.token_ids) + 1, int(token_id))
+    if action == "choose":
+        return lab.choose(int(position), int(token_id))
+    if action == "open":
+        return lab.open(int(position))
+    if action == "branch":
+        return lab.select(int(branch))
+    if action == "compare":
+        return lab.compare_to(int(branch))
+    raise ValueError(_("acción desconocida {action}").format(action=_shown(str(action))))
 
 
 def forget() -> None:
