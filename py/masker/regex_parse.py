@@ -13,7 +13,9 @@ Supported (full-match semantics: the whole text must match):
 
 Refused with ``UnsupportedFeature``: backreferences, lookaround, atomic groups, possessive
 quantifiers, conditionals, inline flags, ``\\b \\B``, anchors anywhere else, ``\\p{...}``.
-A ``{`` that does not start a valid quantifier is a literal, as in Python.
+A ``{`` that does not start a valid quantifier is a literal, as in Python (``[0-9]{3`` matches
+``5{3``); :func:`literal_braces` lists where, since llguidance, Rust ``regex`` and ECMAScript's
+``u`` mode refuse such a pattern and a reader may not expect it.
 """
 
 from __future__ import annotations
@@ -37,9 +39,19 @@ def parse_regex(pattern: str):
     return _RegexParser(pattern).parse()
 
 
+def literal_braces(pattern: str) -> list[int]:
+    """The 0-based offsets of every ``{`` of ``pattern`` read as a literal character because no
+    valid quantifier (``{m}``, ``{m,}``, ``{m,n}``, ``{,n}``) starts there, outside classes and
+    escapes. Raises as :func:`parse_regex` for a pattern that does not parse."""
+    parser = _RegexParser(pattern)
+    parser.parse()
+    return parser.literal_braces
+
+
 class _RegexParser:
     def __init__(self, src: str):
         self.src, self.pos, self.end = src, 0, len(src)
+        self.literal_braces: list[int] = []
 
     def error(self, reason, hint="", pos=None, cls=GrammarSyntaxError, *, code, **fields):
         raise cls(self.src, self.pos if pos is None else pos, reason, hint, code=code, **fields)
@@ -94,6 +106,8 @@ class _RegexParser:
             return Chars(ANY_BUT_NEWLINE)
         if c == "\\":
             return self.parse_escape(in_class=False)
+        if c == "{":
+            self.literal_braces.append(at)
         return char(ord(c))
 
     def parse_group(self, at):

@@ -447,12 +447,29 @@ def ignored_keywords(grammar) -> list[tuple[str, str, str | None]]:
     return out
 
 
+def literal_braces(grammar) -> list[tuple[int, str]]:
+    """Where a regular expression reads a «{» as a literal character, since no valid repetition
+    starts there (``masker.regex_parse.literal_braces``; Python's rule, which llguidance, Rust
+    ``regex`` and ECMAScript's ``u`` mode do not follow): ``(offset from 0, the text from that
+    «{»`` to its «}», or its next few characters)``. Empty for other grammars."""
+    if getattr(grammar, "kind", None) != "regex":
+        return []
+    from masker.regex_parse import literal_braces as braces
+    out = []
+    for at in braces(grammar.source):
+        close = grammar.source.find("}", at, at + 12)
+        out.append((at, grammar.source[at:close + 1] if close != -1 else grammar.source[at:at + 4]))
+    return out
+
+
 def warnings_html(grammar) -> str:
-    """The constraint's warnings above the result (``[data-testid=lab-warning]``, one ``li`` per
-    keyword, with ``data-keyword`` and ``data-guess``): each ignored keyword, where it is and,
-    for a likely misspelling, the keyword meant."""
+    """The constraint's warnings above the result (``[data-testid=lab-warning]``, one ``li``
+    each): each ignored JSON Schema keyword (``data-keyword``, ``data-guess``), where it is and,
+    for a likely misspelling, the keyword meant; each «{» a regular expression reads as a literal
+    character (``data-brace``, its offset from 0)."""
     found = ignored_keywords(grammar)
-    if not found:
+    braces = literal_braces(grammar)
+    if not found and not braces:
         return ""
     items = []
     for keyword, pointer, guess in found:
@@ -461,7 +478,15 @@ def warnings_html(grammar) -> str:
         if guess:
             text += _("; ¿querías escribir «{guess}»?").format(guess=escape(guess))
         items.append(f'<li data-keyword="{escape(keyword)}" data-guess="{escape(guess or "")}">{text}</li>')
-    heading = ngettext("Una palabra clave ignorada", "{n} palabras clave ignoradas", len(found)).format(n=len(found))
+    for at, shown in braces:
+        text = _("«{shown}» (en el carácter {n}) se lee como texto: una repetición se escribe {{m}}, {{m,}} o "
+                 "{{m,n}}, y un «{{» literal, «\\{{»").format(shown=escape(shown), n=at + 1)
+        items.append(f'<li data-brace="{at}">{text}</li>')
+    if found:
+        heading = ngettext("Una palabra clave ignorada", "{n} palabras clave ignoradas", len(found)).format(n=len(found))
+    else:
+        heading = ngettext("Una llave leída como texto", "{n} llaves leídas como texto", len(braces)).format(
+            n=len(braces))
     return (f'<div class="lab-warning" data-testid="lab-warning" role="note"><p><strong>{heading}</strong></p>'
             f'<ul>{"".join(items)}</ul></div>')
 

@@ -10,6 +10,7 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from lesson.laboratorio import protocol as lab_module
 from lesson.laboratorio.lab import PRESETS, Lab
@@ -134,3 +135,62 @@ def test_the_strip_is_underlined_by_each_positions_kept_mass(model, tok):
     assert len(set(bands)) > 1  # the date's free digits keep less of the model's mass than its fixed words
     assert hooks(view, "kept-key") and kept_band(1.0) == 0 and kept_band(1e-9) == len(KEPT_BANDS)
     assert not re.search(r"<label[^>]*data-kept-band=", PositionsView(lab.decoder.generation)._repr_html_())
+
+
+# POLISH 7: an unclosed «{n» in a regular expression is read as text, as Python's re reads it; the
+# Lab says so, since other engines refuse the pattern
+
+@pytest.mark.parametrize("pattern, shown", [("[0-9]{3", "{3"), ("a{3,1x}b", "{3,1x}"), ("x{", "{")])
+def test_a_brace_read_as_text_is_said_in_both_editions(pattern, shown):
+    from lesson.i18n import each_language
+    from lesson.laboratorio.lab_views import warnings_html
+    from masker import compile_regex
+    both = each_language(warnings_html, compile_regex(pattern))
+    at = pattern.index("{")
+    assert f'data-brace="{at}"' in both["es"] and f"«{html.escape(shown)}» (en el carácter {at + 1}) se lee como texto" \
+        in both["es"], both["es"]
+    assert f"“{html.escape(shown)}” (at character {at + 1}) is read as text" in both["en"], both["en"]
+
+
+@pytest.mark.parametrize("pattern", ["a{3}", "a{,2}", "a{2,}", "\\{3", "[{]3", "ab"])
+def test_no_brace_warning_where_every_brace_is_a_repetition_or_escaped(pattern):
+    from lesson.laboratorio.lab_views import warnings_html
+    from masker import compile_regex
+    assert warnings_html(compile_regex(pattern)) == ""
+
+
+def _sre_literal_braces(pattern: str) -> int:
+    """The «{» characters Python's own parser reads as literals outside classes (an independent
+    reference): LITERAL 123 items, at any depth of groups, alternations and repeats."""
+    import re._parser as sre_parse
+    from re._constants import BRANCH, LITERAL, MAX_REPEAT, MIN_REPEAT, SUBPATTERN
+
+    def count(items) -> int:
+        total = 0
+        for op, av in items:
+            if op is LITERAL and av == ord("{"):
+                total += 1
+            elif op is SUBPATTERN:
+                total += count(av[3])
+            elif op is BRANCH:
+                total += sum(count(b) for b in av[1])
+            elif op in (MAX_REPEAT, MIN_REPEAT):
+                total += count(av[2])
+        return total
+    return count(sre_parse.parse(pattern))
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "{", "}", "3", ",", "\\{", "(", ")", "|", "[{a]"]), max_size=10).map("".join))
+def test_literal_braces_agree_with_pythons_parser(pattern):
+    import re
+    from masker import MaskerError
+    from masker.regex_parse import literal_braces
+    try:
+        re.compile(pattern)
+        found = literal_braces(pattern)
+    except (re.error, MaskerError):
+        return
+    assert all(pattern[i] == "{" and (i == 0 or pattern[i - 1] != "\\") for i in found)
+    assert len(found) + pattern.count("\\{") == _sre_literal_braces(pattern), (pattern, found)
