@@ -171,16 +171,17 @@ class _RegexParser:
             atom = Repeat(atom, lo, hi)
 
     def _quantifier_at(self, i):
-        """``(lo, hi, end)`` if a valid ``{m}``, ``{m,}``, ``{m,n}`` or ``{,n}`` starts at i."""
+        """``(lo, hi, end)`` if a valid ``{m}``, ``{m,}``, ``{m,n}``, ``{,n}`` or ``{,}`` starts at i
+        (Python's ``re`` rule: ASCII digits, no spaces)."""
         close = self.src.find("}", i, self.end)
         if close == -1:
             return None
         body = self.src[i + 1:close]
         lo_s, comma, hi_s = body.partition(",")
-        if not (lo_s.isdigit() or (comma and hi_s.isdigit() and not lo_s)):
+        if not (lo_s or comma):  # "{}" is two literal characters
             return None
         if not all(part == "" or (part.isascii() and part.isdigit()) for part in (lo_s, hi_s)):
-            return None
+            return None  # as Python's re: "{,}" is {0,} and "{,n}" is {0,n}
         lo = int(lo_s) if lo_s else 0
         hi = lo if not comma else (int(hi_s) if hi_s else None)
         return lo, hi, close + 1

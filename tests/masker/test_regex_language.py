@@ -128,3 +128,12 @@ def test_large_bound_is_a_counter_not_states():
     from masker.regex_parse import parse_regex
     assert compile_regex("[a-z]{0,3000}").automaton.n_states <= 5
     assert ast_to_dfa(parse_regex("[a-z]{0,3000}"), count_above=None).n_states == 3001
+
+
+@pytest.mark.parametrize("pattern", ["a{,}", "a{,}b", "a{}", "a{,2}", "a{2,}", "a{ 2}", "a{2", "a{,x}", "(ab){,}c"])
+@pytest.mark.parametrize("text", ["", "a", "aa", "aaa", "a{,}", "a{}", "a{,}b", "ab", "b", "a{ 2}", "a{2",
+                                  "a{,x}", "ababc", "c"])
+def test_braces_are_read_as_pythons_re_reads_them(pattern, text):
+    """«{,}» is the repetition {0,} and «{}» two literal characters, as in Python's re (a property
+    test of the «Laboratorio» found the masker reading «{,}» as text)."""
+    assert compile_regex(pattern).accepts(text.encode()) == (re.fullmatch(pattern, text) is not None)
