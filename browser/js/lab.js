@@ -491,7 +491,7 @@ export class Lab {
     const code = `from lesson.laboratorio import act\nact(${py(action)}, ${py(JSON.stringify(state))}, ` +
       `${py(args.token_id)}, ${py(args.position)}, ${py(args.branch)}, ${py(args.limit)})`;
     const trigger = ["generate", "continue", "stop"].includes(action) ? "generate"
-      : ["open", "compare"].includes(action) ? action : "step";
+      : ["open", "compare", "restore"].includes(action) ? action : "step";
     const labRun = new LabRun(this, code, trigger, action);
     labRun.args = args;
     // the settings it ran with, without the tree: every piece of a long run keeps them, whatever
@@ -670,6 +670,9 @@ export class Lab {
     const below = trigger === "generate" && output && output.getBoundingClientRect().top > window.innerHeight * 0.7;
     if (below) output.scrollIntoView({ block: "start" });
     const focus = { preventScroll: Boolean(below) };
+    // a link's tree, rebuilt as the page opens (or refused): the reader pressed nothing, so the
+    // focus stays where the page put it; an error says itself (role="alert")
+    if (trigger === "restore") return;
     if (trigger === "compare" && compareWith) compareWith.focus(focus);
     else if (trigger === "open" && entry) entry.focus(focus);
     else if (trigger === "step" && next) next.focus(focus);

@@ -344,18 +344,26 @@ class PositionsView:
             before.append(f'<li{" class=removed" if removed else ""}>{tok}{mark} '
                           f'{_bar(p, fmt_prob(p), t == pos.chosen)}</li>')
         position, chosen = _("Posición {j}").format(j=j), _("token elegido")
+        p_says = escape(_("p: la probabilidad que el modelo da al token, antes de la máscara"), quote=True)
         head = (f'<p class="pv-head"><strong>{position}</strong> · {chosen} '
-                f'{token_html(vocab, pos.chosen, "chosen")} · p {_is_prob(pos.p_chosen)}')
+                f'{token_html(vocab, pos.chosen, "chosen")} · <abbr title="{p_says}">p</abbr> '
+                f'{_is_prob(pos.p_chosen)}')
         if pos.allowed is None:
             no_mask, earlier = _("(sin máscara)"), _("antes")
             return (f'{head} {no_mask}</p><div class="pv-cols"><div><h4>{earlier}: '
                     f'p(v | x, y<sub>&lt;j</sub>)</h4><ol class="ranked">{"".join(before)}</ol></div></div>')
-        head += (f' · q̃ {_is_prob(pos.q_chosen)} · <span class="forced-mark{"" if pos.forced else " choice"}">'
+        q_says = escape(_("q̃: su probabilidad después de la máscara, renormalizada sobre los tokens permitidos"),
+                        quote=True)
+        head += (f' · <abbr title="{q_says}">q̃</abbr> {_is_prob(pos.q_chosen)} · '
+                 f'<span class="forced-mark{"" if pos.forced else " choice"}">'
                  f'{forced_label(pos)}</span></p>')
         n_allowed = len(pos.allowed)
         allowed_words = counted(ngettext("{n} token permitido", "{n} tokens permitidos", n_allowed), n_allowed)
         kept_mass = _("masa conservada")
-        kept = (f'<p class="pv-kept">{kept_mass} p(A<sub>{j}</sub>) = <strong>{fmt_prob(pos.kept_mass)}</strong> '
+        kept_says = escape(_("masa conservada p(A_j): la probabilidad que el modelo daba, antes de la máscara, "
+                             "al conjunto permitido A_j"), quote=True)
+        kept = (f'<p class="pv-kept"><abbr title="{kept_says}">{kept_mass} p(A<sub>{j}</sub>)</abbr> = '
+                f'<strong>{fmt_prob(pos.kept_mass)}</strong> '
                 f'<span class="logaxis"><span class="logbar" aria-hidden="true"><span class="pbar-fill" '
                 f'style="width:{log_width(pos.kept_mass):.1f}%"></span></span>'
                 f'<span class="logaxis-labels" aria-hidden="true"><span>10⁻¹²</span><span>10⁻⁶</span>'

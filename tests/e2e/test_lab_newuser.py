@@ -142,3 +142,30 @@ def test_a_slow_grammar_shows_its_text_grow_and_says_why(lab):  # noqa: F811
     finally:
         page.locator("[data-lab]").evaluate("r => { delete r.dataset.labPieceMs; delete r.dataset.labSlowMs; }")
         page.locator("[data-testid=lab-max-tokens]").fill("120")
+
+
+def test_a_link_leaves_the_focus_where_the_page_put_it(lab, browser, servers):  # noqa: F811
+    """POLISH 13: a link's tree, rebuilt (or refused) as the page opens, moves the focus nowhere:
+    not to the first alternative's chip, not to «Paso»; a refused tree says itself (role=alert)."""
+    from tests.e2e.helpers import open_lesson
+    page = lab
+    page.locator("[data-testid=lab-preset]").select_option("etiquetas")
+    act(page, lambda: page.locator("[data-testid=lab-generate]").click())
+    act(page, lambda: page.locator("[data-testid=lab-allowed-token]:not([aria-current])").first.click())
+    good = fragment(page)
+    assert "tree=" in good
+    context = browser.new_context(service_workers="block")
+    try:
+        for frag, shown in ((good, "[data-testid=lab-output][data-state=done]"),
+                            (re.sub(r"tree=[^&]*", "tree=zz", good), "[data-testid=lab-error]")):
+            other = open_lesson(context, servers["plain"], PAGE + "#" + frag)
+            other.locator(shown).wait_for(timeout=TIMEOUT_MS)
+            other.locator("[data-testid=lab-view][data-state=done]").wait_for(timeout=TIMEOUT_MS)
+            focused = other.evaluate("() => [document.activeElement.tagName, document.activeElement.dataset.testid || '',"
+                                     " Boolean(document.activeElement.closest('[data-testid=lab-position]'))]")
+            assert focused[1] not in ("lab-allowed-token", "lab-step", "lab-generate") and not focused[2], (frag, focused)
+            if shown == "[data-testid=lab-error]":
+                assert other.locator("[data-testid=lab-error]").get_attribute("role") == "alert"
+            other.close()
+    finally:
+        context.close()

@@ -132,7 +132,7 @@ def test_offered_tokens_are_those_with_q_above_zero_and_every_number_agrees(mode
         lab.pick(int(last["data-token-id"]))
         pos = lab.decoder.generation.positions[-1]
         assert pos.q_chosen == float(last["data-q"]) > 0
-        (panel_q,) = re.findall(r'data-panel="%d".*?q̃ = ([0-9,]+)' % len(lab.decoder.generation.positions),
+        (panel_q,) = re.findall(r'data-panel="%d".*?q̃(?:</abbr>)? = ([0-9,]+)' % len(lab.decoder.generation.positions),
                                 lab.view(), re.S)[:1]
         assert panel_q in last["aria-label"]  # the same rounded q̃ in the panel and on the button
     summary = re.search(r"ln q̃\(y \| x\) = (−?[0-9,]+)", lab.view()).group(1)
