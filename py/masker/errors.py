@@ -26,6 +26,7 @@ exceptions that carry their context, are the models.)
 from __future__ import annotations
 
 import sys
+import unicodedata
 from contextlib import contextmanager
 
 
@@ -41,7 +42,9 @@ class MaskerError(Exception):
 
 
 def caret_display(source: str, pos: int) -> str:
-    """The source line holding character ``pos`` and a caret under it (two lines of text)."""
+    """The source line holding character ``pos`` and a caret under it (two lines of text; the
+    caret line keeps the tabs of the source line and counts wide characters twice, see
+    :func:`_under`)."""
     pos = max(0, min(pos, len(source)))
     start = source.rfind("\n", 0, pos) + 1
     end = source.find("\n", pos)
@@ -49,8 +52,22 @@ def caret_display(source: str, pos: int) -> str:
     line_no = source.count("\n", 0, pos) + 1
     prefix = f"  line {line_no}: " if "\n" in source else "  "
     line = source[start:end]
-    caret_col = len(line[: pos - start].expandtabs(1))
-    return f"{prefix}{line}\n{' ' * (len(prefix) + caret_col)}^"
+    return f"{prefix}{line}\n{' ' * len(prefix)}{_under(line[: pos - start])}^"
+
+
+def _under(text: str) -> str:
+    """Blanks as wide as ``text`` on a terminal or in a ``pre``: a tab stays a tab, a wide
+    character (East Asian wide or full-width, most emoji) takes two spaces, a combining mark none;
+    so the caret after them stands under the character it points at."""
+    out = []
+    for ch in text:
+        if ch == "\t":
+            out.append("\t")
+        elif unicodedata.combining(ch):
+            continue
+        else:
+            out.append("  " if unicodedata.east_asian_width(ch) in ("W", "F") else " ")
+    return "".join(out)
 
 
 class GrammarSyntaxError(MaskerError):

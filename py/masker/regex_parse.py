@@ -190,12 +190,14 @@ class _RegexParser:
         negated = self.peek() == "^"
         if negated:
             self.pos += 1
+        literal_bracket = self.peek() == "]"  # "[]...]": a "]" first is a member, as in Python
         ranges, first = [], True
         while True:
             c = self.peek()
             if not c:
                 self.error("missing ']': the class opened here is not closed",
-                           "add ']' or escape the '[' as \\[", at, code="regex.unclosed_class")
+                           "add ']' or escape the '[' as \\[", at, code="regex.unclosed_class",
+                           literal_bracket=literal_bracket)
             if c == "]" and not first:
                 self.pos += 1
                 break
@@ -235,7 +237,7 @@ class _RegexParser:
     def parse_escape(self, in_class: bool):
         at, c = self.pos - 1, self.peek()
         if not c:
-            self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash",
+            self.error("trailing backslash at the end of the pattern", "write \\\\ for a backslash", at,
                        code="regex.trailing_backslash")
         self.pos += 1
         if c in SIMPLE_ESCAPES:

@@ -202,16 +202,45 @@ def compile_constraint(kind: str, text: str):
             try:
                 schema = json.loads(text)
             except json.JSONDecodeError as exc:
-                reason = exc.msg if get_language() == "en" else json_message(exc.msg)
-                raise ConstraintError(_("JSON no válido {where}: {reason}").format(
-                                          where=_where_here(text, exc.pos), reason=reason)
-                                      + f"\n{_caret(text, exc.pos)}",
-                                      _("revisa comillas, comas y llaves"), "json",
-                                      (exc.pos, min(exc.pos + 1, len(text)))) from None
+                raise _json_error(text, exc) from None
             return compile_json_schema(schema)
         return compile_cfg(text)
     except MaskerError as exc:
         raise masker_error(exc, kind, text) from None
+
+
+def _unclosed(text: str) -> str:
+    """The brackets a JSON text leaves open, as the closing characters it lacks in the order they
+    are due ("}", "]}"), or "" (strings and their escapes skipped)."""
+    stack, in_string, escaped = [], False, False
+    for ch in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack and stack[-1] == ch:
+            stack.pop()
+    return "" if in_string else "".join(reversed(stack))
+
+
+def _json_error(text: str, exc: json.JSONDecodeError) -> ConstraintError:
+    """A schema that is not JSON, as the error view shows it: Python's message in words for
+    readers, where it points; a text that ends with brackets still open says which are missing,
+    at its last character (Python's "Expecting ',' delimiter" one past the end says neither)."""
+    closers = _unclosed(text) if not text[exc.pos:].strip() else ""
+    if closers:
+        last = len(text.rstrip()) - 1
+        missing = _quoted(closers)
+        return ConstraintError(_("JSON no válido: el texto se acaba con algo abierto; falta {missing} al final").format(
+                                   missing=missing) + f"\n{_caret(text, last + 1)}",
+                               _("añade {missing} al final").format(missing=missing), "json",
+                               (last, last + 1))
+    return ConstraintError(_("JSON no válido {where}: {reason}").format(where=_where_here(text, exc.pos),
+                                                                       reason=json_message(exc.msg))
+                           + f"\n{_caret(text, exc.pos)}",
+                           _("revisa comillas, comas y llaves"), "json", (exc.pos, min(exc.pos + 1, len(text))))
 
 
 _RUN_KINDS = ("run", "token.not_allowed")  # an action the branch cannot take

@@ -38,7 +38,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         N_("la repetición {{{min},{max}}} es imposible: el mínimo es mayor que el máximo"),
         N_("escribe {{{max},{min}}}")),
     "regex.unclosed_class": (
-        N_("falta «]»: la clase de caracteres que se abre aquí («[») no se cierra"),
+        N_("falta «]»: la clase de caracteres que se abre aquí («[») no se cierra{bracket}"),
         N_("añade «]» al final de la clase")),
     "regex.bad_range": (
         N_("el rango «{start}-{end}» está al revés: «{start}» va después de «{end}»"),
@@ -53,12 +53,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         N_("falta «)»: el grupo que se abre aquí no se cierra"),
         N_("añade «)», o escribe «\\(» si querías un paréntesis literal")),
     "regex.multiple_repeat": (
-        N_("dos cuantificadores seguidos: aquí un cuantificador sigue a otro"),
-        N_("agrupa el primero: «(?:x*)+»")),
+        N_("aquí van dos cuantificadores seguidos"),
+        N_("deja uno solo, o pon lo que repite el primero entre paréntesis, «(?:...)», y el segundo detrás del "
+           "paréntesis")),
     "gbnf.nothing_to_repeat": (
         N_("no hay nada que repetir antes de «{char}»: un cuantificador va detrás de algo"),
-        N_("pon «{char}» detrás de un carácter, una clase o un grupo (en una expresión regular, «\\{char}» es "
-           "el carácter «{char}» literal)")),
+        N_("pon «{char}» detrás de una cadena, una clase, un nombre de regla o un grupo; un «{char}» literal se "
+           "escribe «\"{char}\"»")),
     "gbnf.bad_repeat": (
         N_("la repetición {{{min},{max}}} es imposible: el mínimo es mayor que el máximo"),
         N_("escribe {{{max},{min}}}")),
@@ -76,10 +77,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         N_("usa el código de un carácter que exista")),
     "gbnf.unclosed_group": (
         N_("falta «)»: el grupo que se abre aquí no se cierra"),
-        N_("añade «)», o escribe «\\(» si querías un paréntesis literal")),
+        N_("añade «)», o escribe «\"(\"» si querías un paréntesis literal")),
     "gbnf.multiple_repeat": (
-        N_("dos cuantificadores seguidos: aquí un cuantificador sigue a otro"),
-        N_("pon el elemento entre paréntesis: «(x*)+»")),
+        N_("aquí van dos cuantificadores seguidos"),
+        N_("deja uno solo, o pon lo que repite el primero entre paréntesis, «(...)», y el segundo detrás del "
+           "paréntesis")),
     "regex.unbalanced_paren": (
         N_("sobra este «)»: no hay ningún grupo abierto que cerrar"),
         N_("quítalo, o escribe «\\)» si querías un paréntesis literal")),
@@ -245,7 +247,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         N_("deja menos valores en el «enum» de «items», o pon un «maxItems» menor")),
     "schema.unsupported": (
         N_("la palabra clave «{keyword}» de JSON Schema no está soportada"),
-        N_("quita «{keyword}» del esquema, o exprésalo sin ella (por ejemplo con anyOf o enum)")),
+        N_("quita «{keyword}» del esquema{instead}")),
     "schema.unsupported_format": (
         N_("el formato «{value}» no está soportado (se admiten: {supported})"),
         N_("quita «format», o usa uno de esos formatos")),
@@ -263,7 +265,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
            "está soportado"),
         N_("usa un «multipleOf» con menos cifras")),
     "schema.fractional_bounds": (
-        N_("«minimum» y «maximum» con decimales entre dos enteros seguidos ({low} y {high}) no están soportados"),
+        N_("«{low_keyword}» ({low}) y «{high_keyword}» ({high}) caen entre los mismos dos enteros seguidos: "
+           "esos límites con decimales no están soportados"),
         N_("ensancha el intervalo hasta que contenga un entero, o quita uno de los límites")),
     "schema.bool_container": (
         N_("«{keyword}» sobre objetos no está soportado aquí: los objetos que ha de dejar fuera no se pueden "
@@ -359,8 +362,7 @@ _SYNTAX = {"regex": N_("la expresión regular"), "grammar": N_("la gramática"),
 _EXPECTED = {
     "count": N_("un entero de 0 o más"), "number": N_("un número"), "positive_number": N_("un número mayor que 0"),
     "object": N_("un objeto"), "string_lists": N_("un objeto cuyos valores son listas de cadenas"),
-    "property_names": N_("una lista de nombres de propiedades (el \"required\": true del draft 3 no está "
-                         "soportado: pon el nombre en el «required» del objeto de fuera)"),
+    "property_names": N_("una lista de nombres de propiedades, como [\"a\", \"b\"]"),
     "schemas": N_("una lista no vacía de esquemas"), "boolean": N_("true o false"), "string": N_("una cadena"),
     "list": N_("una lista"), "non_empty_list": N_("una lista no vacía"),
 }
@@ -436,9 +438,27 @@ FIELDS = {
     ("schema.ref_unresolved", "ref"): _quoted_or_nothing,
     ("schema.not_json", "detail"): json_message, ("schema.bad_pattern", "detail"): re_message,
 }
+def _instead(fields: dict) -> str:
+    """What to write instead of a refused keyword, where there is a supported one."""
+    keyword = fields["keyword"]
+    if keyword == "unevaluatedProperties":
+        return _(", o usa «additionalProperties» en su lugar (basta cuando el esquema no combina subesquemas "
+                 "con allOf, anyOf o oneOf)")
+    if keyword == "unevaluatedItems":
+        return _(", o usa «items» en su lugar (basta cuando el esquema no combina subesquemas con allOf, "
+                 "anyOf o oneOf)")
+    return _(", o exprésalo sin ella (por ejemplo con anyOf o enum)")
+
+
+def _bracket(fields: dict) -> str:
+    return _("; un «]» justo después de «[» es un carácter de la clase, no la cierra") \
+        if fields.get("literal_bracket") else ""
+
+
 # fields a template needs that the error does not hold: made from all its fields
 DERIVED = {"budget.too_small": {"need": _need},
-           "schema.bad_pattern": {"what": lambda fields: _pattern_what(fields["keyword"])}}
+           "schema.bad_pattern": {"what": lambda fields: _pattern_what(fields["keyword"])},
+           "schema.unsupported": {"instead": _instead}, "regex.unclosed_class": {"bracket": _bracket}}
 
 # the kind of problem, where the masker's class says it badly; else KIND_WORDS by the class's kind
 HEADINGS = {"gbnf.never_finishes": N_("gramática imposible"), "syntax.matches_nothing": N_("restricción imposible"),

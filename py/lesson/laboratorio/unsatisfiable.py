@@ -30,13 +30,49 @@ def _schema_false() -> str:
     return _("la propiedad «{name}» es obligatoria pero su esquema es false")
 
 
+def _types(value) -> set[str] | None:
+    """The JSON types a ``type`` keyword allows ("integer" standing for itself within "number")."""
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else None
+    if names is None:
+        return None
+    out = set(names)
+    if "number" in out:
+        out.add("integer")
+    return out
+
+
+def _types_clash(schema: dict, pointer: str) -> tuple[str, str] | None:
+    """The ``type`` of one part of an ``allOf`` (or of the schema beside it) that shares no type
+    with the parts before it."""
+    parts = [(pointer, schema)] + [(f"{pointer}/allOf/{i}", sub) for i, sub in enumerate(schema.get("allOf") or [])
+                                   if isinstance(sub, dict)]
+    common = None
+    for where, part in parts:
+        allowed = _types(part.get("type"))
+        if allowed is None:
+            continue
+        common = allowed if common is None else common & allowed
+        if not common:
+            return f"{where}/type", _("este «type» no comparte ningún tipo con los de las otras partes del allOf: "
+                                      "ningún valor es de todos a la vez")
+    return None
+
+
 def why_unsatisfiable(schema, pointer: str = "#") -> tuple[str, str] | None:
-    """Where and why a schema admits no value, for the contradictions a reader types most: a lower
-    bound above its upper bound, an empty ``enum``, a required property set to ``false``, or one
-    that ``"additionalProperties": false`` shuts out. Returns (JSON pointer of the keyword, reason in
+    """Where and why a schema admits no value, for the contradictions a reader types most: the
+    schema ``false``, types of an ``allOf`` with none in common, a ``const`` outside its ``enum``, a
+    lower bound above its upper bound, an empty ``enum``, a required property set to ``false``, or
+    one that ``"additionalProperties": false`` shuts out. Returns (JSON pointer of the keyword, reason in
     the current language), or None when none of them is found."""
+    if schema is False and pointer == "#":  # (below the root, false may only forbid a part: "items": false)
+        return pointer, _("el esquema es false, que no admite ningún valor (true los admite todos)")
     if not isinstance(schema, dict):
         return None
+    clash = _types_clash(schema, pointer)
+    if clash:
+        return clash
+    if "const" in schema and isinstance(schema.get("enum"), list) and schema["const"] not in schema["enum"]:
+        return f"{pointer}/enum", _("el valor de «const» no está en la lista de «enum»: ninguno cumple los dos")
     for low, high, what in _BOUNDS:
         a, b = schema.get(low), schema.get(high)
         numbers = isinstance(a, (int, float)) and isinstance(b, (int, float))

@@ -130,12 +130,17 @@ class TypeBuilder:
             return INTEGER if lo is None and hi is None else integer_bounds(lo, lo_x, hi, hi_x)
         if lo is None and hi is None:
             return NUMBER
+        if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
+            return NOTHING  # no number between the bounds: the schema admits none
         try:
             return number_bounds(lo, lo_x, hi, hi_x)
         except ValueError:
-            raise UnsupportedKeyword("minimum", path, "and maximum with fractional values "
+            low_keyword = "exclusiveMinimum" if lo_x else "minimum"
+            high_keyword = "exclusiveMaximum" if hi_x else "maximum"
+            raise UnsupportedKeyword(low_keyword, path, f"and {high_keyword} with fractional values "
                                      f"inside one unit interval ({lo!r}, {hi!r}) are not "
-                                     "supported", code="schema.fractional_bounds", low=lo, high=hi) from None
+                                     "supported", code="schema.fractional_bounds", low=lo, high=hi,
+                                     low_keyword=low_keyword, high_keyword=high_keyword) from None
 
     # ---- strings ----------------------------------------------------------
     def string(self, s: dict[str, Any], path: str) -> Node:

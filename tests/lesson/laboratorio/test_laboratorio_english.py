@@ -183,7 +183,9 @@ def test_each_code_gets_a_curated_english_message(english, code, i):
     ("json_schema", '{"type": "string",\n "pattern": "(abc"}', "at line 2, column 14"),
     ("json_schema", '{"type": "object", "frobnicate": {"not": 1}, "properties": {"a": {"format": "x-y"}}}',
      "at character"),
-    ("json_schema", '{"type": "string" "enum": ["a"]}', "invalid JSON at character 19: Expecting ',' delimiter"),
+    ("json_schema", '{"type": "string" "enum": ["a"]}',
+     "invalid JSON at character 19: a comma “,” is missing here between two items"),
+    ("json_schema", '{"type": "string"', "invalid JSON: the text ends with something still open; “}” is missing"),
     ("choice", "", "the list of options is empty"),
     ("regex", "   ", "the regular expression is empty"),
 ])

@@ -660,3 +660,57 @@ def test_a_position_a_branch_lacks_says_its_tokens_with_the_right_plural(model, 
     with pytest.raises(ValueError) as info:
         lab.select(4)
     assert str(info.value) == "no hay rama 5: el árbol tiene 1 rama"
+
+
+# --- what the fresh reader of issue 41's change found
+
+@pytest.mark.parametrize("text, missing, span", [('{"type": "string"', "«}»", '"'), ('{"a": [1, 2', "«]}»", "2"),
+                                                 ('{"a": {"b": 1}\n', "«}»", "}")])
+def test_a_schema_that_ends_with_brackets_open_says_which_are_missing(text, missing, span):
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint("json_schema", text)
+    error = info.value
+    assert f"falta {missing} al final" in error.message and missing in error.hint, error.message
+    assert "coma" not in error.message and text[error.span[0]:error.span[1]] == span
+
+
+@pytest.mark.parametrize("text, words, at", [
+    ("false", "el esquema es false", "f"),  # the whole schema: its first character
+    ('{"allOf": [{"type": "string"}, {"type": "integer"}]}', "no comparte ningún tipo", '"type"'),
+    ('{"const": 1, "enum": [2]}', "«const» no está en la lista de «enum»", '"enum"'),
+    ('{"type": "number", "minimum": 12345.5, "exclusiveMaximum": 12345.5}', "ningún número cumple las dos",
+     '"exclusiveMaximum"'),
+])
+def test_an_impossible_schema_names_the_keywords_that_clash(text, words, at):
+    with pytest.raises(ConstraintError) as info:
+        compile_constraint("json_schema", text)
+    error = info.value
+    assert error.kind == "schema.unsatisfiable" and words in error.message, error.message
+    assert text[error.span[0]:error.span[1]] == at
+
+
+def test_the_fixes_fit_what_was_typed():
+    gbnf = spanish_of(("gbnf", 'root ::= ("a" | "b"'))
+    assert '«"("»' in gbnf.hint and "\\(" not in gbnf.hint  # GBNF writes a literal parenthesis as a string
+    assert "(?:x*)+" not in spanish_of(("regex", "a**")).hint
+    unevaluated = spanish_of(("json_schema", '{"type": "object", "unevaluatedProperties": false}'))
+    assert "«additionalProperties»" in unevaluated.hint
+    empty_class = spanish_of(("regex", "[]"))
+    assert "un «]» justo después de «[» es un carácter de la clase" in empty_class.message
+    assert "draft 3" not in spanish_of(("json_schema", '{"required": "a"}')).message
+
+
+def test_a_trailing_backslash_is_placed_on_the_backslash():
+    error = spanish_of(("regex", "ab\\"))
+    assert "en el carácter 3" in error.message and error.span == (2, 3)
+
+
+@pytest.mark.parametrize("line, pos", [('root ::=\t"a"\t[z-a]', 15), ("😀(ab", 1), ("e\u0301(ab", 2)])
+def test_the_caret_stands_under_its_character_after_tabs_wide_and_combining_characters(line, pos):
+    from masker.errors import caret_display
+    shown, caret = caret_display(line, pos).split("\n")
+    before = caret[2:caret.index("^")]  # the two spaces of the prefix left out
+    width = lambda text: sum(0 if __import__("unicodedata").combining(c) else  # noqa: E731
+                             2 if __import__("unicodedata").east_asian_width(c) in "WF" else 1 for c in text)
+    assert "\t" not in line[:pos] or before.count("\t") == line[:pos].count("\t")
+    assert width(before.replace("\t", " ")) == width(line[:pos].replace("\t", " "))
