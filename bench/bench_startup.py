@@ -1,7 +1,7 @@
 """Start-up of the lesson pages in headless Chromium against a bare Pyodide page, time to the first
 figure, rebuild time and site size.
 
-    .venv/bin/python bench/bench_startup.py [--runs 5] [--pages marco.html mascara.html]
+    .venv/bin/python bench/bench_startup.py [--runs 7] [--pages marco.html mascara.html laboratorio.html]
 
 Start-up is measured in the page: milliseconds from navigation start until the kernel status turns
 ``ready`` (runtime, NumPy, project code and weights loaded). In the same run, alternating with the
@@ -26,8 +26,11 @@ reloaded itself cross-origin isolated with its kernel ready (``SW_SETTLED_JS``, 
 same page is loaded again in a new tab of that context, served by the service worker. Its ready
 time is given as a ratio to the bare page's repeat visit and to its first visit, of the same runs.
 
-Prints medians, the per-run ratios, and a table of each start-up step's median time (``STEPS``,
-from the marks the page keeps on its kernel status).
+Prints medians, the per-run ratios, a table of each start-up step's median time (``STEPS``,
+from the marks the page keeps on its kernel status), and each lesson's long tasks before ``ready``
+(``LONG_TASKS_JS``: Chromium's "longtask" entries, main-thread tasks over 50 ms), the median over
+runs of the longest and of their count. Defaults: 7 runs of «Python en el navegador»
+(``marco.html``), «La máscara» and the «Laboratorio».
 """
 from __future__ import annotations
 
@@ -113,6 +116,18 @@ FIRST_FIGURE_JS = """
   requestAnimationFrame(look);
 })();
 """ % FIGURE
+# Records the page's long tasks (main-thread tasks over 50 ms; Chromium's PerformanceObserver
+# "longtask") as [start ms, duration ms] since navigation, from the page's first script on.
+LONG_TASKS_JS = """
+(() => {
+  window.longTasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) window.longTasks.push([entry.startTime, entry.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  } catch (err) { window.longTasks = null; }  // an engine without longtask timing
+})();
+"""
 # Where a first visit with the service worker stands: the page reloads itself once, so this is
 # polled from Python (page.evaluate; the page's CSP forbids wait_for_function's string eval).
 SW_SETTLED_JS = """({
@@ -154,9 +169,11 @@ def lesson_load(context, url: str, served: bool = False) -> dict:
     page.goto(url)
     status = page.locator("[data-testid=kernel-status][data-state=ready]")
     status.wait_for(timeout=120_000)
-    result = {"ready": float(status.get_attribute("data-ready-ms")),
-              "figure": page.evaluate("window.firstFigureMs ?? null"),
-              "marks": json.loads(status.get_attribute("data-startup-marks") or "{}")}
+    ready = float(status.get_attribute("data-ready-ms"))
+    tasks = page.evaluate("window.longTasks")
+    result = {"ready": ready, "figure": page.evaluate("window.firstFigureMs ?? null"),
+              "marks": json.loads(status.get_attribute("data-startup-marks") or "{}"),
+              "long_tasks": None if tasks is None else [t for t in tasks if t[0] < ready]}
     if served:
         result.update(page.evaluate(SW_SERVED_JS))
     page.close()
@@ -172,6 +189,7 @@ def visits(browser, base_url: str, name: str) -> tuple[dict, dict]:
         load = lambda: bare_load(context, base_url)  # noqa: E731
     else:
         context.add_init_script(FIRST_FIGURE_JS)
+        context.add_init_script(LONG_TASKS_JS)
         load = lambda: lesson_load(context, base_url + name)  # noqa: E731
     first = load()
     repeat = load()
@@ -204,6 +222,7 @@ def sw_visit(browser, base_url: str, name: str) -> tuple[float, dict]:
     a load of the same page in a new tab (``lesson_load``'s dict, with ``SW_SERVED_JS``'s keys)."""
     context = browser.new_context(service_workers="allow")
     context.add_init_script(FIRST_FIGURE_JS)
+    context.add_init_script(LONG_TASKS_JS)
     page = context.new_page()
     start = time.monotonic()
     page.goto(base_url + name)
@@ -265,6 +284,21 @@ def print_steps(results: dict, names: list[str], visit: str) -> None:
         print(f"  {label:<{width}} " + " ".join(cells))
 
 
+def print_long_tasks(results: dict, names: list[str], visit: str) -> None:
+    """Each page's long tasks before ``ready`` (Chromium's "longtask" entries: main-thread tasks over
+    50 ms): the median over runs of the longest one and of their count, and the longest of all."""
+    for name in names:
+        loads = [load.get("long_tasks") for load in results[name][visit]]
+        if any(tasks is None for tasks in loads):
+            print(f"  {name}: long tasks before ready: not measured (no longtask timing)")
+            continue
+        longest = [max((d for _, d in tasks), default=0.0) for tasks in loads]
+        counts = [len(tasks) for tasks in loads]
+        print(f"  {name}: long tasks before ready: longest median {statistics.median(longest):.0f} ms, "
+              f"max {max(longest):.0f} ms; count median {statistics.median(counts):.0f} "
+              f"(per run: {', '.join(f'{x:.0f}' for x in longest)} ms)")
+
+
 def rebuild_seconds(runs: int) -> list[float]:
     times = []
     for _ in range(runs):
@@ -276,8 +310,8 @@ def rebuild_seconds(runs: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--pages", nargs="+", default=["marco.html", "mascara.html"])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--pages", nargs="+", default=["marco.html", "mascara.html", "laboratorio.html"])
     parser.add_argument("--no-rebuild", action="store_true", help="skip the rebuild timing")
     args = parser.parse_args()
     build.build()  # warm: downloads and caches are in place before timing
@@ -303,6 +337,7 @@ def main() -> None:
             print(f"  {name}: ready median {median / 1000:.2f} s, ratio to bare "
                   f"{median / bare:.2f} (per run: {per_run})")
         print_steps(results, ["bare", *args.pages], visit)
+        print_long_tasks(results, args.pages, visit)
     print("repeat visit with the service worker (fresh context allowing it, after a first visit "
           "stored the course and reloaded isolated):")
     bare = {visit: [load["ready"] for load in results["bare"][visit]]
@@ -324,6 +359,7 @@ def main() -> None:
         print(f"  {name}: its first visit until stored, isolated and ready: median "
               f"{statistics.median(results[name]['settled']):.1f} s (wall clock, from goto)")
     print_steps(results, args.pages, "sw")
+    print_long_tasks(results, args.pages, "sw")
     for name in args.pages:
         figures = [load["figure"] for load in results[name]["first"] if load["figure"] is not None]
         if figures:

@@ -1,6 +1,11 @@
 /* One code cell: a CodeMirror 6 editor, a Run button, a run-order prompt and an
  * output area. States (data-state): idle | running | done | error.
  *
+ * The editor is built lazily (``ensureEditor``): when the cell comes near the view, when the reader
+ * reaches its code, or once Python is ready (``buildEditors``, a few per idle slice), whichever is
+ * first; a cell with a saved edit gets it at once. Until then the code is the page's static ``pre``,
+ * and running it runs that text.
+ *
  * Keyboard, as in a notebook: reaching an editor with Tab does not capture Tab (the
  * editor is "selected", not being edited), so Tab goes on through the page; Enter, a
  * click or typing starts editing (then Tab indents); Esc stops editing. The hint below
@@ -45,12 +50,43 @@ export class Cell {
     this.restoreButton = root.querySelector("[data-testid=cell-restore]");
     this.restoreButton?.addEventListener("click", () => this.restore());
     const pre = root.querySelector(".cell-source");
+    this.pre = pre;
     this.original = pre.textContent;
     this.store = new EditStore(index, this.original);
     this.editing = false;
-    this.editor = this.makeEditor(pre, this.store.load() ?? this.original);
+    this.editor = null; // built lazily (ensureEditor): the page's main thread stays free while Python boots
+    const saved = this.store.load();
+    this.source = saved ?? this.original;
+    if (saved !== null && saved !== undefined) this.ensureEditor(); // the reader's edit, in its editor at once
+    else this.waitForEditor(pre);
     this.showEdited();
     this.previous = { state: "idle", prompt: this.prompt.textContent };
+  }
+
+  /* Until its editor is built, the cell's code is the static ``pre`` the page came with, readable
+   * and selectable, and in the Tab order: reaching it (Tab or a click) builds the editor in its
+   * place, with the focus in it (selected by the keyboard, editing after a click), as if it had
+   * been there all along. */
+  waitForEditor(pre) {
+    pre.tabIndex = 0;
+    pre.setAttribute("aria-label", t("Código de la celda {n}", { n: this.index + 1 }));
+    let pointer = false;
+    pre.addEventListener("pointerdown", () => { pointer = true; });
+    pre.addEventListener("focus", () => {
+      const selection = window.getSelection();
+      if (pointer && selection && !selection.isCollapsed) { pointer = false; return; } // selecting text
+      this.ensureEditor();
+      this.view.focus(); // (the editor's own focus handler takes it as a keyboard arrival)
+      this.setEditing(pointer);
+      if (pointer) delete this.root.dataset.hint;
+      pointer = false;
+    });
+  }
+
+  /* The editor, built now if it is not yet (idempotent). */
+  ensureEditor() {
+    if (!this.editor) this.editor = this.makeEditor(this.pre, this.source);
+    return this.editor;
   }
 
   makeEditor(pre, source) {
@@ -139,7 +175,7 @@ export class Cell {
   }
 
   code() {
-    return this.editor.state.doc.toString();
+    return this.editor ? this.editor.state.doc.toString() : this.source;
   }
 
   get edited() {
@@ -167,6 +203,7 @@ export class Cell {
   /* Back to the code the page came with (undoable with Ctrl+Z). */
   restore() {
     if (!this.edited) return;
+    this.ensureEditor();
     const focused = this.restoreButton && document.activeElement === this.restoreButton;
     this.editor.dispatch({
       changes: { from: 0, to: this.editor.state.doc.length, insert: this.original },
@@ -179,8 +216,11 @@ export class Cell {
    * edit, not being edited, the build's output and the first prompt. For the end-to-end tests'
    * reset between two tests on one page (page.js, ``course-test-reset``). */
   resetToLoaded() {
-    this.editor.setState(EditorState.create({ doc: this.original, extensions: this.extensions() }));
-    this.setEditing(false);
+    this.source = this.original;
+    if (this.editor) {
+      this.editor.setState(EditorState.create({ doc: this.original, extensions: this.extensions() }));
+      this.setEditing(false);
+    }
     delete this.root.dataset.hint;
     this.store.clear();
     this.outputArea.replaceChildren(...this.loaded.output.map((node) => node.cloneNode(true)));
@@ -251,4 +291,33 @@ export class Cell {
       this.append("pre", "out-error", message.traceback);
     }
   }
+}
+
+/* Build the editors of ``cells`` that come near the view now, and all the others once ``ready``
+ * resolves, a few per idle slice so that no long task holds the page (issue 43: the main thread
+ * stays free while Python boots). Returns nothing; safe to call once per page. */
+export function buildEditorsLazily(cells, ready) {
+  const waiting = new Map(cells.filter((cell) => !cell.editor).map((cell) => [cell.pre, cell]));
+  const observer = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const cell = waiting.get(entry.target);
+      observer.unobserve(entry.target);
+      if (cell) { waiting.delete(entry.target); cell.ensureEditor(); }
+    }
+  }, { rootMargin: "300px 0px" }) : null;
+  if (observer) for (const pre of waiting.keys()) observer.observe(pre);
+  ready.then(() => {
+    observer?.disconnect();
+    const rest = cells.filter((cell) => !cell.editor);
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
+    const slice = (deadline) => {
+      do {
+        const cell = rest.shift();
+        if (cell && !cell.editor) cell.ensureEditor();
+      } while (rest.length && deadline.timeRemaining() > 4);
+      if (rest.length) idle(slice);
+    };
+    if (rest.length) idle(slice);
+  });
 }

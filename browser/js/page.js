@@ -1,7 +1,7 @@
 /* Page entry point: reads the runtime config, wires the start-up indicator, the
  * kernel status, the cells and the page-level Run all / Stop buttons. */
 import { KernelClient } from "./kernel-client.js";
-import { Cell } from "./cell.js";
+import { Cell, buildEditorsLazily } from "./cell.js";
 import { setupQuizzes } from "./quiz.js";
 import { setupViews } from "./views.js";
 import { setupCourse } from "./course.js";
@@ -229,7 +229,9 @@ function main(offline) {
   const params = new URLSearchParams(location.search);
   const timeoutMs = 1000 * Number(params.get("timeout") || config.startupTimeoutS || 90);
   // Storing the course for offline reading starts once Python's own downloads are over.
-  const page = { cells: [], restartNotice: null, settled: () => offline.start(),
+  let settle;
+  const settled = new Promise((resolve) => { settle = resolve; }); // Python ready, or failed to start
+  const page = { cells: [], restartNotice: null, settled: () => { settle(); offline.start(); },
     activity: () => offline.refresh() };
   const kernel = new KernelClient(config, kernelUi(page), { timeoutMs });
   offline.page.busy = () => kernel.active;
@@ -238,6 +240,7 @@ function main(offline) {
   const notice = document.getElementById("kernel-notice");
   page.restartNotice = restartView(notice, () => page.cells, (cell) => kernel.enqueue(cell));
   page.cells = setupCells(kernel);
+  buildEditorsLazily(page.cells, settled); // near the view now, the rest once Python is ready
   setupLab(kernel); // the «Laboratorio» form, on the page that has one
   document.querySelector("[data-testid=run-all]")
     .addEventListener("click", () => page.cells.forEach((cell) => kernel.enqueue(cell)));

@@ -36,7 +36,9 @@ RUNTIME_WASM = "**/pyodide.asm.wasm"
 
 
 def set_code(page, cell, code: str) -> None:
-    """Replace a cell's source through its editor, as a reader would."""
+    """Replace a cell's source through its editor, as a reader would (a click on its code builds
+    the editor first where it is not built yet: issue 43's lazy editors)."""
+    cell.locator(".cm-content, pre.cell-source").first.click()
     cell.locator(".cm-content").click()
     page.keyboard.press("Control+A")
     page.keyboard.press("Delete")

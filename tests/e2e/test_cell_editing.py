@@ -1,7 +1,9 @@
 """Editing cells from the keyboard and keeping edits: Tab never gets trapped in an editor
 (Enter starts editing, Esc stops), and edits survive a reload until restored.
 
-None of these needs Python: the editors exist as soon as the page script has run."""
+None of these needs Python. The editors are built lazily (issue 43): near the view as the page
+opens, and any other when the reader reaches its code, which until then is a focusable ``pre``;
+these tests run before Python is ready, so they reach both kinds."""
 from __future__ import annotations
 
 import pytest
@@ -22,18 +24,29 @@ ACTIVE = """() => {
 STORED_EDITS = "() => Object.keys(localStorage).filter(k => k.startsWith('celda:'))"
 
 
+READY_CELLS = """() => [...document.querySelectorAll('[data-testid=cell]')].every(
+  c => c.querySelector('.cm-content') || c.querySelector('pre.cell-source[tabindex="0"]'))"""
+
+
 def open_editors(context, url: str, name: str):
-    """The page with its editors mounted, its Python left starting (``without_python``)."""
+    """The page once its script has run, its Python left starting (``without_python``): every
+    cell has its editor, or (issue 43: editors are built lazily) its code as a focusable ``pre``
+    that becomes the editor when reached."""
     page = without_python(context.new_page())
     page.goto(url + name)
-    page.wait_for_function("document.querySelectorAll('[data-testid=cell] .cm-content').length"
-                           " === document.querySelectorAll('[data-testid=cell]').length")
-    return page
+    for _ in range(600):
+        if page.evaluate(READY_CELLS):
+            return page
+        page.wait_for_timeout(50)
+    raise AssertionError("the page's cells never got their editors or their focusable code")
 
 
 def cell_code(cell) -> str:
-    """A short cell's code, as the editor shows it (every line is drawn)."""
-    return cell.locator(".cm-content").inner_text()
+    """A short cell's code, as the editor shows it (every line is drawn), or as its ``pre`` does
+    before the editor is built."""
+    if cell.locator(".cm-content").count():
+        return cell.locator(".cm-line").evaluate_all("lines => lines.map(l => l.textContent).join('\\n')")
+    return cell.locator("pre.cell-source").evaluate("pre => pre.textContent")
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -177,3 +190,20 @@ def test_an_edited_cell_and_the_kernel_bar_fit_a_phone(context, base_url):
         && e.getBoundingClientRect().height < 2 * parseFloat(getComputedStyle(e).fontSize) + 16)""")
     assert all(one_line), one_line
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+
+
+@pytest.mark.parametrize("name", ["mascara.html", "en/mask.html"])
+def test_editors_are_built_near_the_view_and_when_reached(context, base_url, name):
+    """Issue 43: while Python starts, only the cells near the view get their editors; a cell far
+    below keeps its static code (``pre``, readable and selectable) until it scrolls near the view,
+    and then gets its editor with the same code."""
+    page = open_editors(context, base_url, name)
+    cells = page.locator("[data-testid=cell]")
+    lazy = page.locator("[data-testid=cell] pre.cell-source")
+    assert 0 < lazy.count() <= cells.count()
+    last = cells.nth(cells.count() - 1)
+    code = cell_code(last)
+    assert last.locator("pre.cell-source").count() == 1  # far below the first screen
+    last.scroll_into_view_if_needed()
+    last.locator(".cm-content").wait_for(timeout=10_000)
+    assert cell_code(last) == code and last.get_attribute("data-edited") == "false"

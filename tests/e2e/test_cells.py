@@ -293,3 +293,26 @@ def test_the_worker_starts_before_the_page_script_runs(context, base_url, name):
     marks = json.loads(status.get_attribute("data-startup-marks"))
     assert marks["worker-created"] < marks["page-script"]
     assert len(workers) == 1 and "/assets/worker." in workers[0]
+
+
+@pytest.mark.parametrize("name", ["marco.html", "mascara.html"])
+def test_run_all_before_the_editors_are_built_runs_the_pages_code(context, base_url, name):
+    """Issue 43: the editors are built lazily, so «Ejecutar todo» pressed as the page opens (before
+    Python is ready, most cells still their static code) runs every cell's own code, in order; and
+    once Python is ready every cell gets its editor, with that same code."""
+    page = context.new_page()
+    page.goto(base_url + name)
+    run_all = page.locator("[data-testid=run-all]")
+    run_all.wait_for()
+    cells = page.locator("[data-testid=cell]")
+    n = cells.count()
+    lazy = page.locator("[data-testid=cell] pre.cell-source").count()
+    assert page.locator("[data-testid=kernel-status]").get_attribute("data-state") != "ready"
+    assert lazy > 0, "every editor was built before Python was ready"
+    run_all.click()
+    states = [wait_cell(cells.nth(i), timeout=120_000) for i in range(n)]
+    prompts = [cells.nth(i).locator(".cell-prompt").inner_text() for i in range(n)]
+    assert prompts == [f"[{i + 1}]" for i in range(n)] and states.count("done") >= n - 1
+    page.locator("[data-testid=cell] .cm-content").nth(n - 1).wait_for(timeout=30_000)  # all built
+    assert page.locator("[data-testid=cell] pre.cell-source").count() == 0
+    assert cells.evaluate_all("cs => cs.filter(c => c.dataset.edited === 'true').length") == 0
