@@ -28,6 +28,25 @@ const HINTS = {
   editing: t("Editando: Tab sangra · Esc: dejar de editar · Mayús+Intro: ejecutar"),
 };
 
+/* The offset in ``pre``'s text of the point (x, y) of the viewport, or null (the engine's caret
+ * from a point: ``caretPositionFromPoint``, or ``caretRangeFromPoint`` where that is missing). */
+function offsetAt(pre, x, y) {
+  let node = null;
+  let offset = 0;
+  if (document.caretPositionFromPoint) {
+    const position = document.caretPositionFromPoint(x, y);
+    if (position) ({ offsetNode: node, offset } = position);
+  } else if (document.caretRangeFromPoint) {
+    const range = document.caretRangeFromPoint(x, y);
+    if (range) ({ startContainer: node, startOffset: offset } = range);
+  }
+  if (!node || !pre.contains(node)) return null;
+  const before = document.createRange();
+  before.setStart(pre, 0);
+  before.setEnd(node, offset);
+  return before.toString().length;
+}
+
 export class Cell {
   /* onEdited(cell): called when the cell becomes edited or original again. */
   constructor(root, index, kernel, onEdited = () => {}) {
@@ -71,15 +90,19 @@ export class Cell {
     pre.tabIndex = 0;
     pre.setAttribute("aria-label", t("Código de la celda {n}", { n: this.index + 1 }));
     let pointer = false;
-    pre.addEventListener("pointerdown", () => { pointer = true; });
+    let at = null; // where in the code the pointer went down: the cursor goes there
+    pre.addEventListener("pointerdown", (event) => {
+      pointer = true;
+      at = offsetAt(pre, event.clientX, event.clientY);
+    });
     pre.addEventListener("focus", () => {
-      const selection = window.getSelection();
-      if (pointer && selection && !selection.isCollapsed) { pointer = false; return; } // selecting text
       this.ensureEditor();
       this.view.focus(); // (the editor's own focus handler takes it as a keyboard arrival)
+      if (pointer && at !== null) this.view.dispatch({ selection: { anchor: Math.min(at, this.view.state.doc.length) } });
       this.setEditing(pointer);
       if (pointer) delete this.root.dataset.hint;
       pointer = false;
+      at = null;
     });
   }
 

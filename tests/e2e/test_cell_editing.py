@@ -207,3 +207,19 @@ def test_editors_are_built_near_the_view_and_when_reached(context, base_url, nam
     last.scroll_into_view_if_needed()
     last.locator(".cm-content").wait_for(timeout=10_000)
     assert cell_code(last) == code and last.get_attribute("data-edited") == "false"
+
+
+def test_a_click_on_code_whose_editor_is_not_built_puts_the_cursor_where_it_clicked(context, base_url):
+    """Issue 43: the first click on a cell's static code builds its editor, editing, with the cursor
+    at the character clicked (not at the start of the code)."""
+    page = open_editors(context, base_url, "mascara.html")
+    last = page.locator("[data-testid=cell]").last
+    pre = last.locator("pre.cell-source")
+    assert pre.count() == 1
+    first_line = pre.evaluate("p => p.textContent.split('\\n')[0]")
+    pre.click(position={"x": 60, "y": 12})  # a few characters into the first line
+    page.keyboard.type("XYZ")
+    code = cell_code(last)
+    at = code.index("XYZ")
+    assert 0 < at < len(first_line) and last.get_attribute("data-editing") == "true", code[:80]
+    assert code.replace("XYZ", "", 1).startswith(first_line)
