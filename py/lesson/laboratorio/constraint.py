@@ -18,7 +18,7 @@ from masker.errors import GrammarSyntaxError, caret_display
 
 from ..i18n import _, get_language, set_language
 from ..views import styled
-from .error_catalog import heading, render
+from .error_catalog import heading, quoted as _quoted, render
 from .python_messages import json_message
 from .text_places import line_column, pointer_span, string_offset, value_start
 from .unsatisfiable import why_unsatisfiable
@@ -150,11 +150,6 @@ def _caret(text: str, pos: int) -> str:
         word = _("línea")
         shown, caret = f"  {word} " + shown[len("  line "):], " " * (len(word) - len("line")) + caret
     return f"{shown}\n{caret}"
-
-
-def _quoted(text: str) -> str:
-    """«text» in Spanish, “text” in English."""
-    return f"“{text}”" if get_language() == "en" else f"«{text}»"
 
 
 def _shown(value) -> str:

@@ -27,6 +27,7 @@ from masker.errors import BudgetTooSmall, LimitExceeded, MaskerError
 from ..i18n import N_, _, get_language, ngettext
 from ..numbers import fmt_int, fmt_number
 from .python_messages import json_message, re_message
+from .words import count
 
 # code: (message, fix), Spanish ids over the error's fields by name
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -376,31 +377,31 @@ _SRE_OPS = {
 }
 
 
-def _quoted(text) -> str:
-    """«text» in Spanish, “text” in English."""
+def quoted(text) -> str:
+    """«text» in Spanish, “text” in English (the Lab's other messages quote with it too)."""
     return f"“{text}”" if get_language() == "en" else f"«{text}»"
 
 
 def _quoted_or_nothing(text: str) -> str:
     """A name or a character quoted, or the word for nothing when it is empty (the end of the text)."""
-    return _quoted(text) if text else _("nada")
+    return quoted(text) if text else _("nada")
 
 
 def _hex_found(digits: str) -> str:
-    return _quoted(digits) if digits else _("ninguna")
+    return quoted(digits) if digits else _("ninguna")
 
 
 def _json_shown(text: str) -> str:
     """A value as JSON text, quoted; a JSON string without its own quotes (a type's name)."""
-    return _quoted(text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text)
+    return quoted(text[1:-1] if len(text) >= 2 and text[0] == text[-1] == '"' else text)
 
 
 def _found(text: str | None) -> str:
-    return "" if text is None else _(", y vale {value}").format(value=_quoted(text))
+    return "" if text is None else _(", y vale {value}").format(value=quoted(text))
 
 
 def _tokens(n: int) -> str:
-    return ngettext("{n} token", "{n} tokens", n).format(n=fmt_int(n))
+    return count(ngettext("{n} token", "{n} tokens", n), n)
 
 
 def _need(fields: dict) -> str:
@@ -438,6 +439,8 @@ FIELDS = {
     ("schema.ref_unresolved", "ref"): _quoted_or_nothing,
     ("schema.not_json", "detail"): json_message, ("schema.bad_pattern", "detail"): re_message,
 }
+
+
 def _instead(fields: dict) -> str:
     """What to write instead of a refused keyword, where there is a supported one."""
     keyword = fields["keyword"]
