@@ -2,7 +2,7 @@
  * output area. States (data-state): idle | running | done | error.
  *
  * The editor is built lazily (``ensureEditor``): when the cell comes near the view, when the reader
- * reaches its code, or once Python is ready (``buildEditors``, a few per idle slice), whichever is
+ * reaches its code, or once Python is ready (``buildEditorsLazily``, a few per idle slice), whichever is
  * first; a cell with a saved edit gets it at once. Until then the code is the page's static ``pre``,
  * and running it runs that text.
  *
